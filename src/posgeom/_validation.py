@@ -1,0 +1,107 @@
+"""Input checks shared by the public API.
+
+Every public function validates its arguments here and raises :class:`ValueError` (or :class:`TypeError`) with a
+message that names the argument, the problem and, where there is one, the fix. Nothing is silently turned into NaN.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "check_positive_int",
+    "check_matrix",
+    "check_distance_matrix",
+    "check_distributions",
+]
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int, or raise if it is not an integer ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_matrix(X, name: str, *, allow_sparse: bool = False, min_rows: int = 1):
+    """Return ``X`` as a finite float 2-D array (or CSR matrix when sparse input is allowed)."""
+    if sp.issparse(X):
+        if not allow_sparse:
+            raise TypeError(f"{name} must be a dense array; call .toarray() on the sparse matrix first")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        values = X.data
+    else:
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric 2-D array: {exc}") from None
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows = positions), got an array of shape {X.shape}")
+    if X.shape[0] < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} row(s), got shape {X.shape}")
+    if X.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one column, got shape {X.shape}")
+    if not np.all(np.isfinite(values)):
+        bad = np.argwhere(~np.isfinite(X.toarray() if sp.issparse(X) else X))[0]
+        raise ValueError(
+            f"{name} contains NaN or infinite values (first at index {tuple(int(b) for b in bad)}); "
+            "clean or impute them before computing distances"
+        )
+    return X
+
+
+def check_distance_matrix(D, name: str = "D", *, atol: float = 1e-10) -> np.ndarray:
+    """Return ``D`` as a float array after checking that it is a valid dissimilarity matrix.
+
+    A valid matrix is square, at least 2 x 2, finite, non-negative, symmetric to ``atol`` (relative to its largest
+    entry) and has a zero diagonal. The returned array is exactly symmetrised, ``(D + D.T) / 2``.
+    """
+    D = check_matrix(D, name, min_rows=2)
+    n, m = D.shape
+    if n != m:
+        raise ValueError(f"{name} must be a square (n x n) distance matrix, got shape {D.shape}")
+    scale = max(float(np.max(np.abs(D))), 1.0)
+    if np.min(D) < -atol * scale:
+        i, j = np.unravel_index(np.argmin(D), D.shape)
+        raise ValueError(f"{name} has a negative entry {D[i, j]:.3g} at ({i}, {j}); distances must be >= 0")
+    asym = np.abs(D - D.T)
+    if np.max(asym) > atol * scale:
+        i, j = np.unravel_index(np.argmax(asym), D.shape)
+        raise ValueError(
+            f"{name} is not symmetric: {name}[{i},{j}]={D[i, j]:.6g} but {name}[{j},{i}]={D[j, i]:.6g}; "
+            f"pass (D + D.T) / 2 if the asymmetry is rounding"
+        )
+    diag = np.abs(np.diag(D))
+    if np.max(diag) > atol * scale:
+        i = int(np.argmax(diag))
+        raise ValueError(f"{name} must have a zero diagonal, but {name}[{i},{i}]={D[i, i]:.3g}")
+    D = 0.5 * (D + D.T)
+    np.fill_diagonal(D, 0.0)
+    return np.maximum(D, 0.0)
+
+
+def check_distributions(P, name: str = "P", *, atol: float = 1e-8):
+    """Check that the rows of ``P`` are probability distributions (non-negative, summing to 1 within ``atol``)."""
+    P = check_matrix(P, name, allow_sparse=True)
+    values = P.data if sp.issparse(P) else P
+    if values.size and np.min(values) < 0:
+        raise ValueError(f"{name} has negative entries; rows must be probability distributions")
+    sums = np.asarray(P.sum(axis=1)).ravel()
+    bad = np.flatnonzero(np.abs(sums - 1.0) > atol)
+    if bad.size:
+        i = int(bad[0])
+        hint = (
+            "position(s) with no observations: reduce n_positions or change the counting convention"
+            if sums[i] == 0
+            else "normalise the rows, e.g. with posgeom.position_distributions(counts)"
+        )
+        raise ValueError(
+            f"{name} rows must sum to 1, but {bad.size} row(s) do not (row {i} sums to {sums[i]:.6g}); {hint}"
+        )
+    return P
