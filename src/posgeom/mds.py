@@ -49,7 +49,8 @@ class ClassicalMDS:
     def negative_mass(self) -> float:
         """Share of ``sum |lambda|`` carried by negative eigenvalues beyond ``tol``: 0 for a Euclidean ``D``."""
         lam = self.eigenvalues
-        return float(-lam[lam < -self.tol].sum() / np.abs(lam).sum()) if np.abs(lam).sum() > 0 else 0.0
+        total = float(np.abs(lam).sum())
+        return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
 
 
 def double_centered_gram(D) -> np.ndarray:
