@@ -72,3 +72,19 @@ def test_bhattacharyya_diagonal_is_one():
 def test_hellinger_bad_input(P, match):
     with pytest.raises(ValueError, match=match):
         hellinger_distances(P)
+
+
+def test_toeplitz_part_and_defect():
+    from scipy.linalg import toeplitz
+
+    from posgeom import lag_profile, shift_equivariance_defect, toeplitz_part
+
+    T = toeplitz([0.0, 1.0, 1.5, 1.7])
+    np.testing.assert_allclose(lag_profile(T), [0, 1, 1.5, 1.7])
+    np.testing.assert_allclose(toeplitz_part(T), T)
+    assert shift_equivariance_defect(T) == pytest.approx(0.0, abs=1e-15)
+    X = T.copy()
+    X[0, 1] = X[1, 0] = 2.0
+    assert 0 < shift_equivariance_defect(X) <= 1
+    with pytest.raises(ValueError, match="undefined"):
+        shift_equivariance_defect(np.zeros((3, 3)))

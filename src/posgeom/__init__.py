@@ -13,7 +13,14 @@ on demand (they need ``transformers``/``torch``).
 """
 
 from .encodings import sinusoidal_encoding, sinusoidal_frequencies
-from .geometry import bhattacharyya_coefficients, fisher_rao_distances, hellinger_distances
+from .geometry import (
+    bhattacharyya_coefficients,
+    fisher_rao_distances,
+    hellinger_distances,
+    lag_profile,
+    shift_equivariance_defect,
+    toeplitz_part,
+)
 from .mds import ClassicalMDS, classical_mds, double_centered_gram, numerical_rank
 from .statistics import position_counts, position_distributions
 from .stress import optimal_scale, pairwise_distances, stress, stress_of_distances
@@ -29,6 +36,9 @@ __all__ = [
     "double_centered_gram",
     "fisher_rao_distances",
     "hellinger_distances",
+    "lag_profile",
+    "shift_equivariance_defect",
+    "toeplitz_part",
     "numerical_rank",
     "optimal_scale",
     "pairwise_distances",

@@ -21,7 +21,14 @@ import scipy.sparse as sp
 
 from ._validation import check_distributions
 
-__all__ = ["bhattacharyya_coefficients", "hellinger_distances", "fisher_rao_distances"]
+__all__ = [
+    "bhattacharyya_coefficients",
+    "hellinger_distances",
+    "fisher_rao_distances",
+    "lag_profile",
+    "toeplitz_part",
+    "shift_equivariance_defect",
+]
 
 
 def bhattacharyya_coefficients(P) -> np.ndarray:
@@ -79,3 +86,32 @@ def fisher_rao_distances(P) -> np.ndarray:
     radius 2), so ``d_FR >= 2 sqrt(2) d_H`` with equality only in the limit of nearby distributions.
     """
     return 2.0 * np.arccos(bhattacharyya_coefficients(P))
+
+
+def lag_profile(D) -> np.ndarray:
+    """Mean distance at each lag: ``profile[k] = mean_i D[i, i + k]`` for ``k = 0..n-1`` (``profile[0] = 0``).
+
+    If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
+    matrix built from this profile.
+    """
+    D = check_distance_matrix(D)
+    return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
+
+
+def toeplitz_part(D) -> np.ndarray:
+    """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean."""
+    profile = lag_profile(D)
+    n = profile.size
+    return profile[np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])]
+
+
+def shift_equivariance_defect(D) -> float:
+    """How far ``D`` is from depending on ``|i - j|`` only: ``||D - T(D)||_F / ||D||_F`` with ``T`` the Toeplitz part.
+
+    0 for exactly shift-equivariant statistics; at most 1 (the Toeplitz part is an orthogonal projection).
+    """
+    D = check_distance_matrix(D)
+    norm = np.linalg.norm(D)
+    if norm == 0:
+        raise ValueError("D is zero everywhere: the shift-equivariance defect is undefined (0/0)")
+    return float(np.linalg.norm(D - toeplitz_part(D)) / norm)
