@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_distributions
+from ._validation import check_distance_matrix, check_distributions
 
 __all__ = [
     "bhattacharyya_coefficients",
