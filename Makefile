@@ -27,7 +27,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests book --nbval-lax --current-env -p no:cacheprovider
+	$(BIN)/python -m pytest tests book --nbval-lax --nbval-current-env -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

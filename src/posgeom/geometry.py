@@ -11,7 +11,9 @@ Conventions (used everywhere in the book):
   Fisher information metric. It is *not* Euclidean-embeddable in general; this is where curvature enters.
 
 Both are computed from one (sparse) matrix product ``sqrt(P) sqrt(P)^T``; results are exactly symmetric with a zero
-diagonal.
+diagonal. Accuracy: ``sqrt(1 - BC)`` turns the ``1e-16`` rounding of ``BC`` into an absolute error of about ``1e-8``
+for nearly equal distributions (two equal rows give about ``1e-8``, not 0); larger distances are accurate to
+``1e-15`` relative.
 """
 
 from __future__ import annotations

@@ -1,0 +1,61 @@
+"""Figures used throughout the book: distance heatmaps, lag profiles and MDS spectra (matplotlib/seaborn)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["distance_heatmap", "lag_profile_plot", "spectrum_plot"]
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(4, 3.4))
+    return ax
+
+
+def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None = None, label: str = "$d_H$"):
+    """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left). Returns the axes."""
+    import seaborn as sns
+
+    ax = _axes(ax)
+    D = np.asarray(D, dtype=float)
+    n = D.shape[0]
+    step = max(1, n // 8)
+    sns.heatmap(
+        D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True, cbar_kws={"label": label, "shrink": 0.8},
+        xticklabels=step, yticklabels=step,
+    )
+    ax.set_xlabel("position $j$")
+    ax.set_ylabel("position $i$")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
+    """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line. Returns the axes."""
+    from .geometry import lag_profile
+
+    ax = _axes(ax)
+    D = np.asarray(D, dtype=float)
+    n = D.shape[0]
+    i, j = np.triu_indices(n, k=1)
+    (line,) = ax.plot(np.arange(n), lag_profile(D), label=label, **line_kwargs)
+    ax.scatter(j - i, D[i, j], s=2, alpha=0.15, color=line.get_color())
+    ax.set_xlabel("lag $|i - j|$")
+    ax.set_ylabel("distance")
+    return ax
+
+
+def spectrum_plot(eigenvalues, *, ax=None, label: str | None = None, n_show: int | None = None):
+    """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes."""
+    ax = _axes(ax)
+    lam = np.asarray(eigenvalues, dtype=float)[: n_show or None]
+    colors = np.where(lam >= 0, "tab:blue", "tab:red")
+    ax.bar(np.arange(1, lam.size + 1), lam, color=colors, label=label)
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_xlabel("index $k$")
+    ax.set_ylabel(r"eigenvalue $\lambda_k$ of $B$")
+    return ax
