@@ -1,0 +1,79 @@
+import numpy as np
+import pytest
+
+from posgeom import synthetic_corpus
+from posgeom.conditions import (
+    label_flip_rate,
+    multiset_bound,
+    non_degeneracy,
+    non_stationarity,
+    order_sensitivity,
+    sequence_bound,
+)
+
+
+def test_non_stationarity_separates_regimes():
+    smooth = non_stationarity(synthetic_corpus(400, 6, 12, seed=0, regime="smooth"), 12, seed=0)
+    stationary = non_stationarity(synthetic_corpus(400, 6, 12, seed=0, regime="stationary"), 12, seed=0)
+    assert smooth.fraction_distinct > 0.9
+    assert stationary.fraction_distinct < 0.3
+    assert np.all(smooth.distances >= 0) and np.allclose(smooth.distances, smooth.distances.T)
+    assert not smooth.distinct.diagonal().any()
+
+
+def test_non_stationarity_noise_floor_is_positive_and_reproducible():
+    X = synthetic_corpus(100, 4, 8, seed=1, regime="stationary")
+    a, b = non_stationarity(X, 8, seed=3), non_stationarity(X, 8, seed=3)
+    iu = np.triu_indices(4, 1)
+    assert np.all(a.floor[iu] > 0)
+    np.testing.assert_array_equal(a.p_values, b.p_values)
+
+
+def test_non_stationarity_identical_columns_are_not_distinct():
+    rng = np.random.default_rng(0)
+    col = rng.integers(0, 5, size=200)
+    X = np.stack([col, col, rng.integers(0, 5, size=200)], axis=1)
+    res = non_stationarity(X, 5, seed=0)
+    assert res.distances[0, 1] == 0 and not res.distinct[0, 1] and res.p_values[0, 1] == 1.0
+
+
+def test_bounds_by_hand():
+    X = np.array([[0, 1], [1, 0], [0, 1], [2, 2]])
+    y = np.array([1, 0, 1, 0])
+    assert multiset_bound(X, y) == 0.75  # group {0,1}: labels 1,0,1 -> 2 right; {2,2}: 1 right
+    assert sequence_bound(X, y) == 1.0
+    res = order_sensitivity(X, y)
+    assert res.holds and res.gap == 0.25
+
+
+def test_bag_of_words_labels_are_order_insensitive():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(300, 5))
+    X = np.concatenate([X, X[:, ::-1]])
+    y = (X == 0).sum(axis=1) % 2
+    assert not order_sensitivity(X, y).holds
+    assert label_flip_rate(lambda Z: (Z == 0).sum(axis=1) % 2, X, seed=0) == 0.0
+    assert label_flip_rate(lambda Z: (Z[:, 0] > Z[:, -1]).astype(int), X, seed=0) > 0.2
+
+
+def test_non_degeneracy():
+    X = np.array([[0, 1], [1, 1], [2, 1]])
+    res = non_degeneracy(X, np.array([0, 1, 1]))
+    assert res.constant_positions == (1,) and not res.holds
+    assert non_degeneracy(X[:, :1], np.array([0, 1, 1])).holds
+    assert not non_degeneracy(X[:, :1], np.array([1, 1, 1])).holds
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="2-D"):
+        multiset_bound(np.zeros(3, dtype=int), np.zeros(3, dtype=int))
+    with pytest.raises(TypeError, match="integer"):
+        multiset_bound(np.zeros((3, 2)), np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match="shape"):
+        multiset_bound(np.zeros((3, 2), dtype=int), np.zeros(2, dtype=int))
+    with pytest.raises(ValueError, match="vocabulary"):
+        non_stationarity(np.full((3, 2), 9), 5, seed=0)
+    with pytest.raises(ValueError, match="alpha"):
+        non_stationarity(np.zeros((3, 2), dtype=int), 5, seed=0, alpha=1.5)
+    with pytest.raises(TypeError, match="callable"):
+        label_flip_rate(3, np.zeros((3, 2), dtype=int), seed=0)

@@ -1,0 +1,70 @@
+import numpy as np
+import pytest
+import torch
+
+from posgeom.models import TransformerClassifier
+from posgeom.training import accuracy, evaluate_loss, seed_everything, train_classifier
+
+
+def data(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(64, 5))
+    y = (X[:, 0] > X[:, -1]).astype(int)
+    return X, y
+
+
+def run(seed):
+    X, y = data()
+    seed_everything(seed)
+    model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned")
+    history = train_classifier(model, X, y, epochs=3, lr=1e-2, seed=seed, batch_size=16)
+    return model, history
+
+
+def test_same_seed_gives_identical_parameters():
+    (m1, h1), (m2, h2) = run(3), run(3)
+    for (n1, p1), (n2, p2) in zip(m1.state_dict().items(), m2.state_dict().items()):
+        assert n1 == n2
+        assert torch.equal(p1, p2), n1
+    assert h1["loss"] == h2["loss"]
+
+
+def test_different_seed_differs():
+    (m1, _), (m2, _) = run(3), run(4)
+    assert not torch.equal(m1.head.weight, m2.head.weight)
+
+
+def test_training_lowers_loss_and_accuracy_in_range():
+    X, y = data()
+    seed_everything(0)
+    model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned")
+    before = evaluate_loss(model, X, y)
+    history = train_classifier(model, X, y, epochs=30, lr=1e-2, seed=0, batch_size=64)
+    assert history["final_loss"] < before
+    assert len(history["loss"]) == 30
+    assert 0.0 <= accuracy(model, X, y) <= 1.0
+
+
+def test_per_token_targets():
+    X, _ = data()
+    y = np.tile(np.arange(5), (64, 1))
+    y[:, 0] = -100
+    seed_everything(0)
+    model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned", n_classes=5)
+    train_classifier(model, X, y, epochs=40, lr=1e-2, seed=0, batch_size=64)
+    assert accuracy(model, X, y) > 0.9
+
+
+def test_bad_arguments():
+    X, y = data()
+    model = TransformerClassifier(6, 5, 16, 2, 1)
+    with pytest.raises(ValueError, match="lr"):
+        train_classifier(model, X, y, epochs=1, lr=0.0, seed=0)
+    with pytest.raises(TypeError, match="epochs"):
+        train_classifier(model, X, y, epochs=1.5, lr=0.1, seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        train_classifier(model, X, y[:-1], epochs=1, lr=0.1, seed=0)
+    with pytest.raises(TypeError, match="integer"):
+        train_classifier(model, X.astype(float), y, epochs=1, lr=0.1, seed=0)
+    with pytest.raises(ValueError, match="ignore"):
+        accuracy(model, X, np.full(X.shape, -100))
