@@ -3,6 +3,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed-stamp
 
 # A local mirror of the corpora (see README): used when it sits beside the repository, else data are downloaded.
@@ -13,7 +14,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export MPLBACKEND := Agg
 
-.PHONY: book test bench install clean
+.PHONY: book test bench install browser clean
 
 install: $(STAMP)
 
@@ -26,8 +27,15 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
-test: $(STAMP)
-	$(BIN)/python -m pytest tests book --nbval-lax --nbval-current-env -p no:cacheprovider
+# The tests include the built site opened in headless Chromium, so `make test` builds the book first.
+test: $(STAMP) browser
+	$(MAKE) book
+	POSGEOM_REQUIRE_SITE=1 $(BIN)/python -m pytest tests book --nbval-lax --nbval-current-env -p no:cacheprovider
+
+# Debian's Chromium and its driver, for the browser test of the built site (needs root or sudo once).
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
