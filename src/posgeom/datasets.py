@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gzip
 import hashlib
 import io
 import json
@@ -310,16 +311,23 @@ _IMDB_MEMBER = re.compile(r"^aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
 def _parse_imdb(path: Path, source: Source) -> dict:
     found = {split: [] for split in source.splits}
     try:
-        with tarfile.open(path, mode="r|gz") as tf:  # streaming: one pass, nothing extracted
-            for member in tf:
-                match = _IMDB_MEMBER.match(member.name)
-                if match is None or not member.isfile():
-                    continue
-                split, polarity, doc_id, rating = match.groups()
-                fh = tf.extractfile(member)
-                text = fh.read().decode("utf-8")
-                label = 1 if polarity == "pos" else 0
-                found[split].append((label, int(doc_id), f"{split}/{polarity}/{doc_id}_{rating}", text))
+        with gzip.open(path, "rb") as gz:
+            # One forward pass over the decompressed stream (members are read in archive order, so the gzip file
+            # is never rewound); nothing is extracted to disk.
+            with tarfile.open(fileobj=gz, mode="r:") as tf:
+                for member in tf:
+                    match = _IMDB_MEMBER.match(member.name)
+                    if match is None or not member.isfile():
+                        continue
+                    split, polarity, doc_id, rating = match.groups()
+                    fh = tf.extractfile(member)
+                    text = fh.read().decode("utf-8")
+                    label = 1 if polarity == "pos" else 0
+                    found[split].append((label, int(doc_id), f"{split}/{polarity}/{doc_id}_{rating}", text))
+            # A truncated stream can look like a shorter archive to tarfile; reading the gzip stream to its end
+            # checks its length and CRC (EOFError / BadGzipFile otherwise), so no partial corpus is ever returned.
+            while gz.read(1 << 20):
+                pass
     except (tarfile.TarError, zlib.error, EOFError, OSError, UnicodeDecodeError) as exc:
         raise _corrupt(path, exc, source) from exc
     out = {}

@@ -39,7 +39,6 @@ import scipy.sparse as sp
 
 from ._validation import check_distance_matrix, check_matrix, check_positive_int
 from .geometry import hellinger_distances
-from .statistics import _flatten
 from .stress import pairwise_distances, stress_of_distances
 
 __all__ = [
@@ -103,8 +102,7 @@ class SequenceIncidence:
             pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
             if pad_id >= V:
                 raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {V})")
-        positions, ids, _ = _flatten(sequences, n, pad_id)
-        ids = np.asarray(ids)
+        positions, ids = _flatten_rows(sequences, n, pad_id)
         if ids.size and not np.issubdtype(ids.dtype, np.integer):
             if not np.all(np.isfinite(ids)) or not np.all(ids == np.round(ids)):
                 raise TypeError("token ids must be integers; got non-integer values in sequences")
@@ -220,6 +218,27 @@ class SequenceIncidence:
         """Hellinger distances between the positions' ``mu_i`` (via :func:`posgeom.hellinger_distances`)."""
         S = self.sqrt_distributions(weights)
         return hellinger_distances(S * S)
+
+
+def _flatten_rows(sequences, n_positions: int, pad_id):
+    """Flat (positions, ids) of the first ``n`` tokens of every sequence, padded with ``pad_id`` if given.
+
+    The conventions of :func:`posgeom.position_counts` (truncation at ``n``; padding counted only with ``pad_id``);
+    the tests check that both give the same counts.
+    """
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
+        rows = list(sequences[:, :n_positions])
+    else:
+        rows = [np.asarray(s).ravel()[:n_positions] for s in sequences]
+    if not rows:
+        raise ValueError("sequences is empty: pass at least one sequence of token ids")
+    if pad_id is not None:
+        rows = [r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)])
+                for r in rows]
+    lengths = np.fromiter((r.size for r in rows), dtype=np.int64, count=len(rows))
+    ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
+    positions = np.arange(ids.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return positions, ids
 
 
 def _as_incidence(data, n_positions, vocab_size, pad_id) -> SequenceIncidence:

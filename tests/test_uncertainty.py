@@ -1,0 +1,138 @@
+"""Tests of posgeom.uncertainty: incidence, split-half noise floor, bootstrap intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posgeom import classical_mds, hellinger_distances, position_counts, position_distributions, synthetic_corpus
+from posgeom.uncertainty import (
+    SequenceIncidence,
+    bootstrap_distances,
+    bootstrap_statistic,
+    bootstrap_stress,
+    split_half_distances,
+)
+
+ragged = st.lists(st.lists(st.integers(0, 6), min_size=0, max_size=7), min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seqs=ragged, n=st.integers(1, 8), pad=st.sampled_from([None, 0, 6]))
+def test_incidence_counts_equal_position_counts(seqs, n, pad):
+    if pad is None and not any(seqs[i][:n] for i in range(len(seqs))):
+        with pytest.raises(ValueError, match="no token"):
+            SequenceIncidence.from_sequences(seqs, n, 7)
+        return
+    inc = SequenceIncidence.from_sequences(seqs, n, 7, pad_id=pad)
+    ref = position_counts(seqs, n, 7, pad_id=pad)
+    assert (inc.counts() != ref).nnz == 0
+    # integer weights = duplicating sequences; zero weights = dropping them
+    w = np.arange(inc.n_sequences) % 3
+    kept = [s for s in seqs if (s[:n] if pad is None else True)]
+    dup = [s for s, k in zip(kept, w) for _ in range(k)]
+    if dup and sum(len(s[:n]) for s in dup) + (pad is not None):
+        assert np.allclose(inc.counts(w).toarray(), position_counts(dup, n, 7, pad_id=pad).toarray())
+
+
+def test_incidence_from_matrix_concatenate_and_save(tmp_path):
+    X = synthetic_corpus(50, 6, 9, seed=1)
+    inc = SequenceIncidence.from_sequences(X, 6, 9)
+    assert inc.n_sequences == 50 and np.all(inc.lengths == 6)
+    parts = [SequenceIncidence.from_sequences(X[:20], 6, 9), SequenceIncidence.from_sequences(X[20:], 6, 9)]
+    both = SequenceIncidence.concatenate(parts)
+    assert (both.counts() != inc.counts()).nnz == 0 and both.n_sequences == 50
+    inc.save(tmp_path / "inc.npz")
+    back = SequenceIncidence.load(tmp_path / "inc.npz")
+    assert (back.counts() != inc.counts()).nnz == 0 and not list(tmp_path.glob("*.tmp"))
+    D = inc.hellinger()
+    assert np.allclose(D, hellinger_distances(position_distributions(position_counts(X, 6, 9))))
+    assert np.array_equal(inc.sequences_per_position(), np.full(6, 50.0))
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        SequenceIncidence.from_sequences([[0, 9]], 6, 9)
+    with pytest.raises(ValueError, match="weights must have shape"):
+        inc.counts(np.ones(3))
+
+
+def test_split_half_floor_matches_the_delta_method():
+    """Stationary corpus: every between-position distance is pure noise at sample size m, the split-half distance
+    is noise at m/2, so E[d^2] doubles (delta method: (K-1)/8 * (1/m1 + 1/m2))."""
+    m, n, V = 4000, 12, 20
+    X = synthetic_corpus(m, n, V, seed=3, regime="stationary", topic_concentration=5.0)
+    inc = SequenceIncidence.from_sequences(X, n, V)
+    floor = split_half_distances(inc, seed=0, n_splits=8)
+    assert floor.shape == (8, n) and np.all((floor >= 0) & (floor <= 1))
+    D = inc.hellinger()
+    between = D[np.triu_indices(n, 1)]
+    ratio = np.mean(floor**2) / np.mean(between**2)
+    assert 1.6 < ratio < 2.5, ratio
+    K = V  # all tokens occur with this concentration
+    assert np.mean(between**2) == pytest.approx((K - 1) / 8 * 2 / m, rel=0.3)
+    # same seed, same numbers; sequences + keywords give the same as the incidence
+    again = split_half_distances(X, seed=0, n_splits=8, n_positions=n, vocab_size=V)
+    assert np.array_equal(floor, again)
+    assert not np.array_equal(floor, split_half_distances(inc, seed=1, n_splits=8))
+
+
+def test_signal_above_floor_for_smooth_statistics():
+    X = synthetic_corpus(3000, 16, 30, seed=4, regime="smooth")
+    inc = SequenceIncidence.from_sequences(X, 16, 30)
+    floor = split_half_distances(inc, seed=0).max()
+    D = inc.hellinger()
+    assert D[0, -1] > 5 * floor
+
+
+def test_bootstrap_distances_and_statistic():
+    X = synthetic_corpus(400, 8, 15, seed=5, regime="smooth")
+    res = bootstrap_distances(X, seed=7, n_boot=40, n_positions=8, vocab_size=15)
+    assert res.samples.shape == (40, 8, 8) and res.samples.dtype == np.float32
+    assert np.all(res.lower <= res.upper + 1e-7)
+    assert np.allclose(np.diag(res.lower), 0) and res.estimate.shape == (8, 8)
+    # the plug-in bias is upward: resamples are on average farther apart than the estimate (off-diagonal)
+    off = ~np.eye(8, dtype=bool)
+    assert np.mean(res.bias[off]) > 0
+    again = bootstrap_distances(X, seed=7, n_boot=40, n_positions=8, vocab_size=15)
+    assert np.array_equal(res.samples, again.samples)
+    mean_far = bootstrap_statistic(X, lambda D: D[0, -1], seed=1, n_boot=30, n_positions=8, vocab_size=15)
+    assert mean_far.samples.shape == (30,) and mean_far.lower <= mean_far.estimate <= mean_far.upper
+
+
+def test_bootstrap_stress_inputs_agree():
+    X = synthetic_corpus(300, 10, 12, seed=6, regime="smooth")
+    inc = SequenceIncidence.from_sequences(X, 10, 12)
+    P = classical_mds(inc.hellinger(), rank=2).embedding
+    E = np.linalg.norm(P[:, None] - P[None], axis=-1)
+    a = bootstrap_stress(P, inc, seed=2, n_boot=25)
+    b = bootstrap_stress(E, inc, seed=2, n_boot=25)
+    c = bootstrap_stress(E, inc, seed=2, n_boot=25, kind="distances")
+    assert np.allclose(a.samples, b.samples) and np.allclose(b.samples, c.samples)
+    assert 0 <= a.estimate < 1 and a.lower <= a.upper
+    refit = bootstrap_stress(lambda D: classical_mds(D, rank=2).embedding, inc, seed=2, n_boot=25)
+    assert refit.estimate == pytest.approx(a.estimate)
+    # refitting on each resample fits the resample better than the fixed encoding does
+    assert np.mean(refit.samples) < np.mean(a.samples)
+    opt = bootstrap_stress(P, inc, seed=2, n_boot=25, scale="optimal")
+    assert np.all(opt.samples <= a.samples + 1e-12)
+
+
+def test_bad_inputs():
+    X = synthetic_corpus(20, 4, 5, seed=0)
+    inc = SequenceIncidence.from_sequences(X, 4, 5)
+    with pytest.raises(TypeError, match="n_positions= and vocab_size="):
+        split_half_distances(X, seed=0)
+    with pytest.raises(TypeError, match="fixed by the SequenceIncidence"):
+        split_half_distances(inc, seed=0, n_positions=4)
+    with pytest.raises(TypeError):
+        split_half_distances(inc)  # seed is required
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_distances(inc, seed=0, confidence=1.5)
+    with pytest.raises(ValueError, match="describe 3 positions"):
+        bootstrap_stress(np.ones((3, 2)), inc, seed=0, n_boot=2)
+    # a position reached by a single sequence empties in some resample / half
+    sparse = SequenceIncidence.from_sequences([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
+    with pytest.raises(ValueError, match="position 2 receives no observation"):
+        split_half_distances(sparse, seed=0, n_splits=20)
+    with pytest.raises(ValueError, match="bootstrap resample .* position 2"):
+        bootstrap_distances(sparse, seed=0, n_boot=50)
