@@ -12,7 +12,7 @@ from posgeom import position_counts  # noqa: E402
 from posgeom.datasets import Corpus  # noqa: E402
 from posgeom.text import (  # noqa: E402
     CountingConvention,
-    cached_corpus_counts,
+    cached_tokenized_corpus,
     corpus_incidence,
     corpus_position_counts,
     iter_token_sequences,
@@ -114,20 +114,24 @@ def test_convention_validation(tok):
     assert "truncation=cut" in CountingConvention(8, truncation="cut").describe()
 
 
-def test_cached_counts_round_trip(tok, tmp_path):
+def test_tokenized_corpus_serves_every_convention(tok, tmp_path):
     corpus = Corpus("toy", "train", TEXTS, np.zeros(len(TEXTS), dtype=np.int64), [str(i) for i in range(6)], "-")
-    conv = CountingConvention(8)
-    first = cached_corpus_counts(corpus, conv, tokenizer=tok, cache=tmp_path)
-    assert len(list(tmp_path.glob("*.npz"))) == 1
+    tc = cached_tokenized_corpus(corpus, tokenizer=tok, max_pieces=16, cache=tmp_path)
+    assert len(tc) == len(TEXTS) and len(list(tmp_path.glob("*.npz"))) == 1
+    for conv in [CountingConvention(8), CountingConvention(8, truncation="cut"), CountingConvention(16),
+                 CountingConvention(5, special_tokens=False), CountingConvention(8, count_padding=True),
+                 CountingConvention(8, min_length=8)]:
+        direct = corpus_position_counts(TEXTS, tok, conv)
+        assert (tc.counts(conv) != direct).nnz == 0, conv
+        assert (tc.incidence(conv).counts() != direct).nnz == 0, conv
 
     class Unusable:
         def __getattr__(self, name):
             raise AssertionError("the tokenizer must not be used on a cache hit")
 
-    again = cached_corpus_counts(corpus, conv, tokenizer=Unusable(), cache=tmp_path)
-    assert (again != first).nnz == 0
-    inc = cached_corpus_counts(corpus, conv, tokenizer=Unusable(), cache=tmp_path, incidence=True)
-    assert inc.n_sequences == len(TEXTS)
-    sub = cached_corpus_counts(corpus, conv, tokenizer=tok, cache=tmp_path, limit=2)
-    assert sub[0].sum() == 2 and len(list(tmp_path.glob("*.npz"))) == 2
+    again = cached_tokenized_corpus(corpus, tokenizer=Unusable(), max_pieces=16, cache=tmp_path)
+    assert np.array_equal(again.ids, tc.ids) and np.array_equal(again.indptr, tc.indptr)
+    assert (again.cls_id, again.sep_id, again.pad_id) == (101, 102, 0)
+    with pytest.raises(ValueError, match="exceeds max_pieces=16"):
+        tc.counts(CountingConvention(32))
     assert not list(tmp_path.glob("*.tmp"))

@@ -31,9 +31,11 @@ Counting streams over the corpus in batches of ``batch_size`` texts and adds the
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +52,9 @@ __all__ = [
     "iter_token_sequences",
     "corpus_position_counts",
     "corpus_incidence",
-    "cached_corpus_counts",
+    "TokenizedCorpus",
+    "tokenize_corpus",
+    "cached_tokenized_corpus",
 ]
 
 _TRUNCATIONS = ("model", "cut")
@@ -222,22 +226,29 @@ def iter_token_sequences(texts, tokenizer, convention: CountingConvention, *, ba
         encodings = encode(list(batch), add_special_tokens=False)
         out = []
         for enc in encodings:
-            pieces = np.asarray(enc.ids, dtype=np.int64)  # at most n word pieces
-            if specials:
-                # full (untruncated) length is len(word pieces) + 2; pieces may already be truncated at n, which
-                # is enough: every min_length <= n is decided by min(L, n) + 2.
-                full_len = pieces.size + 2
-                if convention.truncation == "model" and pieces.size > n - 2:
-                    seq = np.concatenate(([cls_id], pieces[: n - 2], [sep_id]))
-                else:
-                    seq = np.concatenate(([cls_id], pieces, [sep_id]))[:n]
-            else:
-                full_len = pieces.size
-                seq = pieces
-            if convention.min_length is not None and full_len < convention.min_length:
-                continue
-            out.append(seq)
+            seq = _assemble(np.asarray(enc.ids, dtype=np.int64), convention, cls_id, sep_id)
+            if seq is not None:
+                out.append(seq)
         yield out
+
+
+def _assemble(pieces, convention: CountingConvention, cls_id, sep_id):
+    """The counted sequence built from a text's word pieces (at least ``min(L, n)`` of them), or None if dropped."""
+    n = convention.n_positions
+    if convention.special_tokens:
+        # the full length is L + 2; pieces may be truncated at n, which is enough: any min_length <= n is decided
+        # by min(L, n) + 2.
+        full_len = pieces.size + 2
+        if convention.truncation == "model" and pieces.size > n - 2:
+            seq = np.concatenate(([cls_id], pieces[: n - 2], [sep_id]))
+        else:
+            seq = np.concatenate(([cls_id], pieces[: n - 1], [sep_id]))[:n]
+    else:
+        full_len = pieces.size
+        seq = pieces[:n]
+    if convention.min_length is not None and full_len < convention.min_length:
+        return None
+    return seq
 
 
 def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 1024, progress: bool = False,
@@ -340,60 +351,172 @@ def _as_convention(convention, fields) -> CountingConvention:
     return CountingConvention(convention, **fields)
 
 
-def cached_corpus_counts(corpus, convention: CountingConvention, *, tokenizer=None, model: str = DEFAULT_MODEL,
-                         limit: int | None = None, cache: str | os.PathLike | None = None,
-                         incidence: bool = False, batch_size: int = 1024, progress: bool = False):
-    """Counts (or incidence) of a :class:`posgeom.datasets.Corpus`, cached on disk and rebuilt when missing.
+class TokenizedCorpus:
+    """The word pieces of every text of a corpus (no special tokens), truncated at ``max_pieces``.
+
+    Tokenise once, then derive the counts or the incidence of any :class:`CountingConvention` with
+    ``n_positions <= max_pieces`` without re-tokenising (the special tokens, truncation, padding and length filter
+    are all decided from the first ``min(L, n)`` word pieces). Stored compactly as ``indptr`` + ``ids`` (int32).
+
+    Build it with :func:`tokenize_corpus` or :func:`cached_tokenized_corpus`.
+    """
+
+    def __init__(self, indptr, ids, *, max_pieces: int, vocab_size: int, cls_id, sep_id, pad_id):
+        self.indptr = np.asarray(indptr, dtype=np.int64)
+        self.ids = np.asarray(ids, dtype=np.int32)
+        self.max_pieces = check_positive_int(max_pieces, "max_pieces")
+        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
+        self.cls_id, self.sep_id, self.pad_id = cls_id, sep_id, pad_id
+        if self.indptr.ndim != 1 or self.indptr[0] != 0 or self.indptr[-1] != self.ids.size:
+            raise ValueError("indptr must start at 0 and end at len(ids)")
+
+    def __len__(self) -> int:
+        return int(self.indptr.size - 1)
+
+    def __repr__(self) -> str:
+        return f"TokenizedCorpus({len(self)} texts, {self.ids.size} word pieces, max_pieces={self.max_pieces})"
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Word pieces per text, ``min(L, max_pieces)``."""
+        return np.diff(self.indptr)
+
+    def _check(self, convention):
+        if not isinstance(convention, CountingConvention):
+            raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
+        if convention.n_positions > self.max_pieces:
+            raise ValueError(
+                f"n_positions={convention.n_positions} exceeds max_pieces={self.max_pieces} of this tokenised corpus; "
+                "re-tokenise with a larger max_pieces"
+            )
+        if convention.special_tokens and (self.cls_id is None or self.sep_id is None):
+            raise ValueError("this tokenizer has no [CLS]/[SEP] tokens; use special_tokens=False")
+        if convention.count_padding and self.pad_id is None:
+            raise ValueError("count_padding=True needs a tokenizer with a [PAD] token")
+
+    def sequences(self, convention: CountingConvention) -> list:
+        """The counted sequences (unpadded int64 arrays) under ``convention``."""
+        self._check(convention)
+        out = []
+        for a, b in zip(self.indptr[:-1], self.indptr[1:]):
+            seq = _assemble(self.ids[a:b].astype(np.int64), convention, self.cls_id, self.sep_id)
+            if seq is not None:
+                out.append(seq)
+        if not out:
+            raise ValueError(
+                f"no sequence passes the convention ({convention.describe()}): lower min_length or n_positions"
+            )
+        return out
+
+    def counts(self, convention: CountingConvention) -> sp.csr_matrix:
+        """Position counts under ``convention`` (equal to :func:`corpus_position_counts` on the texts)."""
+        pad = self.pad_id if convention.count_padding else None
+        return position_counts(self.sequences(convention), convention.n_positions, self.vocab_size, pad_id=pad)
+
+    def incidence(self, convention: CountingConvention):
+        """The :class:`posgeom.uncertainty.SequenceIncidence` under ``convention``."""
+        from .uncertainty import SequenceIncidence
+
+        pad = self.pad_id if convention.count_padding else None
+        return SequenceIncidence.from_sequences(self.sequences(convention), convention.n_positions, self.vocab_size,
+                                                pad_id=pad)
+
+    def save(self, path) -> None:
+        """Write to ``.npz`` atomically (temporary file + ``os.replace``)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        meta = [self.max_pieces, self.vocab_size] + [-1 if x is None else int(x)
+                                                     for x in (self.cls_id, self.sep_id, self.pad_id)]
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, indptr=self.indptr, ids=self.ids, meta=np.array(meta, dtype=np.int64))
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    @classmethod
+    def load(cls, path) -> "TokenizedCorpus":
+        """Read a file written by :meth:`save` (plain arrays, ``allow_pickle=False``)."""
+        with np.load(path, allow_pickle=False) as z:
+            max_pieces, vocab_size, cls_id, sep_id, pad_id = (int(x) for x in z["meta"])
+            return cls(z["indptr"], z["ids"], max_pieces=max_pieces, vocab_size=vocab_size,
+                       cls_id=None if cls_id < 0 else cls_id, sep_id=None if sep_id < 0 else sep_id,
+                       pad_id=None if pad_id < 0 else pad_id)
+
+
+def tokenize_corpus(texts, tokenizer, max_pieces: int = 512, *, batch_size: int = 1024,
+                    progress: bool = False) -> TokenizedCorpus:
+    """Tokenise texts into word pieces (no special tokens), keeping the first ``max_pieces`` of each.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    tokenizer : transformers fast tokenizer
+    max_pieces : int, default 512
+        Largest ``n_positions`` the result can serve.
+    batch_size : int, default 1024
+    progress : bool, default False
+
+    Returns
+    -------
+    TokenizedCorpus
+    """
+    texts = _check_texts(texts)
+    max_pieces = check_positive_int(max_pieces, "max_pieces")
+    conv = CountingConvention(max_pieces, special_tokens=False)
+    chunks = list(iter_token_sequences(texts, tokenizer, conv, batch_size=batch_size, progress=progress))
+    seqs = [s for chunk in chunks for s in chunk]
+    lengths = np.fromiter((s.size for s in seqs), dtype=np.int64, count=len(seqs))
+    ids = np.concatenate(seqs).astype(np.int32) if lengths.sum() else np.zeros(0, dtype=np.int32)
+    cls_id, sep_id, pad_id = _special_ids(tokenizer)
+    return TokenizedCorpus(np.concatenate(([0], np.cumsum(lengths))), ids, max_pieces=max_pieces,
+                           vocab_size=len(tokenizer), cls_id=cls_id, sep_id=sep_id, pad_id=pad_id)
+
+
+def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: int = 512, tokenizer=None,
+                            cache: str | os.PathLike | None = None, batch_size: int = 1024,
+                            progress: bool = False) -> TokenizedCorpus:
+    """:func:`tokenize_corpus` of a :class:`posgeom.datasets.Corpus`, cached on disk and rebuilt when missing.
 
     Parameters
     ----------
     corpus : posgeom.datasets.Corpus
-    convention : CountingConvention
-    tokenizer : transformers fast tokenizer, optional
-        Loaded from ``model`` when needed (only on a cache miss).
     model : str, default "all-MiniLM-L6-v2"
-        Tokenizer name, part of the cache key.
-    limit : int, optional
-        Use only the first ``limit`` texts (a stated subset).
+        Tokenizer name (part of the cache key).
+    max_pieces : int, default 512
+    tokenizer : transformers fast tokenizer, optional
+        Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
-        Cache folder; default ``posgeom.datasets.cache_dir() / "counts"``.
-    incidence : bool, default False
-        Return the :class:`~posgeom.uncertainty.SequenceIncidence` instead of the counts.
-
-    Returns
-    -------
-    (n, V) CSR matrix, or SequenceIncidence.
+        Cache folder; default ``posgeom.datasets.cache_dir() / "tokens"``.
 
     Notes
     -----
-    The cache key hashes the corpus texts themselves (plus the model name, the convention and ``limit``), so a
-    different corpus version never reads a stale entry. Entries are ``.npz`` files written atomically.
+    The key hashes the texts themselves, the model name and ``max_pieces``, so a changed corpus never reads a
+    stale entry. Entries are ``.npz`` files (no pickle) written atomically; an unreadable entry is rebuilt.
     """
     from .datasets import cache_dir
-    from .uncertainty import SequenceIncidence
 
-    if not isinstance(convention, CountingConvention):
-        raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
-    texts = corpus.texts if limit is None else corpus.texts[: check_positive_int(limit, "limit")]
     digest = hashlib.sha256()
-    for t in texts:
+    for t in corpus.texts:
         digest.update(t.encode("utf-8"))
         digest.update(b"\x00")
-    tag = f"{corpus.name}-{corpus.split}-{len(texts)}-{digest.hexdigest()[:12]}-{convention.key}"
-    tag += f"-{hashlib.sha256(str(model).encode()).hexdigest()[:8]}"
-    folder = Path(cache) if cache is not None else cache_dir() / "counts"
+    tag = (f"{corpus.name}-{corpus.split}-{len(corpus.texts)}-{digest.hexdigest()[:12]}-p{max_pieces}"
+           f"-{hashlib.sha256(str(model).encode()).hexdigest()[:8]}")
+    folder = Path(cache) if cache is not None else cache_dir() / "tokens"
     path = folder / f"{tag}.npz"
     if path.is_file():
         try:
-            inc = SequenceIncidence.load(path)
-            return inc if incidence else inc.counts()
+            return TokenizedCorpus.load(path)
         except (OSError, ValueError, KeyError):
             pass  # unreadable entry: rebuild
     if tokenizer is None:
         tokenizer = load_tokenizer(model)
-    inc = corpus_incidence(texts, tokenizer, convention, batch_size=batch_size, progress=progress)
+    result = tokenize_corpus(corpus.texts, tokenizer, max_pieces, batch_size=batch_size, progress=progress)
     try:
-        inc.save(path)
+        result.save(path)
     except OSError:
         pass  # a read-only cache only costs recomputation
-    return inc if incidence else inc.counts()
+    return result
