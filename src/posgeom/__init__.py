@@ -22,7 +22,7 @@ from .geometry import (
     toeplitz_part,
 )
 from .mds import ClassicalMDS, classical_mds, double_centered_gram, numerical_rank
-from .statistics import position_counts, position_distributions
+from .statistics import merge_counts, position_counts, position_distributions
 from .stress import optimal_scale, pairwise_distances, stress, stress_of_distances
 from .synthetic import REGIMES, synthetic_corpus, synthetic_distributions
 
@@ -37,6 +37,7 @@ __all__ = [
     "fisher_rao_distances",
     "hellinger_distances",
     "lag_profile",
+    "merge_counts",
     "shift_equivariance_defect",
     "toeplitz_part",
     "numerical_rank",

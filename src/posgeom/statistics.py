@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ._validation import check_distributions, check_matrix, check_positive_int
 
-__all__ = ["position_counts", "position_distributions"]
+__all__ = ["position_counts", "merge_counts", "position_distributions"]
 
 # Above this many cells (n_positions * vocab_size) the counts are accumulated by sorting instead of a dense bincount.
 _DENSE_BINCOUNT_CELLS = 1 << 25
@@ -142,6 +142,36 @@ def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int
         flat, values = np.unique(keys, return_counts=True)
     rows, cols = np.divmod(flat, vocab_size)
     return sp.csr_matrix((values.astype(np.int64), (rows, cols)), shape=(n_positions, vocab_size))
+
+
+def merge_counts(parts) -> sp.csr_matrix:
+    """Merge the position counts of parts of a corpus into the counts of the whole corpus (exact integer sum).
+
+    Counts are additive over sequences, so any partition of a corpus into shards, counted separately (in other
+    processes or on other machines) and merged, gives exactly the one-pass counts.
+
+    Parameters
+    ----------
+    parts : iterable of (n, V) sparse or dense integer count matrices, all of the same shape
+
+    Returns
+    -------
+    (n, V) CSR int64 matrix
+    """
+    parts = list(parts)
+    if not parts:
+        raise ValueError("merge_counts needs at least one count matrix")
+    total = None
+    for k, part in enumerate(parts):
+        part = sp.csr_matrix(part)
+        if not np.issubdtype(part.dtype, np.integer):
+            raise TypeError(f"part {k} has dtype {part.dtype}; counts must be integers (merge counts, not mu_i)")
+        if total is not None and part.shape != total.shape:
+            raise ValueError(f"part {k} has shape {part.shape}, expected {total.shape}: same n_positions and V")
+        part = part.astype(np.int64)
+        total = part if total is None else total + part
+    total.sum_duplicates()
+    return total
 
 
 def position_distributions(counts, *, smoothing: float = 0.0):
