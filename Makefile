@@ -12,7 +12,6 @@ export POSGEOM_DATA
 export PYTHONHASHSEED := 0
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
-export MPLBACKEND := Agg
 
 .PHONY: book test bench install browser clean
 
