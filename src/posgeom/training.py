@@ -89,6 +89,7 @@ def train_classifier(
     batch_size: int = 64,
     weight_decay: float = 0.0,
     padding_mask=None,
+    schedule: str = "constant",
 ) -> dict:
     """Train ``model`` with Adam(W) on cross-entropy, deterministically.
 
@@ -113,6 +114,9 @@ def train_classifier(
         Decoupled weight decay (AdamW).
     padding_mask : (N, L) bool, optional
         ``True`` at padding tokens.
+    schedule : {"constant", "cosine"}, default "constant"
+        Learning rate per optimiser step: constant ``lr``, or cosine decay from ``lr`` to 0 over all steps (useful to
+        end full-batch training at a stable point near a minimum).
 
     Returns
     -------
@@ -127,6 +131,8 @@ def train_classifier(
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     if not isinstance(weight_decay, numbers.Real) or not np.isfinite(weight_decay) or weight_decay < 0:
         raise ValueError(f"weight_decay must be a finite number >= 0, got {weight_decay!r}")
+    if schedule not in ("constant", "cosine"):
+        raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
     X, y, mask = _as_tensors(X, y, padding_mask)
     if y is None:
         raise ValueError("y is required")
@@ -135,6 +141,10 @@ def train_classifier(
     optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=float(weight_decay))
     loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE_INDEX)
     n = X.shape[0]
+    total_steps = epochs * ((n + batch_size - 1) // batch_size)
+    scheduler = (
+        torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=total_steps) if schedule == "cosine" else None
+    )
     history = {"loss": [], "epochs": epochs, "seed": seed}
     model.train()
     for _ in range(epochs):
@@ -150,6 +160,8 @@ def train_classifier(
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             optimiser.step()
+            if scheduler is not None:
+                scheduler.step()
             total += loss.item() * idx.numel()
             count += idx.numel()
         history["loss"].append(total / count)
