@@ -66,5 +66,17 @@ def test_bad_arguments():
         train_classifier(model, X, y[:-1], epochs=1, lr=0.1, seed=0)
     with pytest.raises(TypeError, match="integer"):
         train_classifier(model, X.astype(float), y, epochs=1, lr=0.1, seed=0)
+    with pytest.raises(ValueError, match="schedule"):
+        train_classifier(model, X, y, epochs=1, lr=0.1, seed=0, schedule="linear")
     with pytest.raises(ValueError, match="ignore"):
         accuracy(model, X, np.full(X.shape, -100))
+
+
+def test_cosine_schedule_is_deterministic_and_decays():
+    X, y = data()
+    runs = []
+    for _ in range(2):
+        seed_everything(0)
+        model = TransformerClassifier(6, 5, 16, 2, 1)
+        runs.append(train_classifier(model, X, y, epochs=5, lr=1e-2, seed=0, batch_size=32, schedule="cosine"))
+    assert runs[0]["loss"] == runs[1]["loss"]
