@@ -72,7 +72,7 @@ def test_bad_arguments():
         accuracy(model, X, np.full(X.shape, -100))
 
 
-def test_cosine_schedule_is_deterministic_and_decays():
+def test_cosine_schedule_is_deterministic():
     X, y = data()
     runs = []
     for _ in range(2):
