@@ -1,0 +1,54 @@
+"""`make bench`: every benchmark of the project in one run, as a table of ratios with targets, saved as JSON.
+
+Each benchmark module exposes ``run() -> list[dict]`` with the keys ``benchmark``, ``measured``, ``baseline``,
+``unit``, ``ratio`` (measured against a baseline measured in the same run, or against a budget) and ``target`` /
+``met``. Timings depend on the machine and its load; the load average is printed with them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODULES = ["bench_counting", "bench_geometry", "bench_corpus", "bench_chapters"]
+
+
+def main() -> int:
+    sys.path.insert(0, str(HERE))
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    rows, failures = [], []
+    for name in MODULES:
+        t0 = time.perf_counter()
+        try:
+            module = importlib.import_module(name)
+            new = module.run()
+        except Exception as exc:  # report and go on: one broken benchmark must not hide the others
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        for row in new:
+            row["module"] = name
+        rows.extend(new)
+        print(f"[{name}: {time.perf_counter() - t0:.0f} s]")
+    width = max((len(r["benchmark"]) for r in rows), default=20)
+    print(f"\n{'benchmark':<{width}}  {'measured':>14}  {'baseline':>14}  {'ratio':>9}  target")
+    for r in rows:
+        print(f"{r['benchmark']:<{width}}  {r['measured']:>14.4g}  {r['baseline']:>14.4g}  {r['ratio']:>9.3g}  "
+              f"{r['target']} [{'met' if r['met'] else 'NOT met'}] ({r['unit']})")
+    out = HERE / "results.json"
+    out.write_text(json.dumps({"load_average": os.getloadavg(), "rows": rows, "failures": failures}, indent=2,
+                              default=float))
+    print(f"\nwritten {out}")
+    for f in failures:
+        print(f"FAILED {f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
