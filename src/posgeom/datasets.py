@@ -150,6 +150,33 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def subset(self, indices) -> "Corpus":
+        """The documents at ``indices`` (kept in the given order)."""
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError("indices must be a 1-D integer array")
+        if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
+            raise ValueError(f"indices must lie in [0, {len(self)})")
+        return dataclasses.replace(self, texts=[self.texts[i] for i in idx], labels=self.labels[idx],
+                                   ids=[self.ids[i] for i in idx])
+
+    def sample(self, size: int, *, seed: int) -> "Corpus":
+        """A random subset of ``size`` documents, stratified by label, in corpus order (same seed, same subset).
+
+        Each label keeps its share of the corpus (rounded; the remainder goes to the largest classes first).
+        """
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= len(self):
+            raise ValueError(f"size must be an integer in [1, {len(self)}], got {size!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        rng = np.random.default_rng(seed)
+        classes, counts = np.unique(self.labels, return_counts=True)
+        quota = np.floor(size * counts / counts.sum()).astype(int)
+        for k in np.argsort(-counts, kind="stable")[: size - quota.sum()]:
+            quota[k] += 1
+        chosen = [rng.choice(np.flatnonzero(self.labels == c), q, replace=False) for c, q in zip(classes, quota)]
+        return self.subset(np.sort(np.concatenate(chosen)))
+
     def __repr__(self) -> str:
         pos = int(self.labels.sum())
         return f"Corpus({self.name!r}, {self.split!r}, {len(self)} texts, {pos} positive, source={self.source!r})"
