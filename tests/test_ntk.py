@@ -1,0 +1,129 @@
+"""Tests of posgeom.ntk: the masked-slot network, its exact NTK, the linearisation and the infinite-width limit."""
+
+import numpy as np
+import pytest
+import torch
+from torch.func import jacrev
+
+import posgeom as pg
+from posgeom.ntk import (
+    init_masked_slot,
+    kernel_regime_distances,
+    masked_slot_logits,
+    ntk_blocks,
+    output_trajectory,
+    train_masked_slot,
+)
+from posgeom.stress import pairwise_distances
+
+
+def smooth_targets(n=8, V=5, seed=0):
+    mu = pg.synthetic_distributions(n, V, seed=seed, regime="smooth", n_topics=3)
+    return mu
+
+
+def test_init_shapes_scale_and_reproducibility():
+    th = init_masked_slot(6, 4, 400, sigma0=0.5, seed=3)
+    assert th["P"].shape == (6, 400) and th["W"].shape == (400, 400) and th["A"].shape == (4, 400)
+    assert th["P"].dtype == torch.float64
+    norms = th["P"].norm(dim=1)
+    assert torch.all((norms > 0.4) & (norms < 0.6))  # ||p_i(0)|| ~ sigma0
+    again = init_masked_slot(6, 4, 400, sigma0=0.5, seed=3)
+    assert all(torch.equal(th[k], again[k]) for k in th)
+    assert torch.all(init_masked_slot(6, 4, 10, sigma0=0.0, seed=0)["P"] == 0)
+
+
+def test_ntk_blocks_match_autograd_jacobian():
+    th = init_masked_slot(4, 3, 6, sigma0=1.0, seed=0)
+    jac = jacrev(masked_slot_logits)(th)  # dict of (n, V, *param_shape)
+    n, V = 4, 3
+    flat = torch.cat([jac[k].reshape(n * V, -1) for k in ("P", "W", "A")], dim=1)
+    full = (flat @ flat.T).reshape(n, V, n, V).permute(0, 2, 1, 3).numpy()
+    np.testing.assert_allclose(ntk_blocks(th), full, atol=1e-12)
+
+
+def test_ntk_tends_to_identity_blocks():
+    dev = []
+    for w in (32, 512):
+        K = ntk_blocks(init_masked_slot(4, 3, w, sigma0=0.5, seed=1))
+        target = np.einsum("ij,vu->ijvu", np.eye(4), np.eye(3))
+        dev.append(np.abs(K - target).max())
+    assert dev[1] < dev[0] / 2
+
+
+def test_linearised_training_matches_network_for_tiny_steps_and_differs_otherwise():
+    mu = smooth_targets()
+    th = init_masked_slot(8, 5, 16, sigma0=0.5, seed=0)
+    a = train_masked_slot(th, mu, loss="cross_entropy", lr=1e-4, steps=1)
+    b = train_masked_slot(th, mu, loss="cross_entropy", lr=1e-4, steps=1, linearised=True)
+    for k in th:  # one step from theta_0: identical gradients
+        torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-12)
+    a = train_masked_slot(th, np.sqrt(mu), loss="mse", lr=0.5, steps=30)
+    b = train_masked_slot(th, np.sqrt(mu), loss="mse", lr=0.5, steps=30, linearised=True)
+    assert (a["P"] - b["P"]).norm() > 1e-3  # width 16 is far from the kernel regime
+    # The inputs are not modified.
+    assert torch.equal(th["P"], init_masked_slot(8, 5, 16, sigma0=0.5, seed=0)["P"])
+
+
+def test_linear_model_mse_converges_to_targets():
+    Y = np.sqrt(smooth_targets())
+    th = init_masked_slot(8, 5, 64, sigma0=0.3, seed=0)
+    out = train_masked_slot(th, Y, loss="mse", lr=0.5, steps=200, linearised=True)
+    from torch.func import jvp
+
+    delta = {k: out[k] - th[k] for k in th}
+    f0, df = jvp(masked_slot_logits, (th,), (delta,))
+    np.testing.assert_allclose((f0 + df).numpy(), Y, atol=1e-6)
+
+
+def test_output_trajectory_closed_form_and_cross_entropy_limit():
+    mu = smooth_targets()
+    np.testing.assert_allclose(output_trajectory(mu, loss="mse", lr=0.5, steps=3), (1 - 0.5**3) * mu)
+    F = output_trajectory(mu, loss="cross_entropy", lr=1.0, steps=4000)
+    q = np.exp(F) / np.exp(F).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(q, mu, atol=1e-3)
+
+
+def test_wide_network_approaches_kernel_prediction():
+    mu = smooth_targets(n=10, V=4)
+    pred = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=0.5, steps=10, sigma0=0.5)
+    iu = np.triu_indices(10, 1)
+    errs = []
+    for w in (16, 256):
+        out = train_masked_slot(init_masked_slot(10, 4, w, sigma0=0.5, seed=0), np.sqrt(mu), loss="mse",
+                                lr=0.5, steps=10)
+        D = pairwise_distances(out["P"].numpy())
+        errs.append(np.abs(D[iu] - pred[iu]).max() / pred[iu].max())
+    assert errs[1] < errs[0] and errs[1] < 0.15
+
+
+def test_kernel_prediction_preserves_hellinger_ranks_for_mse_on_sqrt_mu():
+    mu = smooth_targets(n=12, V=6)
+    D = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=0.5, steps=10, sigma0=0.7)
+    H = pg.hellinger_distances(mu)
+    iu = np.triu_indices(12, 1)
+    assert np.all(np.argsort(D[iu], kind="stable") == np.argsort(H[iu], kind="stable"))
+    assert np.all(np.diag(D) == 0)
+
+
+def test_bad_inputs():
+    th = init_masked_slot(3, 2, 4, seed=0)
+    with pytest.raises(ValueError, match="loss"):
+        train_masked_slot(th, np.ones((3, 2)) / 2, loss="hinge", lr=0.1, steps=1)
+    with pytest.raises(ValueError, match="shape"):
+        train_masked_slot(th, np.ones((4, 2)) / 2, loss="mse", lr=0.1, steps=1)
+    with pytest.raises(ValueError, match="probability"):
+        train_masked_slot(th, np.ones((3, 2)), loss="cross_entropy", lr=0.1, steps=1)
+    with pytest.raises(ValueError, match="lr"):
+        train_masked_slot(th, np.ones((3, 2)), loss="mse", lr=0.0, steps=1)
+    with pytest.raises(TypeError, match="linearised"):
+        train_masked_slot(th, np.ones((3, 2)), loss="mse", lr=0.1, steps=1, linearised="yes")
+    with pytest.raises(FloatingPointError, match="lower lr"):
+        train_masked_slot(init_masked_slot(3, 2, 4, seed=0, sigma0=1.0), 100 * np.ones((3, 2)), loss="mse",
+                          lr=50.0, steps=200)
+    with pytest.raises(ValueError, match="sigma0"):
+        init_masked_slot(3, 2, 4, sigma0=-1.0, seed=0)
+    with pytest.raises(TypeError, match="seed"):
+        init_masked_slot(3, 2, 4, seed=None)
+    with pytest.raises(ValueError, match="n_positions"):
+        init_masked_slot(1, 2, 4, seed=0)
