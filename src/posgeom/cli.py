@@ -1,0 +1,113 @@
+"""The ``posgeom`` command line: ``posgeom report`` writes a stress report for a corpus and a model.
+
+Exit codes: 0 success; 2 bad arguments or unusable input (unreadable files, bad conventions, ``n`` too large for
+the model); 1 an unexpected error (a bug: please report it with the traceback that ``--debug`` prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .report import ReportSettings
+
+EXAMPLES = """examples:
+  posgeom report sst2 --positions 64 --out reports/sst2
+  posgeom report imdb --split test --positions 256 --limit 5000 --bootstrap 100 --out reports/imdb
+  posgeom report my_corpus/ --positions 32 --no-special-tokens --out reports/mine
+  posgeom report 'shards/*.jsonl' --positions 128 --scheduler local --out reports/web
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="posgeom",
+        description="The geometry of positional encodings: stress reports for any corpus and model.",
+        epilog="Run 'posgeom report --help' for the report's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    report = sub.add_parser(
+        "report",
+        help="stress of the encodings in use against a corpus's positional geometry",
+        description=(
+            "Tokenise a corpus with the model's WordPiece tokenizer, compute the Hellinger distances between the "
+            "token distributions of its positions (under the counting convention chosen below), and write the "
+            "stress table (sinusoidal, RoPE, ALiBi, T5 buckets, the model's learned positions, MDS at full rank "
+            "and ranks 1-3; raw and scale-optimal stress), the distance heatmap, the MDS spectrum and the "
+            "stress-vs-rank plot into --out. The table is also printed."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    report.add_argument("corpus", help="'sst2', 'imdb', or a text file / folder / glob (.txt: one document per "
+                                       "line; .jsonl/.parquet: the --text-field)")
+    report.add_argument("--model", default="all-MiniLM-L6-v2",
+                        help="tokenizer and learned positions: all-MiniLM-L6-v2 (offline, default), a hub name "
+                             "such as bert-base-uncased, or a local directory")
+    report.add_argument("--positions", "-n", type=int, default=64, help="number of positions n (default 64)")
+    report.add_argument("--split", default="train", help="split of sst2 (train/dev) or imdb (train/test)")
+    report.add_argument("--limit", type=int, help="use only the first LIMIT documents")
+    conv = report.add_argument_group("what mu_i counts (the counting convention)")
+    conv.add_argument("--no-special-tokens", dest="special_tokens", action="store_false",
+                      help="count word pieces only (default: [CLS] at position 0 and [SEP] after the last piece)")
+    conv.add_argument("--count-padding", action="store_true",
+                      help="pad every sequence to n with [PAD] and count the pads (default: position i counts "
+                           "only the sequences that reach it)")
+    conv.add_argument("--truncation", choices=["model", "cut"], default="model",
+                      help="'model' keeps [SEP] at position n-1 of truncated sequences; 'cut' drops it")
+    conv.add_argument("--min-length", type=int,
+                      help="keep only sequences at least this long (n: only sequences filling the window)")
+    report.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                        help="bootstrap resamples over sequences for 95%% intervals (default 0: none)")
+    report.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    report.add_argument("--text-field", default="text", help="field/column of JSONL/Parquet shards")
+    report.add_argument("--scheduler", help="count on Dask: 'local' for a local cluster, or a scheduler address")
+    report.add_argument("--out", required=True, help="output folder (created if needed)")
+    report.add_argument("--no-progress", dest="progress", action="store_false", help="hide progress bars")
+    report.add_argument("--debug", action="store_true", help="show the traceback of errors")
+    return parser
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``posgeom`` command; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        settings = ReportSettings(
+            corpus=args.corpus, n_positions=args.positions, model=args.model, split=args.split,
+            special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
+            min_length=args.min_length, limit=args.limit, n_boot=args.bootstrap, seed=args.seed,
+            text_field=args.text_field, scheduler=args.scheduler,
+        )
+        from .report import make_report
+
+        table = make_report(settings, args.out, progress=args.progress)
+    except (ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError, UnicodeDecodeError,
+            ImportError, OSError) as exc:
+        if args.debug:
+            raise
+        print(f"posgeom report: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last line of defence prints, never hides
+        if args.debug:
+            raise
+        print(f"posgeom report: unexpected error ({type(exc).__name__}: {exc}); rerun with --debug", file=sys.stderr)
+        return 1
+    print(table.to_markdown())
+    print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
+          "stress_vs_rank.png, distances.npy, report.json")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""A stress report for any corpus and model: the pipeline behind ``posgeom report``.
+
+corpus texts → WordPiece tokens under a stated :class:`~posgeom.text.CountingConvention` → Hellinger distances
+between positions → classical MDS → the stress table of the encodings in use (:mod:`posgeom.stress_table`) →
+files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), ``mds_spectrum.png``,
+``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` (every setting, for reproducibility).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ._validation import check_positive_int
+
+__all__ = ["ReportSettings", "load_texts", "make_report"]
+
+NAMED_CORPORA = ("sst2", "imdb")
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """What a report computes; every field is written to ``report.json``.
+
+    Parameters
+    ----------
+    corpus : str
+        ``"sst2"``, ``"imdb"``, or a text file, folder or glob of shards (``.txt``: one document per line;
+        ``.jsonl``/``.parquet``: field ``text_field``).
+    n_positions : int
+        Positions ``n`` (the learned rows need ``n`` (+1 without special tokens) <= the model's position table).
+    model : str
+        Tokenizer and pretrained position embeddings: ``"all-MiniLM-L6-v2"`` (offline), a hub name such as
+        ``"bert-base-uncased"`` (needs the hub), or a local directory.
+    split : str
+        Split of a named corpus.
+    special_tokens, count_padding, truncation, min_length
+        The counting convention (:class:`posgeom.text.CountingConvention`).
+    limit : int, optional
+        Use only the first ``limit`` documents.
+    n_boot : int
+        Bootstrap resamples for the intervals (0: none).
+    seed : int
+        Seed of the bootstrap.
+    text_field : str
+        Field/column of JSONL/Parquet shards.
+    scheduler : str, optional
+        Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``.
+    """
+
+    corpus: str
+    n_positions: int = 64
+    model: str = "all-MiniLM-L6-v2"
+    split: str = "train"
+    special_tokens: bool = True
+    count_padding: bool = False
+    truncation: str = "model"
+    min_length: int | None = None
+    limit: int | None = None
+    n_boot: int = 0
+    seed: int = 0
+    text_field: str = "text"
+    scheduler: str | None = None
+
+    def __post_init__(self):
+        check_positive_int(self.n_positions, "n_positions", minimum=2)
+        check_positive_int(self.n_boot, "n_boot", minimum=0)
+        check_positive_int(self.seed, "seed", minimum=0)
+        if self.limit is not None:
+            check_positive_int(self.limit, "limit")
+        if self.scheduler is not None and self.n_boot:
+            raise ValueError("the bootstrap needs the per-sequence data, which Dask counting does not keep: "
+                             "use --bootstrap 0 with --scheduler")
+
+    def convention(self):
+        from .text import CountingConvention
+
+        return CountingConvention(self.n_positions, special_tokens=self.special_tokens,
+                                  count_padding=self.count_padding, truncation=self.truncation,
+                                  min_length=self.min_length)
+
+
+def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, text_field: str = "text") -> list[str]:
+    """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``."""
+    if corpus in NAMED_CORPORA:
+        from . import datasets
+
+        texts = (datasets.load_sst2 if corpus == "sst2" else datasets.load_imdb)(split).texts
+    else:
+        from .shards import read_shard, shard_paths
+
+        texts = [doc for path in shard_paths(corpus) for doc in read_shard(path, text_field=text_field)]
+    if not texts:
+        raise ValueError(f"the corpus {corpus!r} has no documents (empty files?)")
+    return texts[:limit] if limit else texts
+
+
+def _model_shape(model: str) -> tuple[int, int]:
+    from transformers import AutoConfig
+
+    from .pretrained import resolve_model
+
+    config = AutoConfig.from_pretrained(str(resolve_model(model)))
+    return int(config.hidden_size), int(config.num_attention_heads)
+
+
+def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False):
+    """Compute the report and write its files into ``out`` (created if needed).
+
+    Returns
+    -------
+    posgeom.stress_table.StressTable
+        The table that was written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .geometry import hellinger_distances
+    from .lowrank import stress_by_rank
+    from .mds import classical_mds
+    from .plotting import distance_heatmap, spectrum_plot
+    from .pretrained import learned_position_embeddings
+    from .statistics import position_distributions
+    from .stress_table import standard_candidates, stress_table
+    from .text import load_tokenizer, tokenize_corpus
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    convention = settings.convention()
+    n = settings.n_positions
+    d, n_heads = _model_shape(settings.model)
+    table_positions = learned_position_embeddings(settings.model)
+    offset = 0 if settings.special_tokens else 1
+    if n + offset > table_positions.shape[0]:
+        raise ValueError(
+            f"n_positions={n} needs {n + offset} learned positions but {settings.model!r} has "
+            f"{table_positions.shape[0]}; use --positions <= {table_positions.shape[0] - offset}"
+        )
+    data = None
+    if settings.scheduler is not None:
+        from .distributed import sharded_position_counts
+
+        if settings.corpus in NAMED_CORPORA:
+            raise ValueError("--scheduler counts shards on disk: pass a folder or glob of text/JSONL/Parquet files")
+        counts = sharded_position_counts(settings.corpus, convention, model=settings.model,
+                                         scheduler=None if settings.scheduler == "local" else settings.scheduler,
+                                         text_field=settings.text_field)
+        D = hellinger_distances(position_distributions(counts))
+    else:
+        texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
+        tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
+        data = tokens.incidence(convention)
+        D = data.hellinger()
+    candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
+                                     offset=offset)
+    title = f"{settings.corpus} ({convention.describe()})"
+    bootstrap = dict(data=data, seed=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
+    table = stress_table(D, candidates, title=title, **bootstrap)
+    (out / "stress_table.md").write_text(f"# Stress table: {title}\n\n{table.to_markdown()}\n", encoding="utf-8")
+    table.to_csv(out / "stress_table.csv")
+    np.save(out / "distances.npy", D)
+
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    distance_heatmap(D, ax=ax, title=f"Hellinger distances, n={n}")
+    fig.savefig(out / "distances.png", dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    mds = classical_mds(D)
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
+    ax.set_title(f"spectrum of B (numerical rank {mds.rank})")
+    fig.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    ranks = list(range(1, min(10, mds.rank) + 1))
+    curve = stress_by_rank(D, ranks, method="classical")
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.plot(ranks, curve.stress_raw, "o-", label="classical MDS")
+    ax.set_xlabel("rank $r$")
+    ax.set_ylabel("raw stress")
+    ax.set_yscale("log")
+    ax.legend()
+    fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
+               "mds_rank": mds.rank, "table": table.to_records()}
+    (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
+    return table

@@ -1,0 +1,116 @@
+"""The command line: a real run on a small corpus checked against the package's numbers, and bad arguments."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from posgeom.cli import main
+
+DOCS = [
+    "the cat sat on the mat",
+    "a dog barked at the moon all night long",
+    "nothing ever happens here , or so they say",
+    "it was the best of times , it was the worst of times",
+    "call me ishmael",
+    "all happy families are alike ; each unhappy family is unhappy in its own way",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "docs.txt"
+    path.write_text("\n".join(DOCS) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def report(corpus_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    assert main(["report", str(corpus_file), "--positions", "8", "--out", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_report_writes_every_file(report):
+    for name in ("stress_table.csv", "stress_table.md", "distances.png", "mds_spectrum.png", "stress_vs_rank.png",
+                 "distances.npy", "report.json"):
+        assert (report / name).stat().st_size > 0, name
+    settings = json.loads((report / "report.json").read_text())["settings"]
+    assert settings["n_positions"] == 8 and settings["special_tokens"] is True
+
+
+def test_report_numbers_match_the_package(report, corpus_file):
+    from posgeom import sinusoidal_encoding, stress
+    from posgeom.text import CountingConvention, load_tokenizer, tokenize_corpus
+
+    tokens = tokenize_corpus(DOCS, load_tokenizer(), max_pieces=8)
+    D = tokens.incidence(CountingConvention(8)).hellinger()
+    np.testing.assert_allclose(np.load(report / "distances.npy"), D, atol=1e-12)
+    rows = {r["encoding"]: r for r in csv.DictReader((report / "stress_table.csv").open())}
+    P = sinusoidal_encoding(8, 384)
+    assert float(rows["sinusoidal"]["raw_stress"]) == pytest.approx(stress(P, D), rel=1e-9)
+    assert float(rows["sinusoidal"]["optimal_stress"]) == pytest.approx(stress(P, D, scale="optimal"), rel=1e-9)
+    assert float(rows["MDS full rank"]["raw_stress"]) < 1e-20
+
+
+def test_help_of_the_installed_command():
+    exe = Path(sys.executable).with_name("posgeom")
+    if not exe.exists():
+        exe = shutil.which("posgeom") or pytest.fail("the posgeom command is not installed (pip install -e .)")
+    result = subprocess.run([exe, "report", "--help"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0
+    for option in ("--positions", "--no-special-tokens", "--count-padding", "--truncation", "--bootstrap", "--out",
+                   "--scheduler", "--model"):
+        assert option in result.stdout
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["report", "sst2"], "--out"),                                          # missing required option
+        (["report", "sst2", "--out", "x", "--truncation", "middle"], "truncation"),  # not a choice
+        (["report", "sst2", "--out", "x", "--positions", "many"], "positions"),  # not an integer
+    ],
+)
+def test_argument_errors_exit_2(argv, fragment, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert fragment in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--positions", "600"], "learned positions"),
+        (["--positions", "1"], "n_positions"),
+        (["--bootstrap", "5", "--scheduler", "local"], "bootstrap"),
+        (["--min-length", "20", "--positions", "8"], "min_length"),
+    ],
+)
+def test_unusable_settings_exit_2_with_a_message(corpus_file, tmp_path, capsys, extra, fragment):
+    code = main(["report", str(corpus_file), "--out", str(tmp_path), "--no-progress", *extra])
+    assert code == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_unreadable_corpus_exits_2(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "missing" / "*.txt"), "--out", str(tmp_path), "--no-progress"]) == 2
+    assert "no shard files" in capsys.readouterr().err
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "report" in capsys.readouterr().out
+
+
+def test_module_entry_point():
+    result = subprocess.run([sys.executable, "-m", "posgeom.cli", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and "posgeom" in result.stdout
