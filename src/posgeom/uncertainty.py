@@ -215,9 +215,14 @@ class SequenceIncidence:
         return S
 
     def hellinger(self, weights=None) -> np.ndarray:
-        """Hellinger distances between the positions' ``mu_i`` (via :func:`posgeom.hellinger_distances`)."""
+        """Hellinger distances between the positions' ``mu_i`` (via :func:`posgeom.hellinger_distances`).
+
+        Computed with single-threaded BLAS, as in the resampling loops, so that an estimate computed here and the
+        same estimate inside :func:`bootstrap_statistic` agree to the last bit.
+        """
         S = self.sqrt_distributions(weights)
-        return hellinger_distances(S * S)
+        with _single_threaded_blas():
+            return hellinger_distances(S * S)
 
 
 def _flatten_rows(sequences, n_positions: int, pad_id):
