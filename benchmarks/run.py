@@ -7,10 +7,10 @@ Each benchmark module exposes ``run() -> list[dict]`` with the keys ``benchmark`
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,18 +20,20 @@ MODULES = ["bench_counting", "bench_geometry", "bench_corpus", "bench_chapters"]
 
 
 def main() -> int:
-    sys.path.insert(0, str(HERE))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     rows, failures = [], []
     for name in MODULES:
         t0 = time.perf_counter()
-        try:
-            module = importlib.import_module(name)
-            new = module.run()
-        except Exception as exc:  # report and go on: one broken benchmark must not hide the others
-            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+        # Each benchmark runs in a fresh process, so peak-memory readings are its own.
+        code = f"import json, {name}; print('ROWS=' + json.dumps({name}.run(), default=float))"
+        proc = subprocess.run([sys.executable, "-c", code], cwd=HERE, capture_output=True, text=True)
+        sys.stdout.write("".join(l + "\n" for l in proc.stdout.splitlines() if not l.startswith("ROWS=")))
+        found = [l[5:] for l in proc.stdout.splitlines() if l.startswith("ROWS=")]
+        if proc.returncode or not found:
+            failures.append(f"{name}: exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}")
             continue
+        new = json.loads(found[-1])
         for row in new:
             row["module"] = name
         rows.extend(new)
