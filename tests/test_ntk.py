@@ -68,12 +68,12 @@ def test_linearised_training_matches_network_for_tiny_steps_and_differs_otherwis
 def test_linear_model_mse_converges_to_targets():
     Y = np.sqrt(smooth_targets())
     th = init_masked_slot(8, 5, 64, sigma0=0.3, seed=0)
-    out = train_masked_slot(th, Y, loss="mse", lr=0.5, steps=200, linearised=True)
+    out = train_masked_slot(th, Y, loss="mse", lr=0.5, steps=60, linearised=True)
     from torch.func import jvp
 
     delta = {k: out[k] - th[k] for k in th}
     f0, df = jvp(masked_slot_logits, (th,), (delta,))
-    np.testing.assert_allclose((f0 + df).numpy(), Y, atol=1e-6)
+    np.testing.assert_allclose((f0 + df).numpy(), Y, atol=1e-5)
 
 
 def test_output_trajectory_closed_form_and_cross_entropy_limit():
