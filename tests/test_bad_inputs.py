@@ -103,3 +103,47 @@ def test_position_table_shorter_than_n():
     models = _models()
     with pytest.raises(ValueError):
         models.TransformerClassifier(10, 4, 16, 2, 1, positional="fixed", encoding=np.zeros((3, 16)))
+
+
+# --- archives that try to escape their folder -------------------------------------------------------------------
+def _tar_gz(path, members):
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as tf:
+        for name, data, kind in members:
+            info = tarfile.TarInfo(name)
+            if kind == "symlink":
+                info.type, info.linkname = tarfile.SYMTYPE, "../../etc/passwd"
+                tf.addfile(info)
+            else:
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+
+
+@pytest.mark.parametrize(
+    "member, kind",
+    [("aclImdb/../../evil.txt", "file"), ("/tmp/evil.txt", "file"), ("aclImdb/train/pos/0_9.txt", "symlink")],
+)
+def test_imdb_archive_with_escaping_member_is_refused(tmp_path, member, kind):
+    datasets = pytest.importorskip("posgeom.datasets")
+    archive = tmp_path / "inner" / "aclImdb_v1.tar.gz"
+    archive.parent.mkdir()
+    _tar_gz(archive, [("aclImdb/train/neg/0_1.txt", b"bad film", "file"), (member, b"pwned", kind)])
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    with pytest.raises(ValueError, match="unsafe member"):
+        datasets._parse_imdb(archive, datasets._source("imdb"))
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before, "nothing may be written anywhere"
+
+
+def test_sst2_archive_with_escaping_member_is_refused(tmp_path):
+    import zipfile
+
+    datasets = pytest.importorskip("posgeom.datasets")
+    archive = tmp_path / "SST-2.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("SST-2/train.tsv", "sentence\tlabel\ngood\t1\n")
+        zf.writestr("SST-2/dev.tsv", "sentence\tlabel\nbad\t0\n")
+        zf.writestr("../../evil.tsv", "pwned")
+    with pytest.raises(ValueError, match="unsafe member"):
+        datasets._parse_sst2(archive, datasets._source("sst2"))

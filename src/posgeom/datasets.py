@@ -306,6 +306,8 @@ def _parse_sst2(path: Path, source: Source) -> dict:
     try:
         with zipfile.ZipFile(path) as zf:
             names = set(zf.namelist())
+            for name in names:
+                _check_member_name(name, path)
             for split in source.splits:
                 member = f"SST-2/{split}.tsv"
                 if member not in names:
@@ -332,6 +334,19 @@ def _parse_sst2(path: Path, source: Source) -> dict:
     return out
 
 
+def _check_member_name(name: str, path: Path, *, link: bool = False) -> None:
+    """Refuse an archive with a member that could escape a folder if it were extracted (absolute, ``..``, links).
+
+    Nothing is ever extracted to disk here, but such a member means the archive is not the published one.
+    """
+    parts = name.replace("\\", "/").split("/")
+    if link or name.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", name):
+        raise ValueError(
+            f"the archive {path} has an unsafe member {name!r} (absolute path, '..' or link); refusing to read it. "
+            "Delete it and use the official archive"
+        )
+
+
 _IMDB_MEMBER = re.compile(r"^aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
 
 
@@ -343,6 +358,7 @@ def _parse_imdb(path: Path, source: Source) -> dict:
             # is never rewound); nothing is extracted to disk.
             with tarfile.open(fileobj=gz, mode="r:") as tf:
                 for member in tf:
+                    _check_member_name(member.name, path, link=member.issym() or member.islnk())
                     match = _IMDB_MEMBER.match(member.name)
                     if match is None or not member.isfile():
                         continue
