@@ -823,25 +823,21 @@ def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_per
 
     # Bootstrap: schemes with replacement (same draw for all corpora), then seeds within each drawn scheme.
     rng = np.random.default_rng([seed, 1])
-    reps, undefined = [], 0
-    for _ in range(n_boot):
-        pick = rng.integers(0, k, size=k)
-        values = []
-        for stress, acc in parsed:
-            S = acc.shape[1]
-            cols = rng.integers(0, S, size=(k, S))
-            s_b = stress[pick[:, None], cols].mean(axis=1)
-            a_b = acc[pick[:, None], cols].mean(axis=1)
-            values.append(_pearson_rows(_ranks(s_b), _ranks(a_b)))
-        values = np.array(values, dtype=float)
-        if np.any(np.isnan(values)):
-            undefined += 1
-            continue
-        reps.append(values.mean())
-    if len(reps) < max(10, n_boot // 2):
+    pick = rng.integers(0, k, size=(n_boot, k))
+    values = []
+    for stress, acc in parsed:
+        S = acc.shape[1]
+        cols = rng.integers(0, S, size=(n_boot, k, S))
+        s_b = stress[pick[:, :, None], cols].mean(axis=2)
+        a_b = acc[pick[:, :, None], cols].mean(axis=2)
+        values.append(_pearson_rows(_ranks(s_b), _ranks(a_b)))
+    values = np.stack(values, axis=1)  # (n_boot, C)
+    defined = ~np.any(np.isnan(values), axis=1)
+    undefined = int(np.sum(~defined))
+    reps = values[defined].mean(axis=1)
+    if reps.size < max(10, n_boot // 2):
         raise ValueError(f"{undefined} of {n_boot} bootstrap replicates had an undefined correlation (too many "
                          "constant resamples): compare more schemes")
-    reps = np.array(reps)
     lo, hi = np.quantile(reps, [(1 - confidence) / 2, (1 + confidence) / 2])
     return RankCorrelationTest(rho=rho, per_corpus=tuple(float(r) for r in per), p_value=float(p_value),
                                exact=exact, ci=(float(lo), float(hi)), confidence=confidence, n_boot=n_boot,
