@@ -332,7 +332,7 @@ class BootstrapResult:
     ----------
     estimate : float or ndarray
         The statistic on the original sample.
-    samples : ndarray, shape (n_boot, *shape)
+    samples : ndarray, shape ``(n_boot, *shape)``
         The statistic on each resample.
     confidence : float
         Coverage of the percentile interval, e.g. 0.95.
