@@ -244,3 +244,15 @@ def test_rank_correlation_errors():
         stress_accuracy_correlation([(np.arange(2.0), np.arange(2.0))], seed=0)
     with pytest.raises(ValueError, match="confidence"):
         stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0))], seed=0, confidence=1.5)
+
+
+def test_scheme_stress_agrees_with_the_stress_table():
+    from posgeom.stress_table import standard_candidates, stress_table
+
+    D = corpus_distances(order_task(100, 8, 12, seed=0))
+    candidates = standard_candidates(8, d=8, n_heads=2, model=None, mds_ranks=(), t5=False, constant=False)
+    rows = {row.name.lower(): row.optimal for row in stress_table(D, candidates).rows}
+    for scheme in ("sinusoidal", "rope", "alibi"):
+        match = [v for k, v in rows.items() if k.startswith(scheme)]
+        assert len(match) == 1, rows
+        assert scheme_stress(scheme, D, d_model=8, n_heads=2) == pytest.approx(match[0], abs=1e-10)

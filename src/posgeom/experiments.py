@@ -231,8 +231,8 @@ def position_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int,
 
     Each base sequence (background as in :func:`order_task`) gets ``a = 0`` at a uniform position ``i`` of the first
     half (label 1); its partner moves ``a`` to a uniform position ``j`` of the second half, swapping it with the
-    background token there (label 0, same multiset). The label depends on the *absolute* position of ``a``: a
-    bidirectional model whose positional signal depends on offsets only (RoPE, ALiBi) is not helped directly.
+    background token there (label 0, same multiset). The label depends on the *absolute* position of ``a``, and (for
+    even ``n``) it flips when the sequence is reversed, as in :func:`order_task`.
 
     Parameters
     ----------
