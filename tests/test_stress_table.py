@@ -93,6 +93,9 @@ def test_bootstrap_is_seeded_and_refits(corpus):
     assert a["MDS full rank"].optimal_ci[1] < 1e-20
     # a fixed encoding's interval is not degenerate: D varies between resamples
     assert a["sinusoidal"].optimal_ci[1] > a["sinusoidal"].optimal_ci[0]
+    boot_mean = a["ALiBi"].optimal + a["ALiBi"].optimal_bias
+    assert a["ALiBi"].optimal_ci[0] <= boot_mean <= a["ALiBi"].optimal_ci[1]
+    assert stress_table(D, rows)["ALiBi"].optimal_bias is None
     basic = stress_table(D, rows, data=inc, seed=1, n_boot=12, interval="basic")
     assert basic.interval == "basic" and basic["ALiBi"].optimal_ci != a["ALiBi"].optimal_ci
     assert all(r.optimal_ci[0] >= 0 for r in basic)

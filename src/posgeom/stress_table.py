@@ -283,6 +283,11 @@ class StressRow:
         The minimising scale ``a*`` (so ``a* E`` is the best-scaled copy; 0 if ``E == 0``).
     raw_ci, optimal_ci : (float, float) or None
         Bootstrap intervals (``None`` without a bootstrap).
+    raw_bias, optimal_bias : float or None
+        Bootstrap estimate of the bias, mean of the replicates minus the estimate (``None`` without a bootstrap).
+        Resampling with replacement repeats sequences, which adds plug-in noise to every Hellinger distance, so a
+        bias that is large against the interval's width means the percentile interval is shifted: prefer
+        ``interval="basic"`` then.
     fitted : bool
         Whether the row was fitted to ``D`` (and refitted per resample).
     """
@@ -295,6 +300,8 @@ class StressRow:
     raw_ci: tuple | None = None
     optimal_ci: tuple | None = None
     fitted: bool = False
+    raw_bias: float | None = None
+    optimal_bias: float | None = None
 
     def as_dict(self) -> dict:
         """A flat, JSON-ready dict (``None`` where there is no interval)."""
@@ -303,7 +310,8 @@ class StressRow:
         return {
             "encoding": self.name, "description": self.description, "raw_stress": self.raw,
             "raw_ci_low": lo_r, "raw_ci_high": hi_r, "optimal_stress": self.optimal, "optimal_ci_low": lo_o,
-            "optimal_ci_high": hi_o, "optimal_scale": self.scale, "fitted": self.fitted,
+            "optimal_ci_high": hi_o, "optimal_scale": self.scale, "raw_bias": self.raw_bias,
+            "optimal_bias": self.optimal_bias, "fitted": self.fitted,
         }
 
 
@@ -500,7 +508,7 @@ def stress_table(
     D = check_distance_matrix(D)
     n = D.shape[0]
     point = _evaluate(candidates, D)
-    lower = upper = None
+    lower = upper = bias = None
     if data is not None:
         from .uncertainty import SequenceIncidence, bootstrap_statistic
 
@@ -524,6 +532,7 @@ def stress_table(
                 "D is not the Hellinger matrix of data: the table's point values differ from data's; pass D=None "
                 "to compute D from data, or the incidence D was computed from"
             )
+        bias = np.asarray(boot.bias)
         if interval == "percentile":
             lower, upper = boot.lower, boot.upper
         else:
@@ -536,11 +545,12 @@ def stress_table(
         raw, opt, a = (float(v) for v in point[3 * j:3 * j + 3])
         if not all(math.isfinite(v) for v in (raw, opt, a)):  # pragma: no cover - stress is finite for valid input
             raise ValueError(f"candidate {c.name!r} gives a non-finite stress")
-        raw_ci = opt_ci = None
+        raw_ci = opt_ci = raw_bias = opt_bias = None
         if lower is not None:
             raw_ci = (float(lower[3 * j]), float(upper[3 * j]))
             opt_ci = (float(lower[3 * j + 1]), float(upper[3 * j + 1]))
-        rows.append(StressRow(c.name, c.description, raw, opt, a, raw_ci, opt_ci, c.fitted))
+            raw_bias, opt_bias = float(bias[3 * j]), float(bias[3 * j + 1])
+        rows.append(StressRow(c.name, c.description, raw, opt, a, raw_ci, opt_ci, c.fitted, raw_bias, opt_bias))
     return StressTable(
         rows=tuple(rows), n_positions=n, n_boot=n_boot, confidence=float(confidence) if n_boot else None,
         interval=interval if n_boot else None, seed=seed if n_boot else None, title=title,
