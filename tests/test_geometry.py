@@ -88,3 +88,15 @@ def test_toeplitz_part_and_defect():
     assert 0 < shift_equivariance_defect(X) <= 1
     with pytest.raises(ValueError, match="undefined"):
         shift_equivariance_defect(np.zeros((3, 3)))
+
+
+def test_dense_and_sparse_product_paths_agree(monkeypatch):
+    import posgeom.geometry as geometry
+
+    rng = np.random.default_rng(3)
+    W = rng.random((20, 300)) * (rng.random((20, 300)) < 0.2)
+    W[:, 0] += 0.1
+    P = sp.csr_matrix(W / W.sum(axis=1, keepdims=True))
+    dense_path = hellinger_distances(P)
+    monkeypatch.setattr(geometry, "_DENSE_PRODUCT_DENSITY", 2.0)  # force the sparse product
+    np.testing.assert_allclose(hellinger_distances(P), dense_path, atol=1e-12)
