@@ -56,6 +56,28 @@ def _flatten(sequences, n_positions: int, pad_id):
     return positions, ids
 
 
+def _check_arguments(n_positions, vocab_size, pad_id):
+    n_positions = check_positive_int(n_positions, "n_positions")
+    vocab_size = check_positive_int(vocab_size, "vocab_size")
+    if pad_id is not None:
+        pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
+        if pad_id >= vocab_size:
+            raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size})")
+    return n_positions, vocab_size, pad_id
+
+
+def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
+    """Validated flat ``(positions, ids)`` int64 arrays of a corpus, under the conventions of :func:`position_counts`.
+
+    Shared by every structure built from token sequences (counts, per-sequence incidences), so that all of them
+    truncate, pad and reject bad ids in exactly the same way.
+    """
+    n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
+    positions, ids = _flatten(sequences, n_positions, pad_id)
+    _check_ids(ids, vocab_size)
+    return positions.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)
+
+
 def _check_ids(ids, vocab_size: int) -> None:
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.isfinite(ids)) or not np.all(ids == np.round(ids)):
@@ -120,19 +142,13 @@ def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int
     array([[2, 0, 0],
            [0, 1, 0]])
     """
-    n_positions = check_positive_int(n_positions, "n_positions")
-    vocab_size = check_positive_int(vocab_size, "vocab_size")
-    if pad_id is not None:
-        pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
-        if pad_id >= vocab_size:
-            raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size})")
+    n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
     matrix = _as_id_matrix(sequences, n_positions, pad_id)
     if matrix is not None:
         _check_ids(matrix, vocab_size)
         return _counts_from_matrix(matrix, n_positions, vocab_size)
-    positions, ids = _flatten(sequences, n_positions, pad_id)
-    _check_ids(ids, vocab_size)
-    keys = positions.astype(np.int64, copy=False) * vocab_size + ids.astype(np.int64, copy=False)
+    positions, ids = flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
+    keys = positions * vocab_size + ids
     cells = n_positions * vocab_size
     if cells <= _DENSE_BINCOUNT_CELLS:
         dense = np.bincount(keys, minlength=cells)

@@ -39,7 +39,11 @@ import scipy.sparse as sp
 
 from ._validation import check_distance_matrix, check_matrix, check_positive_int
 from .geometry import hellinger_distances
+from .statistics import _check_arguments, flat_tokens
 from .stress import pairwise_distances, stress_of_distances
+
+# Up to this many (position, token) cells, sequence incidences index cells with a bincount instead of a sort.
+_DENSE_KEY_CELLS = 1 << 25
 
 __all__ = [
     "SequenceIncidence",
@@ -96,26 +100,20 @@ class SequenceIncidence:
         pad_id : int, optional
             If given, sequences shorter than ``n`` are padded with ``pad_id`` and the pads are counted.
         """
-        n = check_positive_int(n_positions, "n_positions")
-        V = check_positive_int(vocab_size, "vocab_size")
-        if pad_id is not None:
-            pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
-            if pad_id >= V:
-                raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {V})")
-        positions, ids = _flatten_rows(sequences, n, pad_id)
-        if ids.size and not np.issubdtype(ids.dtype, np.integer):
-            if not np.all(np.isfinite(ids)) or not np.all(ids == np.round(ids)):
-                raise TypeError("token ids must be integers; got non-integer values in sequences")
-        ids = ids.astype(np.int64, copy=False)
+        n, V, _ = _check_arguments(n_positions, vocab_size, pad_id)
+        positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
         if ids.size == 0:
             raise ValueError("the sequences hold no token within the first n_positions positions")
-        if ids.min() < 0 or ids.max() >= V:
-            bad = int(ids[(ids < 0) | (ids >= V)][0])
-            raise ValueError(f"token id {bad} is outside the vocabulary [0, {V}); check vocab_size")
         starts = np.flatnonzero(positions == 0)  # every non-empty sequence starts at position 0
         indptr = np.append(starts, ids.size)
-        keys = positions.astype(np.int64) * V + ids
-        cells, cell = np.unique(keys, return_inverse=True)
+        keys = positions * V + ids
+        if n * V <= _DENSE_KEY_CELLS:  # O(N): a bincount and a lookup table instead of sorting every token
+            seen = np.bincount(keys, minlength=n * V) > 0
+            cells = np.flatnonzero(seen)
+            lookup = np.cumsum(seen) - 1
+            cell = lookup[keys]
+        else:
+            cells, cell = np.unique(keys, return_inverse=True)
         return cls(indptr, cell.ravel(), cells, n, V)
 
     @classmethod
@@ -223,27 +221,6 @@ class SequenceIncidence:
         S = self.sqrt_distributions(weights)
         with _single_threaded_blas():
             return hellinger_distances(S * S)
-
-
-def _flatten_rows(sequences, n_positions: int, pad_id):
-    """Flat (positions, ids) of the first ``n`` tokens of every sequence, padded with ``pad_id`` if given.
-
-    The conventions of :func:`posgeom.position_counts` (truncation at ``n``; padding counted only with ``pad_id``);
-    the tests check that both give the same counts.
-    """
-    if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
-        rows = list(sequences[:, :n_positions])
-    else:
-        rows = [np.asarray(s).ravel()[:n_positions] for s in sequences]
-    if not rows:
-        raise ValueError("sequences is empty: pass at least one sequence of token ids")
-    if pad_id is not None:
-        rows = [r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)])
-                for r in rows]
-    lengths = np.fromiter((r.size for r in rows), dtype=np.int64, count=len(rows))
-    ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
-    positions = np.arange(ids.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return positions, ids
 
 
 def _as_incidence(data, n_positions, vocab_size, pad_id) -> SequenceIncidence:
