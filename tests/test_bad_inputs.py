@@ -147,3 +147,22 @@ def test_sst2_archive_with_escaping_member_is_refused(tmp_path):
         zf.writestr("../../evil.tsv", "pwned")
     with pytest.raises(ValueError, match="unsafe member"):
         datasets._parse_sst2(archive, datasets._source("sst2"))
+
+
+# --- the command line ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "make_corpus, fragment",
+    [
+        (lambda d: d / "empty-folder", "no shard files"),
+        (lambda d: (d / "binary.txt").write_bytes(b"\xff\xfe\x00bad") and d / "binary.txt", "not UTF-8"),
+        (lambda d: (d / "blank.txt").write_text("\n\n") and d / "blank.txt", "no documents"),
+    ],
+    ids=["no shards", "not UTF-8", "only blank lines"],
+)
+def test_cli_rejects_unusable_corpora(tmp_path, capsys, make_corpus, fragment):
+    from posgeom.cli import main
+
+    (tmp_path / "empty-folder").mkdir()
+    corpus = make_corpus(tmp_path)
+    assert main(["report", str(corpus), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert fragment in capsys.readouterr().err

@@ -48,6 +48,13 @@ def shard_paths(source: str | os.PathLike) -> list[Path]:
 def read_shard(path: str | os.PathLike, *, text_field: str = "text") -> list[str]:
     """Read the documents of one shard (see the module docstring for the formats)."""
     path = Path(path)
+    try:
+        return _read_shard(path, text_field)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); convert it to UTF-8") from None
+
+
+def _read_shard(path: Path, text_field: str) -> list[str]:
     if path.suffix == ".txt":
         with open(path, encoding="utf-8") as fh:
             return [line.rstrip("\n") for line in fh if line.strip()]
