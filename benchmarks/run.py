@@ -19,6 +19,28 @@ HERE = Path(__file__).resolve().parent
 MODULES = ["bench_counting", "bench_geometry", "bench_corpus", "bench_chapters"]
 
 
+def _verdict(met) -> str:
+    return "-" if met is None else ("met" if met else "NOT met")
+
+
+def _normalise(row: dict) -> dict:
+    """Rows written as (posgeom_s, baseline_s, ratio) times become the common schema; others pass through."""
+    if "measured" in row:
+        return row
+    nan = float("nan")
+    target = row.get("target")
+    return {
+        **row,
+        "benchmark": f"{row['benchmark']} n={row['n']}: {row.get('posgeom', '')} vs {row.get('baseline', '')}",
+        "measured": row["posgeom_s"],
+        "baseline": row["baseline_s"] if row.get("baseline_s") is not None else nan,
+        "unit": "s (ratio = baseline / posgeom)",
+        "ratio": row["ratio"] if row.get("ratio") is not None else nan,
+        "target": f">= {target:g}x" if target else "no target at this size",
+        "met": row.get("met"),
+    }
+
+
 def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
@@ -34,15 +56,14 @@ def main() -> int:
             failures.append(f"{name}: exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}")
             continue
         new = json.loads(found[-1])
-        for row in new:
-            row["module"] = name
+        new = [_normalise(row) | {"module": name} for row in new]
         rows.extend(new)
         print(f"[{name}: {time.perf_counter() - t0:.0f} s]")
     width = max((len(r["benchmark"]) for r in rows), default=20)
     print(f"\n{'benchmark':<{width}}  {'measured':>14}  {'baseline':>14}  {'ratio':>9}  target")
     for r in rows:
         print(f"{r['benchmark']:<{width}}  {r['measured']:>14.4g}  {r['baseline']:>14.4g}  {r['ratio']:>9.3g}  "
-              f"{r['target']} [{'met' if r['met'] else 'NOT met'}] ({r['unit']})")
+              f"{r['target']} [{_verdict(r['met'])}] ({r['unit']})")
     out = HERE / "results.json"
     out.write_text(json.dumps({"load_average": os.getloadavg(), "rows": rows, "failures": failures}, indent=2,
                               default=float))
