@@ -52,7 +52,7 @@ def bhattacharyya_coefficients(P) -> np.ndarray:
     P = check_distributions(P)
     if sp.issparse(P):
         S = P.sqrt()
-        used = np.unique(S.indices)
+        used = np.flatnonzero(np.bincount(S.indices, minlength=S.shape[1]))
         n = S.shape[0]
         if S.nnz >= _DENSE_PRODUCT_DENSITY * n * max(used.size, 1) and n * used.size <= _DENSE_PRODUCT_CELLS:
             # Rows of real positional distributions share most of their support: a dense BLAS product over the
