@@ -11,9 +11,9 @@ Conventions (used everywhere in the book):
   Fisher information metric. It is *not* Euclidean-embeddable in general; this is where curvature enters.
 
 Both are computed from one (sparse) matrix product ``sqrt(P) sqrt(P)^T``; results are exactly symmetric with a zero
-diagonal. Accuracy: ``sqrt(1 - BC)`` turns the ``1e-16`` rounding of ``BC`` into an absolute error of about ``1e-8``
-for nearly equal distributions (two equal rows give about ``1e-8``, not 0); larger distances are accurate to
-``1e-15`` relative.
+diagonal. Accuracy: Hellinger distances are computed as ``sqrt((G_ii + G_jj)/2 - G_ij)`` from the Gram matrix
+``G = sqrt(P) sqrt(P)^T``, so two equal rows give exactly 0; for nearly equal distributions the square root still
+turns the ``1e-16`` rounding of ``G`` into an absolute error of up to about ``1e-8``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,14 @@ def bhattacharyya_coefficients(P) -> np.ndarray:
     -------
     (n, n) float array, symmetric, with unit diagonal, entries clipped to ``[0, 1]``.
     """
+    BC = _sqrt_gram(P)
+    BC = np.clip(BC, 0.0, 1.0)
+    np.fill_diagonal(BC, 1.0)
+    return BC
+
+
+def _sqrt_gram(P) -> np.ndarray:
+    """The symmetrised Gram matrix ``G = sqrt(P) sqrt(P)^T`` (unclipped; its diagonal is 1 up to rounding)."""
     P = check_distributions(P)
     if sp.issparse(P):
         S = P.sqrt()
@@ -64,9 +72,7 @@ def bhattacharyya_coefficients(P) -> np.ndarray:
     else:
         S = np.sqrt(P)
         BC = S @ S.T
-    BC = np.clip(0.5 * (BC + BC.T), 0.0, 1.0)
-    np.fill_diagonal(BC, 1.0)
-    return BC
+    return 0.5 * (BC + BC.T)
 
 
 def hellinger_distances(P) -> np.ndarray:
@@ -90,7 +96,13 @@ def hellinger_distances(P) -> np.ndarray:
     array([[0., 1.],
            [1., 0.]])
     """
-    return np.sqrt(1.0 - bhattacharyya_coefficients(P))
+    # d_H^2 = ||s_i - s_j||^2 / 2 = (G_ii + G_jj) / 2 - G_ij, with the computed diagonal rather than the exact 1:
+    # equal rows then give exactly 0 (1 - BC would leave ~1e-16 under the square root, i.e. ~1e-8).
+    G = _sqrt_gram(P)
+    g = np.diag(G).copy()
+    D2 = np.clip(0.5 * (g[:, None] + g[None, :]) - G, 0.0, 1.0)
+    np.fill_diagonal(D2, 0.0)
+    return np.sqrt(D2)
 
 
 def fisher_rao_distances(P) -> np.ndarray:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -135,7 +136,21 @@ return {
 """
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(SITE)))
+def _is_redirect(page: Path) -> bool:
+    return re.search(r'http-equiv="refresh"', page.read_text(encoding="utf-8"), re.I) is not None
+
+
+CONTENT_PAGES = [p for p in PAGES if not _is_redirect(p)]
+
+
+def test_redirect_pages_point_to_built_pages():
+    for page in PAGES:
+        if _is_redirect(page):
+            target = re.search(r'url=([^"\s>]+)', page.read_text(encoding="utf-8"), re.I).group(1)
+            assert (page.parent / target).resolve().is_file(), f"{page.name} redirects to a missing page {target}"
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, ids=lambda p: str(p.relative_to(SITE)))
 def test_page_renders_in_a_browser(page, browser, server):
     browser.get(f"{server}/{page.relative_to(SITE).as_posix()}")
     mathjax = browser.execute_async_script(_WAIT_FOR_MATHJAX)
