@@ -39,18 +39,18 @@ import contextlib
 import dataclasses
 import gzip
 import hashlib
-import io
 import json
 import os
 import re
 import tarfile
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from ._io import atomic_open
 
 __all__ = ["Corpus", "Source", "SOURCES", "cache_dir", "load_sst2", "load_imdb", "archive_path"]
 
@@ -113,7 +113,7 @@ SOURCES: dict[str, Source] = {
         # The mirror README lists cc3ed882...0a53, but the mirror file on this project's machines has the hash
         # below; its gzip CRC is intact and it holds exactly 4 x 12,500 labelled reviews (ids 0..12499, ratings
         # consistent with the pos/neg folders, the well-known first reviews verbatim). The README value is taken to
-        # be stale; see the chapter 2 report. Change it here if the mirror is re-issued.
+        # be stale (README, Known limitations). Change it here if the mirror is re-issued.
         mirror_sha256="09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
         splits=("train", "test"),
     ),
@@ -388,16 +388,8 @@ _PARSERS = {"sst2": _parse_sst2, "imdb": _parse_imdb}
 
 
 def _atomic_write_json(path: Path, payload) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with io.open(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh, ensure_ascii=False)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_open(path, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh, ensure_ascii=False)
 
 
 def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:

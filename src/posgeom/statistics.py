@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_distributions, check_matrix, check_positive_int
+from ._validation import check_matrix, check_positive_int
 
 __all__ = ["position_counts", "merge_counts", "position_distributions"]
 

@@ -40,17 +40,16 @@ available cores; it dominates the cost (about 85% of the time in a profile of IM
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._io import atomic_open
 from ._validation import check_positive_int
 from .pretrained import DEFAULT_MODEL, resolve_model
 from .statistics import position_counts
@@ -432,19 +431,10 @@ class TokenizedCorpus:
 
     def save(self, path) -> None:
         """Write to ``.npz`` atomically (temporary file + ``os.replace``)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         meta = [self.max_pieces, self.vocab_size] + [-1 if x is None else int(x)
                                                      for x in (self.cls_id, self.sep_id, self.pad_id)]
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, indptr=self.indptr, ids=self.ids, meta=np.array(meta, dtype=np.int64))
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with atomic_open(path) as fh:
+            np.savez(fh, indptr=self.indptr, ids=self.ids, meta=np.array(meta, dtype=np.int64))
 
     @classmethod
     def load(cls, path) -> "TokenizedCorpus":

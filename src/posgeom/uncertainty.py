@@ -29,14 +29,12 @@ Seeds: every random function requires ``seed``; the same seed gives the same num
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._io import atomic_open
 from ._validation import check_distance_matrix, check_matrix, check_positive_int
 from .geometry import hellinger_distances
 from .statistics import _check_arguments, flat_tokens
@@ -134,18 +132,9 @@ class SequenceIncidence:
     # -- persistence ----------------------------------------------------------------------------------------
     def save(self, path) -> None:
         """Write to an ``.npz`` file atomically (temporary file + ``os.replace``)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, indptr=self.indptr, cell=self.cell, cells=self.cells,
-                         shape=np.array([self.n_positions, self.vocab_size]))
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with atomic_open(path) as fh:
+            np.savez(fh, indptr=self.indptr, cell=self.cell, cells=self.cells,
+                     shape=np.array([self.n_positions, self.vocab_size]))
 
     @classmethod
     def load(cls, path):
