@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from ._io import atomic_open
 from ._validation import check_distance_matrix, check_matrix, check_positive_int
-from .geometry import hellinger_distances
+from .geometry import hellinger_distances, hellinger_from_products
 from .statistics import _check_arguments, flat_tokens
 from .stress import pairwise_distances, stress_of_distances
 
@@ -284,9 +284,9 @@ def split_half_distances(data, *, seed: int, n_splits: int = 1, n_positions: int
             SB = inc.sqrt_distributions(1.0 - half)
         except ValueError as exc:
             raise ValueError(f"split-half: {exc}") from None
-        # Paired (row-wise) Hellinger distance, same convention as posgeom.geometry: sqrt(1 - BC).
-        bc = np.clip(np.einsum("ij,ij->i", SA, SB), 0.0, 1.0)
-        out[k] = np.sqrt(1.0 - bc)
+        # Paired (row-wise) Hellinger distance, by the formula of posgeom.geometry
+        out[k] = hellinger_from_products(np.einsum("ij,ij->i", SA, SA), np.einsum("ij,ij->i", SB, SB),
+                                         np.einsum("ij,ij->i", SA, SB))
     return out
 
 
