@@ -2,7 +2,7 @@
 
 Prints, in one run (and :func:`run` returns as rows for ``benchmarks/run.py``):
 
-* wall time of ``posgeom.text.corpus_position_counts`` on the 25,000 IMDB training reviews, n = 512, BERT
+* wall time of ``posgeom.data.corpus_position_counts`` on the 25,000 IMDB training reviews, n = 512, BERT
   conventions ([CLS]/[SEP] counted, truncation as the model sees it, no padding) -- target <= 30 s on 2 cores;
 * peak resident memory of the process (``ru_maxrss``, which includes the Python/transformers baseline and the
   corpus text) -- target <= 2 GB;
@@ -28,8 +28,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-from posgeom.datasets import load_imdb  # noqa: E402
-from posgeom.text import CountingConvention, corpus_position_counts, load_tokenizer  # noqa: E402
+from posgeom.data import (  # noqa: E402
+    CountingConvention,
+    corpus_position_counts,
+    load_imdb,  # noqa: E402
+    load_tokenizer,
+)
 
 
 def naive_counts(texts, tokenizer, n):
@@ -44,7 +48,7 @@ def naive_counts(texts, tokenizer, n):
 
 def measure(n: int = 512, slice_size: int = 1000, batch_size: int = 1024) -> dict:
     """All measurements of this benchmark (seconds, bytes, booleans), printed by :func:`main`."""
-    from posgeom import classical_mds, position_distributions, hellinger_distances
+    from posgeom import classical_mds, hellinger_distances, position_distributions
 
     out = {"load_average": os.getloadavg()[0]}
     t0 = time.perf_counter()

@@ -5,7 +5,7 @@ Prints, in one run, for ``n in {64, 256, 512, 1024}`` positions and a ``V = 3052
 1. **Hellinger matrix.** ``posgeom.hellinger_distances`` on a sparse (CSR) ``n x V`` matrix of positional
    distributions against the dense baseline ``scipy.spatial.distance.pdist(np.sqrt(P)) / sqrt(2)`` on the same
    distributions as a dense array (the two agree to 1e-6; checked). Target: >= 20x at ``n = 512``.
-2. **Stress-against-rank curve** ``r = 1..10``: ``posgeom.lowrank.stress_by_rank(D, ..., "classical")`` (one
+2. **Stress-against-rank curve** ``r = 1..10``: ``posgeom.stress.stress_by_rank(D, ..., "classical")`` (one
    eigendecomposition) against ``stress_by_rank(D, ..., "smacof", n_init=1)`` (one SMACOF fit per rank, started
    from classical MDS, ``max_iter=3000``, ``eps=1e-8``). Target: >= 20x (checked at every ``n`` it runs at).
 
@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
 import posgeom as pg
-from posgeom.lowrank import stress_by_rank
+from posgeom.stress import stress_by_rank
 
 VOCAB = 30522
 SIZES = (64, 256, 512, 1024)

@@ -14,7 +14,7 @@ SQUARE = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]])
 
 
 def _models():
-    return pytest.importorskip("posgeom.models")
+    return pytest.importorskip("posgeom.nn")
 
 
 CASES = [
@@ -76,7 +76,7 @@ def test_catalogue_is_large():
 
 
 def test_wrong_posgeom_data_folder(monkeypatch, tmp_path):
-    datasets = pytest.importorskip("posgeom.datasets")
+    datasets = pytest.importorskip("posgeom.data.datasets")
     monkeypatch.setenv("POSGEOM_DATA", str(tmp_path / "does-not-exist"))
     with pytest.raises((FileNotFoundError, ValueError)) as info:
         datasets.load_sst2("dev")
@@ -84,7 +84,7 @@ def test_wrong_posgeom_data_folder(monkeypatch, tmp_path):
 
 
 def test_missing_file_in_mirror(monkeypatch, tmp_path):
-    datasets = pytest.importorskip("posgeom.datasets")
+    datasets = pytest.importorskip("posgeom.data.datasets")
     monkeypatch.setenv("POSGEOM_DATA", str(tmp_path))
     with pytest.raises(FileNotFoundError) as info:
         datasets.load_imdb("test")
@@ -93,7 +93,7 @@ def test_missing_file_in_mirror(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("split", ["", "validation", None])
 def test_unknown_split(split):
-    datasets = pytest.importorskip("posgeom.datasets")
+    datasets = pytest.importorskip("posgeom.data.datasets")
     with pytest.raises((ValueError, TypeError)) as info:
         datasets.load_sst2(split)
     assert "split" in str(info.value)
@@ -126,7 +126,7 @@ def _tar_gz(path, members):
     [("aclImdb/../../evil.txt", "file"), ("/tmp/evil.txt", "file"), ("aclImdb/train/pos/0_9.txt", "symlink")],
 )
 def test_imdb_archive_with_escaping_member_is_refused(tmp_path, member, kind):
-    datasets = pytest.importorskip("posgeom.datasets")
+    datasets = pytest.importorskip("posgeom.data.datasets")
     archive = tmp_path / "inner" / "aclImdb_v1.tar.gz"
     archive.parent.mkdir()
     _tar_gz(archive, [("aclImdb/train/neg/0_1.txt", b"bad film", "file"), (member, b"pwned", kind)])
@@ -139,7 +139,7 @@ def test_imdb_archive_with_escaping_member_is_refused(tmp_path, member, kind):
 def test_sst2_archive_with_escaping_member_is_refused(tmp_path):
     import zipfile
 
-    datasets = pytest.importorskip("posgeom.datasets")
+    datasets = pytest.importorskip("posgeom.data.datasets")
     archive = tmp_path / "SST-2.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("SST-2/train.tsv", "sentence\tlabel\ngood\t1\n")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from posgeom import plugin_distances
 from posgeom.cli import main
 
 DOCS = [
@@ -48,10 +49,10 @@ def test_report_writes_every_file(report):
 
 def test_report_numbers_match_the_package(report, corpus_file):
     from posgeom import sinusoidal_encoding, stress
-    from posgeom.text import CountingConvention, load_tokenizer, tokenize_corpus
+    from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
 
     tokens = tokenize_corpus(DOCS, load_tokenizer(), max_pieces=8)
-    D = tokens.incidence(CountingConvention(8)).hellinger()
+    D = plugin_distances(tokens.incidence(CountingConvention(8)))
     np.testing.assert_allclose(np.load(report / "distances.npy"), D, atol=1e-12)
     rows = {r["encoding"]: r for r in csv.DictReader((report / "stress_table.csv").open())}
     P = sinusoidal_encoding(8, 384)

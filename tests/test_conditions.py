@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from posgeom import synthetic_corpus
-from posgeom.conditions import (
+from posgeom.studies import (
     label_flip_rate,
     multiset_bound,
     non_degeneracy,

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posgeom import datasets
-from posgeom.datasets import SOURCES, load_imdb, load_sst2
+from posgeom.data import datasets
+from posgeom.data import SOURCES, load_imdb, load_sst2
 
 MIRROR = Path(os.environ.get("POSGEOM_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 has_mirror = pytest.mark.skipif(

@@ -28,7 +28,7 @@ def test_synthetic_corpus_distances_and_mds():
 
 
 def test_smacof_is_seeded():
-    from posgeom.encodings import smacof_encoding
+    from posgeom.stress import smacof_encoding
 
     D = pg.hellinger_distances(pg.synthetic_distributions(12, 40, seed=1, regime="smooth"))
     a, b = _twice(lambda: smacof_encoding(D, 2, seed=7, n_init=2).embedding)
@@ -36,7 +36,7 @@ def test_smacof_is_seeded():
 
 
 def test_bootstrap_is_seeded():
-    from posgeom.uncertainty import bootstrap_stress
+    from posgeom.stress import bootstrap_stress
 
     X = pg.synthetic_corpus(300, 10, 30, seed=2, regime="smooth")
     P = pg.sinusoidal_encoding(10, 8)
@@ -45,8 +45,8 @@ def test_bootstrap_is_seeded():
 
 
 def test_real_text_counts():
-    from posgeom.text import CountingConvention, corpus_position_counts, load_tokenizer
-    from posgeom.toy_text import tiny_reviews
+    from posgeom.corpus import tiny_reviews
+    from posgeom.data import CountingConvention, corpus_position_counts, load_tokenizer
 
     texts, tok = tiny_reviews(200, seed=1), load_tokenizer()
     a, b = _twice(lambda: corpus_position_counts(texts, tok, CountingConvention(16)))
@@ -56,8 +56,7 @@ def test_real_text_counts():
 @pytest.mark.parametrize("scheme", ["learned", "rope", "alibi", "low_rank"])
 def test_training_is_bit_identical(scheme):
     torch = pytest.importorskip("torch")
-    from posgeom.models import TransformerClassifier
-    from posgeom.training import seed_everything, train_classifier
+    from posgeom.nn import TransformerClassifier, seed_everything, train_classifier
 
     X = np.random.default_rng(0).integers(0, 10, size=(64, 8))
     y = (X[:, 0] > X[:, -1]).astype(np.int64)

@@ -5,8 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from posgeom.shards import read_shard, shard_paths
-from posgeom.text import CountingConvention, corpus_position_counts, load_tokenizer
+from posgeom.data import (
+    CountingConvention,
+    corpus_position_counts,
+    load_tokenizer,
+    read_shard,
+    shard_paths,
+)
 
 DOCS = [
     "the film is a triumph of style over substance",
@@ -47,7 +52,7 @@ def cluster():
     "convention", [CountingConvention(12), CountingConvention(8, special_tokens=False, count_padding=True)]
 )
 def test_local_cluster_equals_one_pass(shard_folder, cluster, convention):
-    from posgeom.distributed import sharded_position_counts
+    from posgeom.data import sharded_position_counts
 
     one_pass = corpus_position_counts(DOCS, load_tokenizer(), convention)
     reference = sharded_position_counts(shard_folder, convention, scheduler="local-process")

@@ -15,10 +15,10 @@ from posgeom.encodings import (
     rope_distances,
     sinusoidal_encoding,
     sinusoidal_frequencies,
-    smacof_encoding,
     t5_bucket,
     t5_bucket_distances,
 )
+from posgeom.stress import smacof_encoding
 
 
 def _hellinger(regime="smooth", n=16, V=60, seed=0):

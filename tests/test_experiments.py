@@ -6,17 +6,24 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from posgeom.conditions import multiset_bound
-from posgeom.encodings import low_rank_factors, mds_encoding
-from posgeom.experiments import (
+from posgeom.corpus import position_counts, position_distributions
+from posgeom.encodings import (
+    alibi_slopes,
+    induced_distances,
+    low_rank_factors,
+    mds_encoding,
+    rope_distances,
+)
+from posgeom.geometry import hellinger_distances
+from posgeom.studies import (
     EXTRAPOLATING_SCHEMES,
     TaskData,
     TokenizedDataset,
     Vocabulary,
     corpus_distances,
     distance_task,
-    induced_distances,
     length_extrapolation,
+    multiset_bound,
     order_task,
     position_task,
     scheme_stress,
@@ -25,8 +32,6 @@ from posgeom.experiments import (
     tokenize_dataset,
     train_and_evaluate,
 )
-from posgeom.geometry import hellinger_distances
-from posgeom.statistics import position_counts, position_distributions
 
 TINY = dict(d_model=8, n_heads=2, n_layers=1, epochs=1, lr=1e-2, batch_size=32)
 
@@ -109,7 +114,7 @@ def test_corpus_distances_match_the_core_functions():
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from posgeom.text import load_tokenizer
+    from posgeom.data import load_tokenizer
 
     return load_tokenizer()
 
@@ -132,7 +137,10 @@ def test_tokenize_dataset_uses_bert_input_convention(tokenizer):
 def test_induced_distances_and_scheme_stress():
     D = corpus_distances(order_task(100, 8, 12, seed=0))
     assert scheme_stress("none", D, d_model=8, n_heads=2) == 1.0
-    assert np.array_equal(induced_distances("alibi", 4, d_model=8, n_heads=2)[0], [0, 1, 2, 3])
+    m = np.linalg.norm(alibi_slopes(2))
+    assert np.allclose(induced_distances("alibi", 4, d_model=8, n_heads=2)[0], m * np.arange(4))
+    # RoPE over all heads has the sinusoid's scale: sqrt(n_heads) times one head's distance.
+    assert np.allclose(induced_distances("rope", 6, d_model=8, n_heads=2), np.sqrt(2) * rope_distances(6, 4))
     P = mds_encoding(D, 8)
     assert scheme_stress("fixed", D, d_model=8, n_heads=2, encoding=P) < 1e-10
     for scheme in ("sinusoidal", "rope", "alibi"):
@@ -142,7 +150,7 @@ def test_induced_distances_and_scheme_stress():
     with pytest.raises(ValueError, match="rejected"):
         induced_distances("rope", 8, d_model=8, n_heads=2, encoding=P)
     with pytest.raises(ValueError, match="unknown scheme"):
-        induced_distances("t5", 8, d_model=8, n_heads=2)
+        induced_distances("bogus", 8, d_model=8, n_heads=2)
 
 
 # ----------------------------------------------------------------------------------------------------- training
@@ -247,7 +255,7 @@ def test_rank_correlation_errors():
 
 
 def test_scheme_stress_agrees_with_the_stress_table():
-    from posgeom.stress_table import standard_candidates, stress_table
+    from posgeom.stress import standard_candidates, stress_table
 
     D = corpus_distances(order_task(100, 8, 12, seed=0))
     candidates = standard_candidates(8, d=8, n_heads=2, model=None, mds_ranks=(), t5=False, constant=False)

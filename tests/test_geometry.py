@@ -3,9 +3,13 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from scipy.spatial.distance import pdist, squareform
-
-from posgeom import bhattacharyya_coefficients, fisher_rao_distances, hellinger_distances
 from strategies import distributions
+
+from posgeom import (
+    bhattacharyya_coefficients,
+    fisher_rao_distances,
+    hellinger_distances,
+)
 
 
 def test_hellinger_worked_by_hand():
@@ -91,7 +95,7 @@ def test_toeplitz_part_and_defect():
 
 
 def test_dense_and_sparse_product_paths_agree(monkeypatch):
-    import posgeom.geometry as geometry
+    import posgeom.geometry.hellinger as geometry
 
     rng = np.random.default_rng(3)
     W = rng.random((20, 300)) * (rng.random((20, 300)) < 0.2)

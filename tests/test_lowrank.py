@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import posgeom as pg
-from posgeom.lowrank import stress_by_rank, strain
+from posgeom.stress import strain, stress_by_rank
 
 
 def _D(regime="smooth", n=16, V=80, seed=0):

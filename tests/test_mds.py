@@ -2,9 +2,15 @@ import numpy as np
 import pytest
 from hypothesis import given
 from scipy.spatial.distance import pdist, squareform
-
-from posgeom import classical_mds, double_centered_gram, fisher_rao_distances, hellinger_distances, synthetic_distributions
 from strategies import configurations
+
+from posgeom import (
+    classical_mds,
+    double_centered_gram,
+    fisher_rao_distances,
+    hellinger_distances,
+    synthetic_distributions,
+)
 
 
 def test_square_is_recovered_in_two_dimensions():

@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from posgeom.models import TransformerClassifier
-from posgeom.training import seed_everything
+from posgeom.nn import TransformerClassifier, seed_everything
 
 SCHEMES_KW = {
     "none": {},

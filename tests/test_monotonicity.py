@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau, spearmanr
 
 import posgeom as pg
-from posgeom.monotonicity import (
+from posgeom.encodings import (
     bootstrap_dimensions,
     distance_lag_pairs,
     permutation_test,

@@ -6,7 +6,8 @@ import torch
 from torch.func import jacrev
 
 import posgeom as pg
-from posgeom.ntk import (
+from posgeom.geometry import pairwise_distances
+from posgeom.nn import (
     init_masked_slot,
     kernel_regime_distances,
     masked_slot_logits,
@@ -14,7 +15,6 @@ from posgeom.ntk import (
     output_trajectory,
     train_masked_slot,
 )
-from posgeom.stress import pairwise_distances
 
 
 def smooth_targets(n=8, V=5, seed=0):

@@ -6,13 +6,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posgeom.positional import (
+from posgeom.encodings import alibi_slopes
+from posgeom.nn import (
     SCHEMES,
     ALiBiPosition,
     FixedPosition,
     LowRankPosition,
     RotaryPosition,
-    alibi_slopes,
     make_positional,
 )
 

@@ -9,7 +9,7 @@ import pytest
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
-from posgeom.pretrained import learned_position_embeddings, offline_model_dir, resolve_model  # noqa: E402
+from posgeom.data import learned_position_embeddings, offline_model_dir, resolve_model  # noqa: E402
 
 
 def _write(folder, tensors, name="model.safetensors"):

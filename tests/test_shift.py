@@ -2,7 +2,12 @@ import numpy as np
 import pytest
 
 import posgeom as pg
-from posgeom.shift import fourier_alignment, fourier_basis, shift_equivariant_distributions, subspace_alignment
+from posgeom.geometry import (
+    fourier_alignment,
+    fourier_basis,
+    shift_equivariant_distributions,
+    subspace_alignment,
+)
 
 
 def _D(regime="smooth", n=16, V=80, seed=0):

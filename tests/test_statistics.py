@@ -36,7 +36,7 @@ def test_two_dimensional_array_matches_list_input():
 
 
 def test_sorting_path_equals_bincount_path(monkeypatch):
-    import posgeom.statistics as stats
+    import posgeom.corpus.counts as stats
 
     X = np.random.default_rng(1).integers(0, 11, size=(40, 9))
     dense = position_counts(X, 9, 11)

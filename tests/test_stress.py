@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.spatial.distance import pdist, squareform
+from strategies import configurations
 
 from posgeom import optimal_scale, pairwise_distances, stress, stress_of_distances
-from strategies import configurations
 
 
 def test_stress_worked_by_hand():

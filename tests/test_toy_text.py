@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from posgeom.toy_text import tiny_reviews
+from posgeom.corpus import tiny_reviews
 
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "tiny_reviews.txt"
 

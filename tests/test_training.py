@@ -2,8 +2,13 @@ import numpy as np
 import pytest
 import torch
 
-from posgeom.models import TransformerClassifier
-from posgeom.training import accuracy, evaluate_loss, seed_everything, train_classifier
+from posgeom.nn import (
+    TransformerClassifier,
+    accuracy,
+    evaluate_loss,
+    seed_everything,
+    train_classifier,
+)
 
 
 def data(seed=0):

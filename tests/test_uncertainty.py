@@ -7,14 +7,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posgeom import classical_mds, hellinger_distances, position_counts, position_distributions, synthetic_corpus
-from posgeom.uncertainty import (
-    SequenceIncidence,
+from posgeom import (
+    classical_mds,
+    hellinger_distances,
+    plugin_distances,
+    position_counts,
+    position_distributions,
+    synthetic_corpus,
+)
+from posgeom.corpus import SequenceIncidence
+from posgeom.geometry import (
     bootstrap_distances,
     bootstrap_statistic,
-    bootstrap_stress,
     split_half_distances,
 )
+from posgeom.stress import bootstrap_stress
 
 ragged = st.lists(st.lists(st.integers(0, 6), min_size=0, max_size=7), min_size=1, max_size=12)
 
@@ -47,7 +54,7 @@ def test_incidence_from_matrix_concatenate_and_save(tmp_path):
     inc.save(tmp_path / "inc.npz")
     back = SequenceIncidence.load(tmp_path / "inc.npz")
     assert (back.counts() != inc.counts()).nnz == 0 and not list(tmp_path.glob("*.tmp"))
-    D = inc.hellinger()
+    D = plugin_distances(inc)
     assert np.allclose(D, hellinger_distances(position_distributions(position_counts(X, 6, 9))))
     assert np.array_equal(inc.sequences_per_position(), np.full(6, 50.0))
     with pytest.raises(ValueError, match="outside the vocabulary"):
@@ -64,7 +71,7 @@ def test_split_half_floor_matches_the_delta_method():
     inc = SequenceIncidence.from_sequences(X, n, V)
     floor = split_half_distances(inc, seed=0, n_splits=8)
     assert floor.shape == (8, n) and np.all((floor >= 0) & (floor <= 1))
-    D = inc.hellinger()
+    D = plugin_distances(inc)
     between = D[np.triu_indices(n, 1)]
     ratio = np.mean(floor**2) / np.mean(between**2)
     assert 1.6 < ratio < 2.5, ratio
@@ -80,7 +87,7 @@ def test_signal_above_floor_for_smooth_statistics():
     X = synthetic_corpus(3000, 16, 30, seed=4, regime="smooth")
     inc = SequenceIncidence.from_sequences(X, 16, 30)
     floor = split_half_distances(inc, seed=0).max()
-    D = inc.hellinger()
+    D = plugin_distances(inc)
     assert D[0, -1] > 5 * floor
 
 
@@ -102,7 +109,7 @@ def test_bootstrap_distances_and_statistic():
 def test_bootstrap_stress_inputs_agree():
     X = synthetic_corpus(300, 10, 12, seed=6, regime="smooth")
     inc = SequenceIncidence.from_sequences(X, 10, 12)
-    P = classical_mds(inc.hellinger(), rank=2).embedding
+    P = classical_mds(plugin_distances(inc), rank=2).embedding
     E = np.linalg.norm(P[:, None] - P[None], axis=-1)
     a = bootstrap_stress(P, inc, seed=2, n_boot=25)
     b = bootstrap_stress(E, inc, seed=2, n_boot=25)

@@ -1,54 +1,84 @@
 """posgeom: the geometry of positional encodings.
 
-The package follows the book's path:
+The subpackages follow the book's path; each layer imports only the layers before it:
 
-* corpus statistics: :mod:`posgeom.statistics` (counts, ``mu_i``), :mod:`posgeom.synthetic` (corpora with known
-  ``mu_i``);
-* geometry: :mod:`posgeom.geometry` (Hellinger, Fisher-Rao), :mod:`posgeom.mds` (classical MDS, Algorithm 1);
-* encodings: :mod:`posgeom.encodings`;
-* stress: :mod:`posgeom.stress`.
+==================  =====================================================================================
+``corpus``          counts and positional distributions ``mu_i``, sequence incidences, synthetic corpora
+``geometry``        Hellinger and Fisher-Rao distances, their estimators and noise, classical MDS, shift analysis
+``encodings``       sinusoidal, MDS and low-rank encodings; RoPE, ALiBi, T5 and the distance each induces
+``stress``          raw and scale-optimal stress, SMACOF, the stress-against-rank curve, the stress table
+``nn``              small Transformers in torch (the only library layer that imports torch)
+``data``            input/output only: SST-2 and IMDB, tokenising conventions, shards, pretrained tables
+``studies``         one chapter's experiment each; notebooks import it, the library never does
+==================  =====================================================================================
 
-Real corpora, tokenisation, pretrained models and small Transformers live in their own modules and are imported
-on demand (they need ``transformers``/``torch``).
+At the top: :mod:`posgeom.report` and :mod:`posgeom.cli` (``posgeom report``), :mod:`posgeom.plotting`,
+:mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy core (``pg.hellinger_distances``,
+``pg.classical_mds``, ``pg.stress``, ...) without importing torch.
 """
 
-from .encodings import sinusoidal_encoding, sinusoidal_frequencies
+from .corpus import (
+    REGIMES,
+    SequenceIncidence,
+    merge_counts,
+    position_counts,
+    position_distributions,
+    synthetic_corpus,
+    synthetic_distributions,
+)
+from .encodings import (
+    induced_distances,
+    low_rank_factors,
+    mds_encoding,
+    sinusoidal_encoding,
+    sinusoidal_frequencies,
+)
 from .geometry import (
+    ClassicalMDS,
     bhattacharyya_coefficients,
+    classical_mds,
+    double_centered_gram,
     fisher_rao_distances,
     hellinger_distances,
     lag_profile,
+    numerical_rank,
+    pairwise_distances,
+    plugin_distances,
     shift_equivariance_defect,
     toeplitz_part,
 )
-from .mds import ClassicalMDS, classical_mds, double_centered_gram, numerical_rank
-from .statistics import merge_counts, position_counts, position_distributions
-from .stress import optimal_scale, pairwise_distances, stress, stress_of_distances
-from .synthetic import REGIMES, synthetic_corpus, synthetic_distributions
+from .stress import optimal_scale, smacof_encoding, stress, stress_by_rank, stress_of_distances
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "REGIMES",
     "ClassicalMDS",
+    "SequenceIncidence",
     "bhattacharyya_coefficients",
     "classical_mds",
     "double_centered_gram",
     "fisher_rao_distances",
     "hellinger_distances",
+    "induced_distances",
     "lag_profile",
+    "low_rank_factors",
+    "mds_encoding",
     "merge_counts",
-    "shift_equivariance_defect",
-    "toeplitz_part",
     "numerical_rank",
     "optimal_scale",
     "pairwise_distances",
+    "plugin_distances",
     "position_counts",
     "position_distributions",
+    "shift_equivariance_defect",
     "sinusoidal_encoding",
     "sinusoidal_frequencies",
+    "smacof_encoding",
     "stress",
+    "stress_by_rank",
     "stress_of_distances",
     "synthetic_corpus",
     "synthetic_distributions",
+    "toeplitz_part",
 ]

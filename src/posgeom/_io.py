@@ -7,7 +7,9 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_open"]
+__all__ = [
+    "atomic_open",
+]
 
 
 @contextlib.contextmanager

@@ -7,7 +7,6 @@ message that names the argument, the problem and, where there is one, the fix. N
 from __future__ import annotations
 
 import numbers
-
 import numpy as np
 import scipy.sparse as sp
 

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-
 from .report import ReportSettings
+
+__all__ = [
+    "EXAMPLES",
+    "main",
+]
+
 
 EXAMPLES = """examples:
   posgeom report sst2 --positions 64 --out reports/sst2

@@ -7,7 +7,10 @@ chapters run anywhere. Numbers in the ledger are therefore never typed in: they 
 
 from __future__ import annotations
 
-__all__ = ["record"]
+
+__all__ = [
+    "record",
+]
 
 
 def record(name: str, value):

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["distance_heatmap", "lag_profile_plot", "spectrum_plot"]
+__all__ = [
+    "distance_heatmap",
+    "lag_profile_plot",
+    "spectrum_plot",
+]
 
 
 def _axes(ax):
@@ -36,7 +40,7 @@ def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None
 
 def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
     """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line. Returns the axes."""
-    from .geometry import lag_profile
+    from .geometry.shift import lag_profile
 
     ax = _axes(ax)
     D = np.asarray(D, dtype=float)

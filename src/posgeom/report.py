@@ -1,6 +1,6 @@
 """A stress report for any corpus and model: the pipeline behind ``posgeom report``.
 
-corpus texts → WordPiece tokens under a stated :class:`~posgeom.text.CountingConvention` → Hellinger distances
+corpus texts → WordPiece tokens under a stated :class:`~posgeom.data.CountingConvention` → Hellinger distances
 between positions → classical MDS → the stress table of the encodings in use (:mod:`posgeom.stress_table`) →
 files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), ``mds_spectrum.png``,
 ``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` (every setting, for reproducibility).
@@ -12,12 +12,16 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
 import numpy as np
-
 from ._validation import check_positive_int
 
-__all__ = ["ReportSettings", "load_texts", "make_report"]
+__all__ = [
+    "NAMED_CORPORA",
+    "ReportSettings",
+    "load_texts",
+    "make_report",
+]
+
 
 NAMED_CORPORA = ("sst2", "imdb")
 
@@ -39,7 +43,7 @@ class ReportSettings:
     split : str
         Split of a named corpus.
     special_tokens, count_padding, truncation, min_length
-        The counting convention (:class:`posgeom.text.CountingConvention`).
+        The counting convention (:class:`posgeom.data.CountingConvention`).
     limit : int, optional
         Use only the first ``limit`` documents.
     n_boot : int
@@ -77,7 +81,7 @@ class ReportSettings:
                              "use --bootstrap 0 with --scheduler")
 
     def convention(self):
-        from .text import CountingConvention
+        from .data.text import CountingConvention
 
         return CountingConvention(self.n_positions, special_tokens=self.special_tokens,
                                   count_padding=self.count_padding, truncation=self.truncation,
@@ -87,11 +91,11 @@ class ReportSettings:
 def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, text_field: str = "text") -> list[str]:
     """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``."""
     if corpus in NAMED_CORPORA:
-        from . import datasets
+        from .data import datasets
 
         texts = (datasets.load_sst2 if corpus == "sst2" else datasets.load_imdb)(split).texts
     else:
-        from .shards import read_shard, shard_paths
+        from .data.shards import read_shard, shard_paths
 
         texts = [doc for path in shard_paths(corpus) for doc in read_shard(path, text_field=text_field)]
     if not texts:
@@ -102,7 +106,7 @@ def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, t
 def _model_shape(model: str) -> tuple[int, int]:
     from transformers import AutoConfig
 
-    from .pretrained import resolve_model
+    from .data.pretrained import resolve_model
 
     config = AutoConfig.from_pretrained(str(resolve_model(model)))
     return int(config.hidden_size), int(config.num_attention_heads)
@@ -113,7 +117,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
 
     Returns
     -------
-    posgeom.stress_table.StressTable
+    posgeom.stress.StressTable
         The table that was written.
     """
     import matplotlib
@@ -121,14 +125,15 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .geometry import hellinger_distances
-    from .lowrank import stress_by_rank
-    from .mds import classical_mds
+    from .geometry.estimators import plugin_distances
+    from .geometry.hellinger import hellinger_distances
+    from .stress.rank_curve import stress_by_rank
+    from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
-    from .pretrained import learned_position_embeddings
-    from .statistics import position_distributions
-    from .stress_table import standard_candidates, stress_table
-    from .text import load_tokenizer, tokenize_corpus
+    from .data.pretrained import learned_position_embeddings
+    from .corpus.counts import position_distributions
+    from .stress.table import standard_candidates, stress_table
+    from .data.text import load_tokenizer, tokenize_corpus
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -144,7 +149,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         )
     data = None
     if settings.scheduler is not None:
-        from .distributed import sharded_position_counts
+        from .data.distributed import sharded_position_counts
 
         if settings.corpus in NAMED_CORPORA:
             raise ValueError("--scheduler counts shards on disk: pass a folder or glob of text/JSONL/Parquet files")
@@ -156,7 +161,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
         data = tokens.incidence(convention)
-        D = data.hellinger()
+        D = plugin_distances(data)
     candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()})"

@@ -1,0 +1,36 @@
+"""Corpus statistics: counts of tokens per position, positional distributions ``mu_i``, sequence incidences
+(which sequence put which token where), synthetic corpora with known ``mu_i``, and a shippable toy text.
+
+The first step of the book's path; pure numpy/scipy.
+"""
+from __future__ import annotations
+
+from .counts import (
+    flat_tokens,
+    position_counts,
+    merge_counts,
+    position_distributions,
+)
+from .incidence import (
+    SequenceIncidence,
+)
+from .synthetic import (
+    REGIMES,
+    synthetic_distributions,
+    synthetic_corpus,
+)
+from .toy_text import (
+    tiny_reviews,
+)
+
+__all__ = [
+    "flat_tokens",
+    "position_counts",
+    "merge_counts",
+    "position_distributions",
+    "SequenceIncidence",
+    "REGIMES",
+    "synthetic_distributions",
+    "synthetic_corpus",
+    "tiny_reviews",
+]

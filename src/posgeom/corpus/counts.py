@@ -1,0 +1,238 @@
+"""Corpus statistics: counting which token occurs at which position.
+
+The positional distribution ``mu_i`` is the marginal distribution of the token found at position ``i`` over the
+sequences of a corpus that *reach* position ``i``. What reaches a position is a convention, and this module makes it
+explicit:
+
+* a sequence shorter than ``n_positions`` contributes nothing to the positions past its end, unless ``pad_id`` is
+  given, in which case those positions count one ``pad_id`` token each (the sequence is padded to ``n_positions``);
+* a sequence longer than ``n_positions`` is truncated: tokens at positions ``>= n_positions`` are not counted.
+
+Which tokens the sequences contain (special tokens such as ``[CLS]``/``[SEP]``) is decided upstream, by the
+tokenisation step (:mod:`posgeom.text`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from .._validation import check_matrix, check_positive_int
+
+__all__ = [
+    "flat_tokens",
+    "position_counts",
+    "merge_counts",
+    "position_distributions",
+]
+
+
+# Above this many cells (n_positions * vocab_size) the counts are accumulated by sorting instead of a dense bincount.
+_DENSE_BINCOUNT_CELLS = 1 << 25
+
+
+def _as_id_matrix(sequences, n_positions: int, pad_id):
+    """Return an equal-length (n_sequences, <= n_positions) id matrix, or ``None`` for ragged input."""
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
+        ids = sequences[:, :n_positions]
+        if ids.shape[0] == 0:
+            raise ValueError("sequences is empty: pass at least one sequence of token ids")
+        if pad_id is not None and ids.shape[1] < n_positions:
+            pad = np.full((ids.shape[0], n_positions - ids.shape[1]), pad_id, dtype=ids.dtype)
+            ids = np.concatenate([ids, pad], axis=1)
+        return ids
+    return None
+
+
+def _flatten(sequences, n_positions: int, pad_id):
+    """Return flat (positions, token_ids) arrays for the first ``n_positions`` tokens of every sequence."""
+    rows = [np.asarray(s).ravel() for s in sequences]
+    if not rows:
+        raise ValueError("sequences is empty: pass at least one sequence of token ids")
+    rows = [r[:n_positions] for r in rows]
+    lengths = np.fromiter((r.size for r in rows), dtype=np.int64, count=len(rows))
+    if pad_id is not None:
+        rows = [
+            r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)]) for r in rows
+        ]
+        lengths[:] = n_positions
+    ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    positions = np.arange(ids.size) - starts
+    return positions, ids
+
+
+def _check_arguments(n_positions, vocab_size, pad_id):
+    n_positions = check_positive_int(n_positions, "n_positions")
+    vocab_size = check_positive_int(vocab_size, "vocab_size")
+    if pad_id is not None:
+        pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
+        if pad_id >= vocab_size:
+            raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size})")
+    return n_positions, vocab_size, pad_id
+
+
+def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
+    """Validated flat ``(positions, ids)`` int64 arrays of a corpus, under the conventions of :func:`position_counts`.
+
+    Shared by every structure built from token sequences (counts, per-sequence incidences), so that all of them
+    truncate, pad and reject bad ids in exactly the same way.
+    """
+    n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
+    positions, ids = _flatten(sequences, n_positions, pad_id)
+    _check_ids(ids, vocab_size)
+    return positions.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)
+
+
+def _check_ids(ids, vocab_size: int) -> None:
+    if ids.size and not np.issubdtype(ids.dtype, np.integer):
+        if not np.all(np.isfinite(ids)) or not np.all(ids == np.round(ids)):
+            raise TypeError("token ids must be integers; got non-integer values in sequences")
+    if ids.size and (ids.min() < 0 or ids.max() >= vocab_size):
+        bad = int(ids[(ids < 0) | (ids >= vocab_size)][0])
+        raise ValueError(
+            f"token id {bad} is outside the vocabulary [0, {vocab_size}); check vocab_size against the tokenizer"
+        )
+
+
+def _counts_from_matrix(ids: np.ndarray, n_positions: int, vocab_size: int) -> sp.csr_matrix:
+    """Counts of an equal-length id matrix, one ``bincount`` per position over a position-major copy."""
+    by_position = np.ascontiguousarray(ids.T)
+    if not np.issubdtype(by_position.dtype, np.integer):
+        by_position = by_position.astype(np.int64)
+    values, columns, indptr = [], [], np.zeros(n_positions + 1, dtype=np.int64)
+    for i, row in enumerate(by_position):
+        counts = np.bincount(row, minlength=vocab_size)
+        nonzero = np.flatnonzero(counts)
+        columns.append(nonzero)
+        values.append(counts[nonzero])
+        indptr[i + 1] = indptr[i] + nonzero.size
+    indptr[len(by_position) + 1 :] = indptr[len(by_position)]
+    if not columns:
+        return sp.csr_matrix((n_positions, vocab_size), dtype=np.int64)
+    return sp.csr_matrix(
+        (np.concatenate(values).astype(np.int64), np.concatenate(columns), indptr), shape=(n_positions, vocab_size)
+    )
+
+
+def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None) -> sp.csr_matrix:
+    """Count the token ids found at each position of a corpus.
+
+    Parameters
+    ----------
+    sequences : iterable of 1-D int arrays, or 2-D int array
+        Token id sequences. A 2-D array is read as equal-length rows.
+    n_positions : int
+        Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
+    vocab_size : int
+        Vocabulary size ``V``; every id must lie in ``[0, V)``.
+    pad_id : int, optional
+        If given, sequences shorter than ``n`` are padded with ``pad_id`` and the padding is counted. If ``None``
+        (default), positions past a sequence's end receive nothing from it.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, V), dtype int64
+        ``counts[i, v]`` is the number of sequences whose token at position ``i`` is ``v``.
+
+    Notes
+    -----
+    Counts are additive: the counts of a corpus are the sum of the counts of any partition of its sequences.
+    The computation is vectorised, with no Python loop per token: an equal-length 2-D array is counted with one
+    ``bincount`` per position over a position-major copy (the fastest layout; see ``benchmarks/``), ragged input
+    with one ``bincount`` (or sort, for very large ``n * V``) over all tokens.
+
+    Examples
+    --------
+    >>> position_counts([[0, 1], [0]], n_positions=2, vocab_size=3).toarray()
+    array([[2, 0, 0],
+           [0, 1, 0]])
+    """
+    n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
+    matrix = _as_id_matrix(sequences, n_positions, pad_id)
+    if matrix is not None:
+        _check_ids(matrix, vocab_size)
+        return _counts_from_matrix(matrix, n_positions, vocab_size)
+    positions, ids = flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
+    keys = positions * vocab_size + ids
+    cells = n_positions * vocab_size
+    if cells <= _DENSE_BINCOUNT_CELLS:
+        dense = np.bincount(keys, minlength=cells)
+        flat = np.flatnonzero(dense)
+        values = dense[flat]
+    else:
+        flat, values = np.unique(keys, return_counts=True)
+    rows, cols = np.divmod(flat, vocab_size)
+    return sp.csr_matrix((values.astype(np.int64), (rows, cols)), shape=(n_positions, vocab_size))
+
+
+def merge_counts(parts) -> sp.csr_matrix:
+    """Merge the position counts of parts of a corpus into the counts of the whole corpus (exact integer sum).
+
+    Counts are additive over sequences, so any partition of a corpus into shards, counted separately (in other
+    processes or on other machines) and merged, gives exactly the one-pass counts.
+
+    Parameters
+    ----------
+    parts : iterable of (n, V) sparse or dense integer count matrices, all of the same shape
+
+    Returns
+    -------
+    (n, V) CSR int64 matrix
+    """
+    parts = list(parts)
+    if not parts:
+        raise ValueError("merge_counts needs at least one count matrix")
+    total = None
+    for k, part in enumerate(parts):
+        part = sp.csr_matrix(part)
+        if not np.issubdtype(part.dtype, np.integer):
+            raise TypeError(f"part {k} has dtype {part.dtype}; counts must be integers (merge counts, not mu_i)")
+        if total is not None and part.shape != total.shape:
+            raise ValueError(f"part {k} has shape {part.shape}, expected {total.shape}: same n_positions and V")
+        part = part.astype(np.int64)
+        total = part if total is None else total + part
+    total.sum_duplicates()
+    return total
+
+
+def position_distributions(counts, *, smoothing: float = 0.0):
+    """Turn position counts into positional distributions ``mu_i`` (row-stochastic).
+
+    Parameters
+    ----------
+    counts : (n, V) array or sparse matrix
+        Non-negative counts, e.g. from :func:`position_counts`.
+    smoothing : float, default 0.0
+        Additive (Laplace/Lidstone) smoothing: ``mu_i = (c_i + smoothing) / (sum(c_i) + V * smoothing)``.
+        With ``smoothing = 0`` the plug-in (maximum-likelihood) estimate is returned and sparsity is kept.
+
+    Returns
+    -------
+    (n, V) CSR matrix when ``counts`` is sparse and ``smoothing == 0``, otherwise a dense array.
+
+    Raises
+    ------
+    ValueError
+        If a position has no observations (its distribution is undefined, whatever the smoothing), or counts are
+        negative or not finite.
+    """
+    counts = check_matrix(counts, "counts", allow_sparse=True)
+    smoothing = float(smoothing)
+    if not np.isfinite(smoothing) or smoothing < 0:
+        raise ValueError(f"smoothing must be a finite number >= 0, got {smoothing}")
+    values = counts.data if sp.issparse(counts) else counts
+    if values.size and values.min() < 0:
+        raise ValueError("counts must be non-negative")
+    totals = np.asarray(counts.sum(axis=1)).ravel()
+    empty = np.flatnonzero(totals == 0)
+    if empty.size:
+        raise ValueError(
+            f"{empty.size} position(s) have no observations (first: position {int(empty[0])}); "
+            "mu_i is undefined there. Use fewer positions, longer sequences, or count padding (pad_id)"
+        )
+    if smoothing == 0:
+        if sp.issparse(counts):
+            return sp.csr_matrix(sp.diags(1.0 / totals) @ counts)
+        return counts / totals[:, None]
+    dense = counts.toarray() if sp.issparse(counts) else counts
+    return (dense + smoothing) / (totals + smoothing * dense.shape[1])[:, None]

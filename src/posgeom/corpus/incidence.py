@@ -1,0 +1,205 @@
+"""The sampling noise of Hellinger estimates: split-half noise floors and bootstrap confidence intervals.
+
+The plug-in Hellinger distance between two *empirical* distributions is biased upward: two independent samples of
+the same ``mu`` are not at distance 0. For a distribution with ``K`` atoms and samples of sizes ``m_1``, ``m_2``, the
+delta method gives ``E[d_H^2] ~ (K - 1) / 8 * (1/m_1 + 1/m_2)``, and Zipfian vocabularies (many atoms seen once)
+make it larger. Two tools make this noise measurable on any corpus:
+
+* :func:`split_half_distances`: split the sequences at random into two halves and measure, for every position
+  ``i``, the distance between the two halves' ``mu_i``: the **noise floor** at half the sample size. (By the formula
+  above the floor of the full sample is about ``1/sqrt(2)`` of it in distance terms; the split-half value is the
+  conservative, directly measured one.)
+* :func:`bootstrap_statistic` (and :func:`bootstrap_distances`, :func:`bootstrap_stress`): resample *sequences* with
+  replacement and recompute the statistic, giving percentile confidence intervals. Resampling whole sequences keeps
+  the dependence between the positions of one sequence.
+
+Efficiency: the corpus is tokenised once into a :class:`SequenceIncidence` (which cell ``(position, token)`` each
+token of each sequence falls in). A resample is a vector of per-sequence multiplicities ``w`` (multinomial, drawn as
+``bincount`` of ``m`` uniform draws); its counts are ``np.bincount(cell, weights=repeat(w, lengths))``: one pass
+over the tokens, no re-tokenisation.
+
+Inputs: every function takes either a :class:`SequenceIncidence` (e.g. from :func:`posgeom.data.corpus_incidence`
+for real text) or token id sequences (a 2-D int array such as :func:`posgeom.synthetic_corpus`, or a list of 1-D
+arrays) together with ``n_positions``, ``vocab_size`` and optionally ``pad_id``, with the counting conventions of
+:func:`posgeom.position_counts`.
+
+Seeds: every random function requires ``seed``; the same seed gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from .._io import atomic_open
+from .._validation import check_positive_int
+from .counts import _check_arguments, flat_tokens
+
+__all__ = [
+    "SequenceIncidence",
+]
+
+
+# Up to this many (position, token) cells, sequence incidences index cells with a bincount instead of a sort.
+_DENSE_KEY_CELLS = 1 << 25
+
+
+class SequenceIncidence:
+    """Which (position, token) cell every counted token of every sequence falls in.
+
+    Equivalent to a sparse ``m x (n V)`` 0/1 matrix with one row per sequence, stored compactly: ``indptr`` (the
+    token range of each sequence), ``cell`` (for each token, an index into ``cells``) and ``cells`` (the sorted flat
+    keys ``position * V + token`` that occur). Sequences that contribute no token (empty after the convention) are
+    left out: they carry no information about any ``mu_i``.
+
+    Build it with :meth:`from_sequences` (token ids) or :func:`posgeom.data.corpus_incidence` (text).
+    """
+
+    def __init__(self, indptr, cell, cells, n_positions: int, vocab_size: int):
+        self.n_positions = check_positive_int(n_positions, "n_positions")
+        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
+        self.indptr = np.asarray(indptr, dtype=np.int64)
+        self.cell = np.asarray(cell, dtype=np.int32 if len(cells) < 2**31 else np.int64)
+        self.cells = np.asarray(cells, dtype=np.int64)
+        if self.indptr.ndim != 1 or self.indptr.size < 2 or self.indptr[0] != 0 or self.indptr[-1] != self.cell.size:
+            raise ValueError("indptr must start at 0, end at len(cell) and hold at least one sequence")
+        if np.any(np.diff(self.indptr) <= 0):
+            raise ValueError("every sequence of an incidence must hold at least one token")
+        if self.cells.size and (np.any(np.diff(self.cells) <= 0) or self.cells[0] < 0
+                                or self.cells[-1] >= self.n_positions * self.vocab_size):
+            raise ValueError("cells must be strictly increasing keys in [0, n_positions * vocab_size)")
+        if self.cell.size and (self.cell.min() < 0 or self.cell.max() >= self.cells.size):
+            raise ValueError("cell indices must lie in [0, len(cells))")
+        self.positions, self.tokens = np.divmod(self.cells, self.vocab_size)
+        # Dense column index over the tokens that occur anywhere (distances ignore never-seen tokens).
+        self.used_tokens, self.columns = np.unique(self.tokens, return_inverse=True)
+        self._lengths = np.diff(self.indptr)
+
+    # -- construction ---------------------------------------------------------------------------------------
+    @classmethod
+    def from_sequences(cls, sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
+        """Build the incidence of token id sequences, with the conventions of :func:`posgeom.position_counts`.
+
+        Parameters
+        ----------
+        sequences : 2-D int array or iterable of 1-D int arrays
+        n_positions : int
+            Tokens at positions ``>= n`` are truncated away.
+        vocab_size : int
+        pad_id : int, optional
+            If given, sequences shorter than ``n`` are padded with ``pad_id`` and the pads are counted.
+        """
+        n, V, _ = _check_arguments(n_positions, vocab_size, pad_id)
+        positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
+        if ids.size == 0:
+            raise ValueError("the sequences hold no token within the first n_positions positions")
+        starts = np.flatnonzero(positions == 0)  # every non-empty sequence starts at position 0
+        indptr = np.append(starts, ids.size)
+        keys = positions * V + ids
+        if n * V <= _DENSE_KEY_CELLS:  # O(N): a bincount and a lookup table instead of sorting every token
+            seen = np.bincount(keys, minlength=n * V) > 0
+            cells = np.flatnonzero(seen)
+            lookup = np.cumsum(seen) - 1
+            cell = lookup[keys]
+        else:
+            cells, cell = np.unique(keys, return_inverse=True)
+        return cls(indptr, cell.ravel(), cells, n, V)
+
+    @classmethod
+    def concatenate(cls, parts):
+        """Stack the sequences of several incidences (same ``n_positions`` and ``vocab_size``)."""
+        parts = list(parts)
+        if not parts:
+            raise ValueError("nothing to concatenate")
+        n, V = parts[0].n_positions, parts[0].vocab_size
+        if any(p.n_positions != n or p.vocab_size != V for p in parts):
+            raise ValueError("all parts must have the same n_positions and vocab_size")
+        cells = np.unique(np.concatenate([p.cells for p in parts]))
+        cell = np.concatenate([np.searchsorted(cells, p.cells)[p.cell] for p in parts])
+        lengths = np.concatenate([np.diff(p.indptr) for p in parts])
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        return cls(indptr, cell, cells, n, V)
+
+    # -- persistence ----------------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write to an ``.npz`` file atomically (temporary file + ``os.replace``)."""
+        with atomic_open(path) as fh:
+            np.savez(fh, indptr=self.indptr, cell=self.cell, cells=self.cells,
+                     shape=np.array([self.n_positions, self.vocab_size]))
+
+    @classmethod
+    def load(cls, path):
+        """Read an incidence written by :meth:`save` (plain arrays; ``allow_pickle=False``)."""
+        with np.load(path, allow_pickle=False) as z:
+            n, V = (int(x) for x in z["shape"])
+            return cls(z["indptr"], z["cell"], z["cells"], n, V)
+
+    # -- statistics -----------------------------------------------------------------------------------------
+    @property
+    def n_sequences(self) -> int:
+        """Number of (non-empty) sequences ``m``."""
+        return int(self._lengths.size)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Tokens counted per sequence (after truncation/padding)."""
+        return self._lengths
+
+    def __repr__(self) -> str:
+        return (f"SequenceIncidence({self.n_sequences} sequences, {self.cell.size} tokens, n_positions="
+                f"{self.n_positions}, vocab_size={self.vocab_size}, {self.cells.size} distinct cells)")
+
+    def _check_weights(self, weights):
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (self.n_sequences,):
+            raise ValueError(f"weights must have shape ({self.n_sequences},) (one per sequence), got {w.shape}")
+        if not np.all(np.isfinite(w)) or w.min() < 0:
+            raise ValueError("weights must be finite and non-negative")
+        return w
+
+    def cell_counts(self, weights=None) -> np.ndarray:
+        """Counts per cell (aligned with ``cells``); sequence ``s`` counts ``weights[s]`` times (default 1)."""
+        if weights is None:
+            return np.bincount(self.cell, minlength=self.cells.size).astype(np.int64)
+        w = self._check_weights(weights)
+        return np.bincount(self.cell, weights=np.repeat(w, self._lengths), minlength=self.cells.size)
+
+    def counts(self, weights=None) -> sp.csr_matrix:
+        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), optionally weighted."""
+        c = self.cell_counts(weights)
+        keep = c > 0
+        return sp.csr_matrix((c[keep], (self.positions[keep], self.tokens[keep])),
+                             shape=(self.n_positions, self.vocab_size))
+
+    def sequences_per_position(self, weights=None) -> np.ndarray:
+        """How many sequences enter each position (weighted): the sample size behind each ``mu_i``."""
+        return np.bincount(self.positions, weights=self.cell_counts(weights), minlength=self.n_positions)
+
+    def sqrt_distributions(self, weights=None) -> np.ndarray:
+        """Dense ``sqrt(mu_i)`` over the tokens that occur (n x U), for the given sequence weights.
+
+        Raises a ValueError naming the first position that receives no observation.
+        """
+        c = self.cell_counts(weights).astype(np.float64)
+        totals = np.bincount(self.positions, weights=c, minlength=self.n_positions)
+        empty = np.flatnonzero(totals <= 0)
+        if empty.size:
+            raise ValueError(
+                f"position {int(empty[0])} receives no observation ({empty.size} empty position(s)); mu_i is "
+                "undefined there. Use fewer positions (or count padding) so that every position has enough sequences"
+            )
+        S = np.zeros((self.n_positions, self.used_tokens.size))
+        S[self.positions, self.columns] = np.sqrt(c / totals[self.positions])
+        return S
+
+
+def _as_incidence(data, n_positions, vocab_size, pad_id) -> SequenceIncidence:
+    if isinstance(data, SequenceIncidence):
+        if n_positions is not None or vocab_size is not None or pad_id is not None:
+            raise TypeError("n_positions, vocab_size and pad_id are fixed by the SequenceIncidence; do not pass them")
+        return data
+    if n_positions is None or vocab_size is None:
+        raise TypeError(
+            "token id sequences need n_positions= and vocab_size= (or pass a SequenceIncidence, e.g. from "
+            "posgeom.data.corpus_incidence)"
+        )
+    return SequenceIncidence.from_sequences(data, n_positions, vocab_size, pad_id=pad_id)

@@ -1,0 +1,128 @@
+"""Synthetic corpora whose positional statistics are known exactly.
+
+Generative model (a positional topic mixture):
+
+1. ``n_topics`` topics ``beta_1..beta_K``, each a distribution over the ``V`` tokens drawn from a symmetric Dirichlet
+   with concentration ``topic_concentration`` (small values give peaked, nearly disjoint topics).
+2. Each position ``i`` mixes the topics with weights ``w_i`` that depend on the *regime*:
+
+   * ``"stationary"``: ``w_i`` is uniform for every ``i``, so every ``mu_i`` is the same (no positional signal);
+   * ``"smooth"``: topic ``k`` is centred at position ``c_k`` (evenly spaced over ``[0, n-1]``) and
+     ``w_ik ∝ exp(-(i - c_k)^2 / (2 (bandwidth * n)^2))``: the distributions drift smoothly with position;
+   * ``"abrupt"``: the positions are cut into ``K`` contiguous blocks and block ``k`` uses topic ``k`` only: the
+     distributions are constant within a block and jump between blocks.
+
+3. ``mu_i = sum_k w_ik beta_k``, and every token of every sequence is drawn independently from ``mu_i`` at its
+   position ``i``. All sequences have length ``n_positions``.
+
+The same ``seed`` gives the same topics, distributions and sequences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from .._validation import check_positive_int
+
+__all__ = [
+    "REGIMES",
+    "synthetic_distributions",
+    "synthetic_corpus",
+]
+
+
+REGIMES = ("stationary", "smooth", "abrupt")
+
+
+def _mixture_weights(n: int, n_topics: int, regime: str, bandwidth: float) -> np.ndarray:
+    if regime == "stationary":
+        return np.full((n, n_topics), 1.0 / n_topics)
+    if regime == "smooth":
+        if not (np.isfinite(bandwidth) and bandwidth > 0):
+            raise ValueError(f"bandwidth must be a positive number, got {bandwidth}")
+        centres = np.linspace(0, n - 1, n_topics)
+        logits = -((np.arange(n)[:, None] - centres[None, :]) ** 2) / (2 * (bandwidth * n) ** 2)
+        w = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return w / w.sum(axis=1, keepdims=True)
+    if regime == "abrupt":
+        if n_topics > n:
+            raise ValueError(f"the abrupt regime needs n_topics <= n_positions, got {n_topics} > {n}")
+        block = (np.arange(n) * n_topics) // n
+        return np.eye(n_topics)[block]
+    raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
+
+
+def synthetic_distributions(
+    n_positions: int,
+    vocab_size: int,
+    *,
+    seed: int,
+    regime: str = "smooth",
+    n_topics: int = 4,
+    bandwidth: float = 0.15,
+    topic_concentration: float = 0.1,
+) -> np.ndarray:
+    """The exact positional distributions ``mu_i`` (n x V) of the synthetic model (see the module docstring).
+
+    Parameters
+    ----------
+    n_positions, vocab_size : int
+        ``n`` and ``V``.
+    seed : int
+        Seed of the topics (keyword-only, required: results are reproducible by construction).
+    regime : {"stationary", "smooth", "abrupt"}
+    n_topics : int, default 4
+    bandwidth : float, default 0.15
+        Width of a topic's positional window as a fraction of ``n`` (smooth regime only).
+    topic_concentration : float, default 0.1
+        Dirichlet concentration of the topics.
+    """
+    n = check_positive_int(n_positions, "n_positions")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    V = check_positive_int(vocab_size, "vocab_size", minimum=2)
+    K = check_positive_int(n_topics, "n_topics")
+    if not (np.isfinite(topic_concentration) and topic_concentration > 0):
+        raise ValueError(f"topic_concentration must be a positive number, got {topic_concentration}")
+    weights = _mixture_weights(n, K, regime, float(bandwidth))
+    rng = np.random.default_rng(seed)
+    topics = rng.dirichlet(np.full(V, float(topic_concentration)), size=K)
+    mu = weights @ topics
+    return mu / mu.sum(axis=1, keepdims=True)
+
+
+def synthetic_corpus(
+    n_sequences: int,
+    n_positions: int,
+    vocab_size: int,
+    *,
+    seed: int,
+    regime: str = "smooth",
+    n_topics: int = 4,
+    bandwidth: float = 0.15,
+    topic_concentration: float = 0.1,
+) -> np.ndarray:
+    """Sample token id sequences from the synthetic positional model.
+
+    Parameters are those of :func:`synthetic_distributions`, plus ``n_sequences``. The topics are drawn with
+    ``seed`` and the tokens with ``seed + 1``, so ``synthetic_distributions(..., seed=seed)`` gives the exact
+    ``mu_i`` of the sampled corpus.
+
+    Returns
+    -------
+    (n_sequences, n_positions) int64 array of token ids in ``[0, vocab_size)``.
+
+    Examples
+    --------
+    >>> synthetic_corpus(3, 5, 10, seed=0).shape
+    (3, 5)
+    """
+    m = check_positive_int(n_sequences, "n_sequences")
+    mu = synthetic_distributions(
+        n_positions, vocab_size, seed=seed, regime=regime, n_topics=n_topics, bandwidth=bandwidth,
+        topic_concentration=topic_concentration,
+    )
+    rng = np.random.default_rng(seed + 1)
+    cdf = np.cumsum(mu, axis=1)
+    cdf[:, -1] = 1.0
+    u = rng.random((mu.shape[0], m))
+    ids = np.stack([np.searchsorted(cdf[i], u[i], side="right") for i in range(mu.shape[0])])
+    return np.minimum(ids, mu.shape[1] - 1).T.astype(np.int64)

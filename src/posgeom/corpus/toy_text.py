@@ -1,0 +1,64 @@
+"""A tiny, shippable English corpus: short movie reviews from a seeded template grammar.
+
+The book ships its output as ``data/tiny_reviews.txt`` (one review per line) so that the command line can be tried
+on real text without downloading anything. Templates give the corpus a strong positional structure (openings such
+as "this film" or "i", verdicts near the end), which is exactly what the report measures.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from .._validation import check_positive_int
+
+__all__ = [
+    "tiny_reviews",
+]
+
+
+_SUBJECTS = ["this film", "the movie", "this picture", "the new thriller", "the sequel", "this documentary",
+             "the remake", "this comedy", "the drama", "this animated feature"]
+
+
+_OPENERS = ["honestly ,", "frankly ,", "in short ,", "to be fair ,", "sadly ,", "happily ,", "", "", "", ""]
+
+
+_VERBS = ["is", "feels", "looks", "seems", "plays"]
+
+
+_ADJ_POS = ["wonderful", "moving", "sharp", "funny", "gorgeous", "clever", "tender", "gripping"]
+
+
+_ADJ_NEG = ["dull", "clumsy", "tedious", "shallow", "forgettable", "noisy", "lifeless", "confused"]
+
+
+_MIDDLES = ["and the cast is {adj}", "but the script is {adj}", "with a {adj} score", "and the ending is {adj}",
+            "though the pacing is {adj}", "with {adj} performances all round"]
+
+
+_VERDICTS_POS = ["i loved it .", "see it twice .", "a small triumph .", "highly recommended .", "bring friends ."]
+
+
+_VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "not recommended .", "avoid ."]
+
+
+def tiny_reviews(n_reviews: int = 2000, *, seed: int = 0) -> list[str]:
+    """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed).
+
+    Each review is: [opener] subject verb adjective [middle clause ...] verdict, with the sentiment of the
+    adjectives and the verdict agreeing half of the time and mixed otherwise.
+    """
+    n_reviews = check_positive_int(n_reviews, "n_reviews")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = np.random.default_rng(seed)
+    pick = lambda words: words[int(rng.integers(len(words)))]  # noqa: E731
+    reviews = []
+    for _ in range(n_reviews):
+        positive = bool(rng.integers(2))
+        adjectives = _ADJ_POS if positive else _ADJ_NEG
+        words = [pick(_OPENERS), pick(_SUBJECTS), pick(_VERBS), pick(adjectives)]
+        for _ in range(int(rng.integers(0, 3))):
+            mixed = _ADJ_NEG if positive and rng.random() < 0.3 else adjectives
+            words.append(pick(_MIDDLES).format(adj=pick(mixed)))
+        words.append(pick(_VERDICTS_POS if positive else _VERDICTS_NEG))
+        reviews.append(" ".join(w for w in words if w))
+    return reviews

@@ -1,0 +1,236 @@
+"""Positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
+
+Absolute schemes are returned as matrices:
+
+* :func:`sinusoidal_encoding` (Vaswani et al.);
+* :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
+  placed in ``R^d`` by an orthonormal map, see :func:`place_in_width`);
+* :func:`smacof_encoding`, a stress-minimising configuration (SMACOF, via scikit-learn), the honest comparison for
+  classical MDS when the rank is truncated;
+* :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
+
+Relative schemes (ALiBi, RoPE, T5 buckets) are not vectors added to tokens; they are described by the distance they
+induce between positions (the functions named ``*_distances``), which is what stress needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+from .._validation import check_matrix, check_positive_int
+from ..geometry.mds import classical_mds
+
+__all__ = [
+    "sinusoidal_frequencies",
+    "sinusoidal_encoding",
+    "orthonormal_frame",
+    "place_in_width",
+    "mds_encoding",
+    "LowRankFactors",
+    "low_rank_factors",
+]
+
+
+def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
+    """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE."""
+    d = check_positive_int(d, "d")
+    if d % 2:
+        raise ValueError(f"d must be even (sine/cosine pairs), got d={d}")
+    base = float(base)
+    if not np.isfinite(base) or base <= 1:
+        raise ValueError(f"base must be a finite number > 1, got {base}")
+    return base ** (-np.arange(0, d, 2, dtype=float) / d)
+
+
+def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """The sinusoidal encoding of Vaswani et al. (2017).
+
+    ``P[i, 2k] = sin(i theta_k)``, ``P[i, 2k+1] = cos(i theta_k)`` with ``theta_k = base^(-2k/d)``.
+    Every row has norm ``sqrt(d/2)`` and ``||p_i - p_j||^2 = sum_k 2 (1 - cos((i - j) theta_k))`` depends only on
+    ``i - j``.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions.
+    d : int
+        Model width (even).
+    base : float, default 10000.0
+
+    Returns
+    -------
+    (n, d) float array
+    """
+    n = check_positive_int(n, "n")
+    theta = sinusoidal_frequencies(d, base)
+    angles = np.arange(n, dtype=float)[:, None] * theta[None, :]
+    P = np.empty((n, d))
+    P[:, 0::2] = np.sin(angles)
+    P[:, 1::2] = np.cos(angles)
+    return P
+
+
+def _check_seed(seed, name: str = "seed"):
+    if seed is None:
+        return None
+    return check_positive_int(seed, name, minimum=0)
+
+
+def orthonormal_frame(d: int, r: int, *, seed: int | None = None) -> np.ndarray:
+    """An orthonormal map ``W`` (d x r, ``W^T W = I_r``) that places ``R^r`` inside ``R^d``.
+
+    Parameters
+    ----------
+    d, r : int
+        Model width and configuration dimension, ``1 <= r <= d``.
+    seed : int or None, default None
+        ``None``: the first ``r`` standard basis vectors (``W = [I_r; 0]``, i.e. the configuration is padded with
+        ``d - r`` zero coordinates). An int: a Haar-random frame, the Q factor (signs fixed so ``diag(R) > 0``) of
+        the QR decomposition of a standard Gaussian ``d x r`` matrix drawn with ``numpy.random.default_rng(seed)``.
+
+    Returns
+    -------
+    (d, r) float array with orthonormal columns.
+    """
+    d = check_positive_int(d, "d")
+    r = check_positive_int(r, "r")
+    if r > d:
+        raise ValueError(f"r={r} dimensions do not fit in width d={d}; use r <= d")
+    seed = _check_seed(seed)
+    if seed is None:
+        return np.eye(d, r)
+    G = np.random.default_rng(seed).standard_normal((d, r))
+    Q, R = np.linalg.qr(G)
+    return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
+
+
+def place_in_width(X, d: int, *, seed: int | None = None) -> np.ndarray:
+    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = orthonormal_frame(d, r, seed=seed)``.
+
+    An orthonormal ``W`` is an isometry from ``R^r`` into ``R^d``: every distance ``||x_i - x_j||`` is kept, so the
+    stress of the placed encoding equals the stress of ``X``, whatever ``seed``.
+    """
+    X = check_matrix(X, "X")
+    W = orthonormal_frame(d, X.shape[1], seed=seed)
+    return X @ W.T
+
+
+def mds_encoding(D, d: int, rank: int | None = None, *, seed: int | None = None, tol: float | None = None):
+    """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
+
+    ``P = X W^T`` where ``X = U_r L_r^{1/2}`` (n x r) is :func:`posgeom.classical_mds` of ``D`` and ``W`` (d x r) is
+    :func:`orthonormal_frame`. Distances between rows of ``P`` equal those between rows of ``X`` for every choice of
+    ``W``; the choice only decides *which* ``r``-dimensional subspace of ``R^d`` the encoding occupies.
+
+    Parameters
+    ----------
+    D : (n, n) array
+        Target distances between positions (e.g. Hellinger distances between the ``mu_i``).
+    d : int
+        Model width; must be ``>= rank``.
+    rank : int, optional
+        Number of MDS dimensions ``r``. ``None`` keeps the whole positive part of ``B`` (its numerical rank).
+    seed : int or None, default None
+        Placement: ``None`` pads with zeros (first ``r`` coordinates), an int draws a seeded random orthonormal frame.
+    tol : float, optional
+        Eigenvalue tolerance passed to :func:`posgeom.classical_mds`.
+
+    Returns
+    -------
+    (n, d) float array; rows are positions.
+    """
+    d = check_positive_int(d, "d")
+    result = classical_mds(D, rank, tol=tol)
+    X = result.embedding
+    if X.shape[1] == 0:
+        raise ValueError(
+            "B has no positive eigenvalue (all positions are at distance 0): there is no positional signal to encode"
+        )
+    if X.shape[1] > d:
+        raise ValueError(
+            f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; pass rank <= {d}"
+        )
+    return place_in_width(X, d, seed=seed)
+
+
+@dataclass(frozen=True)
+class LowRankFactors:
+    """An encoding stored as ``P ~= left @ right`` (see :func:`low_rank_factors`).
+
+    Attributes
+    ----------
+    left : (n, r) array
+        ``U_r diag(s_r)``: row ``i`` is position ``i``'s coordinates in an ``r``-dimensional subspace.
+    right : (r, d) array
+        ``V_r^T``, with orthonormal rows, so distances between rows of ``left`` equal those between rows of
+        ``left @ right``.
+    singular_values : (min(n, d),) array
+        All singular values of ``P``, descending.
+    """
+
+    left: np.ndarray
+    right: np.ndarray
+    singular_values: np.ndarray
+
+    @property
+    def rank(self) -> int:
+        """The number of factors ``r``."""
+        return int(self.left.shape[1])
+
+    @property
+    def n_parameters(self) -> int:
+        """Numbers stored by the factorisation: ``r (n + d)``."""
+        n, r = self.left.shape
+        return int(r * (n + self.right.shape[1]))
+
+    @property
+    def n_full_parameters(self) -> int:
+        """Numbers stored by the full encoding: ``n d``."""
+        return int(self.left.shape[0] * self.right.shape[1])
+
+    @property
+    def saving(self) -> float:
+        """Fraction of parameters saved, ``1 - r (n + d) / (n d)`` (negative if the factors are larger)."""
+        return 1.0 - self.n_parameters / self.n_full_parameters
+
+    @property
+    def relative_error(self) -> float:
+        """``||P - left @ right||_F / ||P||_F`` (Eckart-Young: the smallest possible at rank ``r``)."""
+        s = self.singular_values
+        total = float(np.sum(s**2))
+        return float(np.sqrt(np.sum(s[self.rank :] ** 2) / total)) if total > 0 else 0.0
+
+    def product(self) -> np.ndarray:
+        """The rank-``r`` encoding ``left @ right`` (n x d)."""
+        return self.left @ self.right
+
+
+def low_rank_factors(P, r: int) -> LowRankFactors:
+    """Best rank-``r`` factorisation of an encoding by the truncated SVD ``P = U S V^T``.
+
+    ``left = U_r S_r`` (n x r) and ``right = V_r^T`` (r x d): ``r (n + d)`` parameters instead of ``n d``. By
+    Eckart-Young the product is the closest rank-``r`` matrix to ``P`` in Frobenius norm; if ``rank(P) <= r`` it
+    reproduces ``P`` to rounding. Singular vectors are sign-fixed (largest-magnitude entry of each column of ``U``
+    positive) so the factors are deterministic.
+
+    Parameters
+    ----------
+    P : (n, d) array
+        An encoding, rows are positions.
+    r : int
+        Number of factors, ``1 <= r <= min(n, d)``.
+
+    Returns
+    -------
+    LowRankFactors
+    """
+    P = check_matrix(P, "P")
+    r = check_positive_int(r, "r")
+    n, d = P.shape
+    if r > min(n, d):
+        raise ValueError(f"r={r} exceeds min(n, d) = {min(n, d)} for P of shape {P.shape}; use r <= {min(n, d)}")
+    U, s, Vt = np.linalg.svd(P, full_matrices=False)
+    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(U.shape[1])])
+    signs = np.where(signs == 0, 1.0, signs)
+    U, Vt = U * signs, Vt * signs[:, None]
+    return LowRankFactors(left=U[:, :r] * s[:r], right=Vt[:r].copy(), singular_values=s)

@@ -1,0 +1,116 @@
+"""Classical (Torgerson) multidimensional scaling: Algorithm 1 of the paper.
+
+Given a distance matrix ``D`` (n x n), classical MDS forms ``B = -1/2 J D^2 J`` with ``J = I - 11^T/n`` (``D^2`` is
+the element-wise square), eigendecomposes ``B = U L U^T`` and returns ``X = U_r L_r^{1/2}`` from the ``r`` largest
+positive eigenvalues. If ``D`` is Euclidean, ``B`` is positive semidefinite and the full positive part reproduces
+``D`` exactly; otherwise ``B`` has negative eigenvalues that no real configuration can represent.
+
+Classical MDS minimises *strain*, ``||B - X X^T||_F``, not stress: at a truncated rank it is not in general the
+stress-optimal configuration (compare with SMACOF in :mod:`posgeom.encodings`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+import scipy.linalg
+from .._validation import check_distance_matrix, check_positive_int
+
+__all__ = [
+    "ClassicalMDS",
+    "double_centered_gram",
+    "numerical_rank",
+    "classical_mds",
+]
+
+
+@dataclass(frozen=True)
+class ClassicalMDS:
+    """Result of :func:`classical_mds`.
+
+    Attributes
+    ----------
+    embedding : (n, r) array
+        The configuration ``U_r L_r^{1/2}``; rows are points (positions).
+    eigenvalues : (n,) array
+        All eigenvalues of ``B``, in descending order; negative ones are kept for diagnosis.
+    eigenvectors : (n, n) array
+        Matching orthonormal eigenvectors (columns), sign-fixed so each column's largest-magnitude entry is positive.
+    rank : int
+        Numerical rank of the positive part of ``B``: the number of eigenvalues ``> tol``.
+    tol : float
+        The tolerance used, ``n * eps * max|lambda|`` unless given.
+    """
+
+    embedding: np.ndarray
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    rank: int
+    tol: float
+
+    @property
+    def negative_mass(self) -> float:
+        """Share of ``sum |lambda|`` carried by negative eigenvalues beyond ``tol``: 0 for a Euclidean ``D``."""
+        lam = self.eigenvalues
+        total = float(np.abs(lam).sum())
+        return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
+
+
+def double_centered_gram(D) -> np.ndarray:
+    """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration)."""
+    D = check_distance_matrix(D)
+    D2 = D * D
+    B = D2 - D2.mean(axis=0, keepdims=True) - D2.mean(axis=1, keepdims=True) + D2.mean()
+    B *= -0.5
+    return 0.5 * (B + B.T)
+
+
+def numerical_rank(eigenvalues, tol: float | None = None) -> int:
+    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``)."""
+    lam = np.asarray(eigenvalues, dtype=float)
+    if tol is None:
+        tol = lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
+    return int(np.sum(lam > tol))
+
+
+def classical_mds(D, rank: int | None = None, *, tol: float | None = None) -> ClassicalMDS:
+    """Classical MDS of a distance matrix (Algorithm 1).
+
+    Parameters
+    ----------
+    D : (n, n) array
+        Symmetric, non-negative, zero-diagonal distances (e.g. Hellinger distances between positions).
+    rank : int, optional
+        Number of dimensions ``r`` to keep. ``None`` keeps the whole positive part (the numerical rank).
+        Must not exceed the numerical rank: the remaining eigenvalues carry no real dimension.
+    tol : float, optional
+        Eigenvalues ``<= tol`` count as zero. Default ``n * eps * max|lambda|``.
+
+    Returns
+    -------
+    ClassicalMDS
+    """
+    B = double_centered_gram(D)
+    n = B.shape[0]
+    lam, U = scipy.linalg.eigh(B)
+    order = np.argsort(lam)[::-1]
+    lam, U = lam[order], U[:, order]
+    # Deterministic signs: the largest-magnitude entry of each eigenvector is positive.
+    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(n)])
+    U = U * np.where(signs == 0, 1.0, signs)
+    if tol is None:
+        tol = n * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
+    r_num = numerical_rank(lam, tol)
+    if rank is None:
+        r = r_num
+    else:
+        r = check_positive_int(rank, "rank")
+        if r > n:
+            raise ValueError(f"rank={r} is larger than the number of points n={n}")
+        if r > r_num:
+            raise ValueError(
+                f"rank={r} exceeds the numerical rank {r_num} of B (eigenvalues <= tol={tol:.2e} carry no real "
+                f"dimension); use rank <= {r_num}"
+            )
+    X = U[:, :r] * np.sqrt(lam[:r])
+    return ClassicalMDS(embedding=X, eigenvalues=lam, eigenvectors=U, rank=r_num, tol=float(tol))

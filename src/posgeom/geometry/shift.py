@@ -1,0 +1,188 @@
+"""The information geometry of positional distributions: Hellinger and Fisher-Rao distances.
+
+Conventions (used everywhere in the book):
+
+* **Bhattacharyya coefficient** ``BC(mu, nu) = sum_k sqrt(mu_k nu_k)`` in ``[0, 1]``.
+* **Hellinger distance** ``d_H(mu, nu) = sqrt(1 - BC(mu, nu)) = ||sqrt(mu) - sqrt(nu)||_2 / sqrt(2)``, in ``[0, 1]``.
+  This is the *chordal* distance between the points ``sqrt(mu) / sqrt(2)`` on a sphere of radius ``1/sqrt(2)``:
+  a Euclidean distance, hence exactly embeddable by classical MDS.
+* **Fisher-Rao distance** ``d_FR(mu, nu) = 2 arccos(BC(mu, nu))``, in ``[0, pi]``: the geodesic (great-circle)
+  distance on the sphere of radius 2 that the map ``mu -> 2 sqrt(mu)`` carries the simplex onto, which is the
+  Fisher information metric. It is *not* Euclidean-embeddable in general; this is where curvature enters.
+
+Both are computed from one (sparse) matrix product ``sqrt(P) sqrt(P)^T``; results are exactly symmetric with a zero
+diagonal. Accuracy: Hellinger distances are computed as ``sqrt((G_ii + G_jj)/2 - G_ij)`` from the Gram matrix
+``G = sqrt(P) sqrt(P)^T``, so two equal rows give exactly 0; for nearly equal distributions the square root still
+turns the ``1e-16`` rounding of ``G`` into an absolute error of up to about ``1e-8``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from .._validation import check_distance_matrix
+import numbers
+from .._validation import check_matrix, check_positive_int
+from .mds import classical_mds
+
+__all__ = [
+    "lag_profile",
+    "toeplitz_part",
+    "shift_equivariance_defect",
+    "shift_equivariant_distributions",
+    "fourier_basis",
+    "subspace_alignment",
+    "fourier_alignment",
+]
+
+
+def lag_profile(D) -> np.ndarray:
+    """Mean distance at each lag: ``profile[k] = mean_i D[i, i + k]`` for ``k = 0..n-1`` (``profile[0] = 0``).
+
+    If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
+    matrix built from this profile.
+    """
+    D = check_distance_matrix(D)
+    return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
+
+
+def toeplitz_part(D) -> np.ndarray:
+    """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean."""
+    profile = lag_profile(D)
+    n = profile.size
+    return profile[np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])]
+
+
+def shift_equivariance_defect(D) -> float:
+    """How far ``D`` is from depending on ``|i - j|`` only: ``||D - T(D)||_F / ||D||_F`` with ``T`` the Toeplitz part.
+
+    0 for exactly shift-equivariant statistics; at most 1 (the Toeplitz part is an orthogonal projection).
+    """
+    D = check_distance_matrix(D)
+    norm = np.linalg.norm(D)
+    if norm == 0:
+        raise ValueError("D is zero everywhere: the shift-equivariance defect is undefined (0/0)")
+    return float(np.linalg.norm(D - toeplitz_part(D)) / norm)
+
+
+_KINDS = ("dct", "dft")
+
+
+def shift_equivariant_distributions(n_positions: int, *, width: float = 3.0, step: int = 4,
+                                    cyclic: bool = False) -> np.ndarray:
+    """Positional distributions that are shifted copies of one profile on a ring of tokens.
+
+    Tokens are the ring ``Z_V``; position ``i`` puts a discretised Gaussian profile of standard deviation
+    ``width * step`` tokens centred at token ``step * i`` (distances on the ring):
+    ``mu_i(k) ∝ exp(-ring(k - step i)^2 / (2 (width step)^2))``. Every ``mu_i`` is the same profile rotated by
+    ``step * i``, so the Bhattacharyya coefficient, hence every distance, depends only on ``i - j``: ``D`` is exactly
+    Toeplitz. There is no randomness.
+
+    Parameters
+    ----------
+    n_positions : int
+        ``n >= 2``.
+    width : float, default 3.0
+        Profile standard deviation in *positions*: distributions more than a few ``width`` apart barely overlap,
+        so Hellinger distances grow with ``|i - j|`` and saturate near 1 beyond that.
+    step : int, default 4
+        Tokens between consecutive centres (resolution of the profile).
+    cyclic : bool, default False
+        ``True``: ``V = step * n``, the ring closes after ``n`` positions and ``D`` is circulant (position
+        ``n - 1`` is next to position 0). ``False``: ``V = step * (n - 1) + 1 + 2 ceil(8 width step)``, the ring is
+        long enough that far-apart positions never meet again, and ``D`` is Toeplitz but not circulant.
+
+    Returns
+    -------
+    (n, V) float array; rows are probability distributions.
+    """
+    n = check_positive_int(n_positions, "n_positions", minimum=2)
+    step = check_positive_int(step, "step")
+    if isinstance(width, bool) or not isinstance(width, numbers.Real) or not np.isfinite(width) or width <= 0:
+        raise ValueError(f"width must be a finite number > 0, got {width!r}")
+    if not isinstance(cyclic, bool):
+        raise TypeError(f"cyclic must be True or False, got {cyclic!r}")
+    sigma = float(width) * step
+    V = step * n if cyclic else step * (n - 1) + 1 + 2 * int(np.ceil(8 * sigma))
+    k = np.arange(V)
+    centres = step * np.arange(n)
+    delta = np.abs(k[None, :] - centres[:, None]) % V
+    ring = np.minimum(delta, V - delta).astype(float)
+    mu = np.exp(-(ring**2) / (2 * sigma**2))
+    return mu / mu.sum(axis=1, keepdims=True)
+
+
+def fourier_basis(n: int, m: int, kind: str = "dct") -> np.ndarray:
+    """The ``m`` lowest-frequency non-constant Fourier modes on ``n`` points, as orthonormal columns.
+
+    Parameters
+    ----------
+    n : int
+        Number of points (positions).
+    m : int
+        Number of modes, ``1 <= m <= n - 1``.
+    kind : {"dct", "dft"}
+        ``"dct"``: the cosine-transform (DCT-II) modes ``sqrt(2/n) cos(pi f (i + 1/2) / n)``, ``f = 1..m``: the
+        eigenvectors of the path Laplacian, the natural basis for a Toeplitz (open-ended) ``D``. ``"dft"``: the
+        real discrete Fourier modes ``cos(2 pi f i / n)``, ``sin(2 pi f i / n)`` for ``f = 1, 2, ...`` in the order
+        cos, sin (normalised; at ``f = n/2`` only the cosine exists): the eigenvectors of every circulant matrix.
+
+    Returns
+    -------
+    (n, m) float array with orthonormal columns, each orthogonal to the constant vector.
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    m = check_positive_int(m, "m")
+    if m > n - 1:
+        raise ValueError(f"only n - 1 = {n - 1} non-constant modes exist on n={n} points, got m={m}")
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
+    i = np.arange(n, dtype=float)
+    if kind == "dct":
+        f = np.arange(1, m + 1, dtype=float)
+        return np.sqrt(2.0 / n) * np.cos(np.pi * f[None, :] * (i[:, None] + 0.5) / n)
+    cols = []
+    f = 1
+    while len(cols) < m:
+        c = np.cos(2 * np.pi * f * i / n)
+        cols.append(c / np.linalg.norm(c))
+        if len(cols) < m and 2 * f != n:
+            s = np.sin(2 * np.pi * f * i / n)
+            cols.append(s / np.linalg.norm(s))
+        f += 1
+    return np.column_stack(cols)
+
+
+def subspace_alignment(U, F) -> float:
+    """Mean squared cosine of the principal angles between the column spaces of ``U`` and ``F``.
+
+    ``||Q_U^T Q_F||_F^2 / m`` where ``Q_U``, ``Q_F`` are orthonormal bases of the two ``m``-dimensional column spaces:
+    1 iff the subspaces coincide, 0 iff they are orthogonal. It does not depend on the bases chosen, so degenerate
+    eigenvalues (sine/cosine pairs) do not matter. A uniformly random ``m``-dimensional subspace of the ``(n - 1)``
+    -dimensional centred space scores ``m / (n - 1)`` on average against a fixed one: the chance level.
+    """
+    U = check_matrix(U, "U")
+    F = check_matrix(F, "F")
+    if U.shape != F.shape:
+        raise ValueError(f"U and F must have the same shape (n x m), got {U.shape} and {F.shape}")
+    Qu, Ru = np.linalg.qr(U)
+    Qf, Rf = np.linalg.qr(F)
+    for name, R in (("U", Ru), ("F", Rf)):
+        if np.min(np.abs(np.diag(R))) <= 1e-12 * max(np.max(np.abs(np.diag(R))), 1e-300):
+            raise ValueError(f"the columns of {name} are linearly dependent; pass a full-rank n x m matrix")
+    return float(np.linalg.norm(Qu.T @ Qf) ** 2 / U.shape[1])
+
+
+def fourier_alignment(D, m: int, kind: str = "dct") -> float:
+    """Alignment (:func:`subspace_alignment`) of the top-``m`` eigenvectors of ``B`` with ``m`` Fourier modes.
+
+    ``B = -1/2 J D^2 J`` is eigendecomposed by :func:`posgeom.classical_mds`; its ``m`` leading eigenvectors span the
+    rank-``m`` MDS encoding. They are compared with :func:`fourier_basis` ``(n, m, kind)``. For ``kind="dft"`` pass
+    an odd ``m`` only if the highest frequency's sine/cosine pair is split on purpose; an even ``m`` compares whole
+    pairs.
+    """
+    result = classical_mds(D)
+    n = result.eigenvectors.shape[0]
+    m = check_positive_int(m, "m")
+    if m > n - 1:
+        raise ValueError(f"m={m} exceeds n - 1 = {n - 1}")
+    return subspace_alignment(result.eigenvectors[:, :m], fourier_basis(n, m, kind))

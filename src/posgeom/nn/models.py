@@ -1,0 +1,223 @@
+"""Small Transformers whose positional scheme is a parameter.
+
+One implementation of multi-head self-attention (:class:`SelfAttention`) serves every scheme of
+:mod:`posgeom.positional`; the scheme acts where it belongs:
+
+* absolute schemes add ``p_i`` to the token embedding (:meth:`~posgeom.nn.PositionalScheme.embed`);
+* RoPE rotates queries and keys inside every attention layer (:meth:`~posgeom.nn.PositionalScheme.rotate`);
+* ALiBi adds its bias to the attention logits of every layer (:meth:`~posgeom.nn.PositionalScheme.bias`).
+
+Architecture (pre-LayerNorm, no dropout so that forward passes are deterministic)::
+
+    h = embed(tokens)                         # token embedding, + p_i for absolute schemes
+    for each layer:
+        h = h + Attention(LN(h))              # softmax(q k^T / sqrt(d_head) + bias + mask) v
+        h = h + MLP(LN(h))                    # Linear(d, 4d) -> GELU -> Linear(4d, d)
+    h = LN(h)
+    logits = head(mean over non-padding tokens of h)        # pooled output (default)
+    logits_i = head(h_i)                                    # per-token output (pooled=False)
+
+Masks: ``causal=True`` lets position ``i`` attend to ``j <= i`` only (a decoder); ``padding_mask`` (batch, L) is
+``True`` at padding tokens, which are never attended to and are left out of the mean. A query that can attend to
+nothing (only possible for a padding query under a causal mask with left padding) gets an attention output of 0,
+never NaN.
+"""
+
+from __future__ import annotations
+
+import math
+import torch
+from torch import nn
+from .._validation import check_positive_int
+from .positional import PositionalScheme, make_positional
+
+__all__ = [
+    "SelfAttention",
+    "TransformerBlock",
+    "TransformerClassifier",
+]
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention with a pluggable positional scheme.
+
+    Parameters
+    ----------
+    d_model, n_heads : int
+        Width and number of heads (``d_model`` divisible by ``n_heads``).
+    """
+
+    def __init__(self, d_model: int, n_heads: int):
+        super().__init__()
+        self.d_model = check_positive_int(d_model, "d_model")
+        self.n_heads = check_positive_int(n_heads, "n_heads")
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        self.d_head = d_model // n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.out = nn.Linear(d_model, d_model)
+
+    def attention_weights(
+        self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool, padding_mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return ``(weights, v)``: attention weights (batch, heads, L, L) and values (batch, heads, L, d_head)."""
+        b, length, _ = x.shape
+        q, k, v = self.qkv(x).view(b, length, 3, self.n_heads, self.d_head).permute(2, 0, 3, 1, 4)
+        q, k = positional.rotate(q, k)
+        logits = q @ k.transpose(-1, -2) / math.sqrt(self.d_head)
+        bias = positional.bias(length, dtype=logits.dtype, device=logits.device)
+        if bias is not None:
+            logits = logits + bias
+        blocked = torch.zeros(length, length, dtype=torch.bool, device=x.device)
+        if causal:
+            blocked = torch.triu(torch.ones_like(blocked), diagonal=1)
+        blocked = blocked.expand(b, 1, length, length)
+        if padding_mask is not None:
+            blocked = blocked | padding_mask[:, None, None, :]
+        logits = logits.masked_fill(blocked, float("-inf"))
+        empty = blocked.all(dim=-1, keepdim=True)
+        weights = torch.softmax(logits.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
+        return weights, v
+
+    def forward(self, x, positional, *, causal=False, padding_mask=None):
+        weights, v = self.attention_weights(x, positional, causal=causal, padding_mask=padding_mask)
+        b, _, length, _ = weights.shape
+        return self.out((weights @ v).transpose(1, 2).reshape(b, length, self.d_model))
+
+
+class TransformerBlock(nn.Module):
+    """Pre-LN block: ``h + Attention(LN(h))`` then ``h + MLP(LN(h))`` with an MLP of width ``4 d``."""
+
+    def __init__(self, d_model: int, n_heads: int):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = SelfAttention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
+
+    def forward(self, h, positional, *, causal=False, padding_mask=None):
+        h = h + self.attn(self.ln1(h), positional, causal=causal, padding_mask=padding_mask)
+        return h + self.mlp(self.ln2(h))
+
+
+class TransformerClassifier(nn.Module):
+    """A small Transformer encoder (or, with ``causal=True``, decoder) with a classification head.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Number of token ids; inputs are int tensors with values in ``[0, vocab_size)``.
+    n_positions : int
+        Largest input length ``L`` (size of the position table of every scheme).
+    d_model : int
+        Width ``d`` (divisible by ``n_heads``; for ``"rope"``, ``d_model / n_heads`` must be even; for
+        ``"sinusoidal"``, ``d_model`` must be even).
+    n_heads, n_layers : int
+        Heads per attention layer and number of blocks.
+    positional : str, default "learned"
+        The positional scheme, one of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``,
+        ``"fixed"``, ``"low_rank"`` (see :mod:`posgeom.positional`).
+    causal : bool, default False
+        Causal (decoder) attention: position ``i`` attends to ``j <= i`` only.
+    rank : int, optional
+        The rank ``r`` of ``"low_rank"`` (required for it, rejected otherwise).
+    encoding : (n_positions, d_model) array, optional
+        The frozen matrix of ``"fixed"`` (required for it, rejected otherwise).
+    n_classes : int, default 2
+        Number of output logits.
+
+    Attributes
+    ----------
+    positional : PositionalScheme
+        The scheme module; ``model.positional_encoding()`` returns ``P`` for absolute schemes.
+
+    Examples
+    --------
+    >>> import torch
+    >>> model = TransformerClassifier(10, 8, 16, 2, 1, positional="rope")
+    >>> model(torch.zeros(3, 8, dtype=torch.long)).shape
+    torch.Size([3, 2])
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n_positions: int,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        positional: str = "learned",
+        causal: bool = False,
+        rank: int | None = None,
+        encoding=None,
+        n_classes: int = 2,
+    ):
+        super().__init__()
+        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
+        self.n_positions = check_positive_int(n_positions, "n_positions")
+        self.d_model = check_positive_int(d_model, "d_model")
+        self.n_heads = check_positive_int(n_heads, "n_heads")
+        self.n_layers = check_positive_int(n_layers, "n_layers")
+        self.n_classes = check_positive_int(n_classes, "n_classes")
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal must be True or False, got {causal!r}")
+        self.causal = causal
+        self.positional = make_positional(positional, n_positions, d_model, n_heads, rank=rank, encoding=encoding)
+        self.token_embedding = nn.Embedding(self.vocab_size, self.d_model)
+        self.blocks = nn.ModuleList(TransformerBlock(self.d_model, self.n_heads) for _ in range(self.n_layers))
+        self.ln_final = nn.LayerNorm(self.d_model)
+        self.head = nn.Linear(self.d_model, self.n_classes)
+
+    @property
+    def scheme(self) -> str:
+        """The name of the positional scheme."""
+        return self.positional.name
+
+    def positional_encoding(self) -> torch.Tensor | None:
+        """``P`` (n_positions x d_model) for absolute schemes (a view of the parameter), ``None`` otherwise."""
+        return self.positional.encoding_matrix()
+
+    def _check_inputs(self, ids, padding_mask):
+        if not torch.is_tensor(ids):
+            raise TypeError(f"ids must be a torch tensor of token ids, got {type(ids).__name__}")
+        if ids.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
+            raise TypeError(f"ids must be an integer tensor, got dtype {ids.dtype}; use ids.long()")
+        if ids.ndim != 2:
+            raise ValueError(f"ids must have shape (batch, length), got {tuple(ids.shape)}; use ids[None] for one")
+        if ids.shape[1] == 0:
+            raise ValueError("ids has length 0: pass at least one token per sequence")
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= self.vocab_size):
+            raise ValueError(f"token ids must lie in [0, {self.vocab_size}), got range "
+                             f"[{int(ids.min())}, {int(ids.max())}]")
+        self.positional.check_length(ids.shape[1])
+        if padding_mask is not None:
+            if not torch.is_tensor(padding_mask) or padding_mask.dtype != torch.bool:
+                raise TypeError("padding_mask must be a bool tensor (True at padding tokens)")
+            if padding_mask.shape != ids.shape:
+                raise ValueError(f"padding_mask must have the shape of ids {tuple(ids.shape)}, "
+                                 f"got {tuple(padding_mask.shape)}")
+            if bool(padding_mask.all(dim=1).any()):
+                raise ValueError("a sequence is padding only: every sequence needs at least one real token")
+
+    def hidden_states(self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Final (layer-normalised) hidden states, shape (batch, L, d_model)."""
+        self._check_inputs(ids, padding_mask)
+        h = self.positional.embed(self.token_embedding(ids.long()))
+        for block in self.blocks:
+            h = block(h, self.positional, causal=self.causal, padding_mask=padding_mask)
+        return self.ln_final(h)
+
+    def forward(
+        self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None, pooled: bool = True
+    ) -> torch.Tensor:
+        """Logits: pooled (batch, n_classes) by default, per token (batch, L, n_classes) with ``pooled=False``.
+
+        The pooled output is the head applied to the mean of the final hidden states over non-padding tokens.
+        """
+        h = self.hidden_states(ids, padding_mask=padding_mask)
+        if not pooled:
+            return self.head(h)
+        if padding_mask is None:
+            return self.head(h.mean(dim=1))
+        keep = (~padding_mask).to(h.dtype)[..., None]
+        return self.head((h * keep).sum(dim=1) / keep.sum(dim=1))

@@ -1,0 +1,272 @@
+"""Monotonicity in the neural-tangent-kernel (NTK) regime: the masked-slot model, its linearisation and its limit.
+
+The model (the book's own toy, not the paper's architecture) is the part of a masked-language model that sees only
+the masked slot. In BERT the input at a masked position ``i`` is ``e_[MASK] + p_i``: apart from the context, the
+network's prediction there is a function of the position embedding alone. The **masked-slot network** of width
+``w`` keeps exactly that channel::
+
+    f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)        (logits at position i, a vector in R^V)
+
+with trainable ``P`` (n x w, rows ``p_i``), ``W`` (w x w) and ``A`` (V x w). Conventions:
+
+* **NTK parametrisation, one width.** The embedding width and the hidden width are both ``w``. ``W`` and ``A`` are
+  initialised i.i.d. ``N(0, 1)``; the ``1/sqrt(w)`` factors keep every quantity of order 1 as ``w`` grows
+  :cite:`jacot2018`.
+* **Embedding initialisation.** ``P`` is i.i.d. ``N(0, sigma0^2 / w)``, so that ``||p_i(0)|| ~ sigma0`` at every
+  width (BERT's ``std = 0.02`` at ``w = 384`` is ``sigma0 ~ 0.39``). Keeping ``||p_i(0)||`` of order 1 is what
+  makes the limit monotone; see :func:`kernel_regime_distances`.
+* **Losses** are summed over positions (no mean), so that gradient-descent time is ``t = lr * steps`` in the units
+  where the limiting kernel is the identity. ``"mse"``: ``sum_i ||f_i - y_i||^2 / 2`` against targets ``y_i``
+  (e.g. ``sqrt(mu_i)``). ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log softmax(f_i)_v`` against distributions
+  ``mu_i`` (the population masked-language-model loss of the masked slot).
+* **Training** is full-batch gradient descent with a constant learning rate, in float64.
+
+Three objects are compared, for the same initialisation:
+
+1. the network trained as is (:func:`train_masked_slot`);
+2. its **linearisation** around the initialisation, ``f_lin(theta) = f(theta_0) + J(theta_0) (theta - theta_0)``,
+   trained by the same gradient descent (:func:`train_masked_slot` with ``linearised=True``, built with
+   :func:`torch.func.jvp` and :func:`torch.func.vjp`);
+3. the **kernel-regime prediction** (:func:`kernel_regime_distances`): at infinite width the NTK is ``delta_ij I_V``
+   (:func:`ntk_blocks` computes it exactly at finite width), every position's logits follow the same map
+   ``f_i(t) = F_t(y_i)`` and the embedding distances become ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import numpy as np
+import torch
+from .._validation import check_matrix, check_positive_int
+
+__all__ = [
+    "LOSSES",
+    "init_masked_slot",
+    "masked_slot_logits",
+    "masked_slot_loss",
+    "train_masked_slot",
+    "ntk_blocks",
+    "output_trajectory",
+    "kernel_regime_distances",
+]
+
+
+LOSSES = ("mse", "cross_entropy")
+
+
+_DTYPE = torch.float64
+
+
+def _check_loss(loss) -> str:
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    return loss
+
+
+def _check_real(value, name: str, *, positive: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    if not positive and value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return float(value)
+
+
+def _check_targets(targets, loss: str) -> np.ndarray:
+    Y = check_matrix(targets, "targets", min_rows=2)
+    if loss == "cross_entropy":
+        if Y.min() < 0 or not np.allclose(Y.sum(axis=1), 1.0, atol=1e-8):
+            raise ValueError("cross_entropy targets must be probability distributions (rows >= 0 summing to 1)")
+    return Y
+
+
+def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5,
+                     seed: int) -> dict[str, torch.Tensor]:
+    """Initial parameters of the masked-slot network (float64 tensors).
+
+    Parameters
+    ----------
+    n_positions : int
+        ``n``: rows of the position table ``P``.
+    n_outputs : int
+        ``V``: number of logits (vocabulary size of the masked slot).
+    width : int
+        ``w``: the embedding width and the hidden width.
+    sigma0 : float, default 0.5
+        Initial embedding norm scale: ``P_ik ~ N(0, sigma0^2 / w)``, so ``E ||p_i(0)||^2 = sigma0^2``. ``0`` starts
+        every position at the origin.
+    seed : int
+        Seed of a private ``torch.Generator`` (the global generator is not touched).
+
+    Returns
+    -------
+    dict with keys ``"P"`` (n, w), ``"W"`` (w, w), ``"A"`` (V, w).
+    """
+    n = check_positive_int(n_positions, "n_positions", minimum=2)
+    V = check_positive_int(n_outputs, "n_outputs")
+    w = check_positive_int(width, "width")
+    sigma0 = _check_real(sigma0, "sigma0", positive=False)
+    seed = check_positive_int(seed, "seed", minimum=0)
+    g = torch.Generator().manual_seed(seed)
+    return {
+        "P": torch.randn(n, w, generator=g, dtype=_DTYPE) * (sigma0 / math.sqrt(w)),
+        "W": torch.randn(w, w, generator=g, dtype=_DTYPE),
+        "A": torch.randn(V, w, generator=g, dtype=_DTYPE),
+    }
+
+
+def masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` of every position, shape (n, V)."""
+    P, W, A = params["P"], params["W"], params["A"]
+    w = P.shape[1]
+    return torch.tanh(P @ W.T / math.sqrt(w)) @ A.T / math.sqrt(w)
+
+
+def masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> torch.Tensor:
+    """The summed loss of the module docstring: ``"mse"`` or ``"cross_entropy"`` (targets as a float64 tensor)."""
+    if loss == "mse":
+        return 0.5 * ((logits - targets) ** 2).sum()
+    return -(targets * torch.log_softmax(logits, dim=-1)).sum()
+
+
+def train_masked_slot(params: dict[str, torch.Tensor], targets, *, loss: str, lr: float, steps: int,
+                      linearised: bool = False) -> dict[str, torch.Tensor]:
+    """Full-batch gradient descent on the masked-slot network or on its linearisation.
+
+    Parameters
+    ----------
+    params : dict
+        Initial parameters from :func:`init_masked_slot` (not modified).
+    targets : (n, V) array
+        ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
+    loss : {"mse", "cross_entropy"}
+    lr : float
+        Learning rate; training time is ``t = lr * steps``. Stability needs ``lr`` below ``2 / lambda_max`` of the
+        NTK (``lambda_max -> 1`` as the width grows; ``lr <= 0.5`` is safe from width 64 on).
+    steps : int
+    linearised : bool, default False
+        Train ``f(theta_0) + J(theta_0)(theta - theta_0)`` instead of the network (the Jacobian is never formed:
+        one ``jvp`` and one ``vjp`` at ``theta_0`` per step).
+
+    Returns
+    -------
+    dict of trained parameters (new tensors).
+
+    Raises
+    ------
+    FloatingPointError
+        The loss diverged (lower ``lr``).
+    """
+    from torch.func import jvp, vjp
+
+    loss = _check_loss(loss)
+    lr = _check_real(lr, "lr")
+    steps = check_positive_int(steps, "steps")
+    if not isinstance(linearised, bool):
+        raise TypeError(f"linearised must be True or False, got {linearised!r}")
+    Y = _check_targets(targets, loss)
+    n, V = params["P"].shape[0], params["A"].shape[0]
+    if Y.shape != (n, V):
+        raise ValueError(f"targets must have shape (n_positions, n_outputs) = ({n}, {V}), got {Y.shape}")
+    Yt = torch.tensor(Y, dtype=_DTYPE)
+    theta0 = {k: v.detach().clone() for k, v in params.items()}
+    theta = {k: v.clone() for k, v in theta0.items()}
+    if linearised:
+        f0, vjp_fn = vjp(masked_slot_logits, theta0)
+    for _ in range(steps):
+        if linearised:
+            delta = {k: theta[k] - theta0[k] for k in theta}
+            _, df = jvp(masked_slot_logits, (theta0,), (delta,))
+            f = (f0 + df).requires_grad_(True)
+            value = masked_slot_loss(f, Yt, loss)
+            (r,) = torch.autograd.grad(value, f)
+            (grads,) = vjp_fn(r)
+        else:
+            current = {k: v.requires_grad_(True) for k, v in theta.items()}
+            value = masked_slot_loss(masked_slot_logits(current), Yt, loss)
+            grads = dict(zip(current, torch.autograd.grad(value, list(current.values()))))
+        if not torch.isfinite(value):
+            raise FloatingPointError(f"the loss became {float(value.detach())}; lower lr (now {lr})")
+        with torch.no_grad():
+            theta = {k: theta[k].detach() - lr * grads[k] for k in theta}
+    return {k: v.detach() for k, v in theta.items()}
+
+
+def ntk_blocks(params: dict[str, torch.Tensor]) -> np.ndarray:
+    """The exact empirical NTK of the masked-slot network, as blocks ``Theta[i, j]`` (V x V).
+
+    ``Theta[i, j] = sum_theta (d f_i / d theta)(d f_j / d theta)^T``, the sum of three parts (``u_i = W p_i /
+    sqrt(w)``, ``phi_i = tanh(u_i)``, ``phi'_i = 1 - phi_i^2``):
+
+    * from ``P`` (``f_i`` depends on ``p_i`` only): ``delta_ij J_i J_i^T`` with
+      ``J_i = A diag(phi'_i) W / w``;
+    * from ``A``: ``<phi_i, phi_j> / w * I_V``;
+    * from ``W``: ``<p_i, p_j> / w^2 * A diag(phi'_i * phi'_j) A^T``.
+
+    Returns
+    -------
+    (n, n, V, V) float array. At infinite width (with ``||p_i|| = O(1)``) it tends to ``delta_ij I_V``.
+    """
+    P, W, A = (params[k].detach() for k in ("P", "W", "A"))
+    w = P.shape[1]
+    n, V = P.shape[0], A.shape[0]
+    u = P @ W.T / math.sqrt(w)
+    phi = torch.tanh(u)
+    dphi = 1 - phi**2
+    theta = torch.zeros(n, n, V, V, dtype=_DTYPE)
+    # A part and W part (all pairs).
+    theta += (phi @ phi.T / w)[:, :, None, None] * torch.eye(V, dtype=_DTYPE)
+    gram = P @ P.T / w**2
+    theta += gram[:, :, None, None] * torch.einsum("vk,ik,jk,uk->ijvu", A, dphi, dphi, A)
+    # P part (diagonal blocks).
+    for i in range(n):
+        J = (A * dphi[i]) @ W / w
+        theta[i, i] += J @ J.T
+    return theta.numpy()
+
+
+def output_trajectory(targets, *, loss: str, lr: float, steps: int) -> np.ndarray:
+    """``F_t(y)`` for every row: gradient descent on ``f`` itself with the identity kernel, from ``f = 0``.
+
+    This is the infinite-width dynamics of every position's logits (each position alone, the same map for all):
+    ``f <- f - lr * grad_f loss(f; y)``, with the same ``lr`` and ``steps`` as the network, so that the
+    discretisation matches. For ``"mse"`` it is ``(1 - (1 - lr)^steps) y``.
+
+    Returns
+    -------
+    (n, V) float array.
+    """
+    loss = _check_loss(loss)
+    lr = _check_real(lr, "lr")
+    steps = check_positive_int(steps, "steps")
+    Y = _check_targets(targets, loss)
+    if loss == "mse":
+        return (1.0 - (1.0 - lr) ** steps) * Y
+    f = np.zeros_like(Y)
+    for _ in range(steps):
+        q = np.exp(f - f.max(axis=1, keepdims=True))
+        q /= q.sum(axis=1, keepdims=True)
+        f = f - lr * (q - Y)
+    return f
+
+
+def kernel_regime_distances(targets, *, loss: str, lr: float, steps: int, sigma0: float) -> np.ndarray:
+    """The infinite-width prediction of the trained embedding distances ``||p_i(t) - p_j(t)||``.
+
+    ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)`` off the diagonal (0 on it), with ``F_t`` from
+    :func:`output_trajectory`: the displacement ``p_i(t) - p_i(0) = J^T (f_i(t) - f_i(0))`` is an isometric image
+    of the logit trajectory because ``J J^T -> I_V``, and the initial embeddings add ``2 sigma0^2`` to every
+    squared distance, orthogonally in the limit. The added constant does not change the ranks.
+
+    Returns
+    -------
+    (n, n) float array.
+    """
+    sigma0 = _check_real(sigma0, "sigma0", positive=False)
+    F = output_trajectory(targets, loss=loss, lr=lr, steps=steps)
+    sq = np.sum((F[:, None, :] - F[None, :, :]) ** 2, axis=-1) + 2.0 * sigma0**2
+    D = np.sqrt(sq)
+    np.fill_diagonal(D, 0.0)
+    return D

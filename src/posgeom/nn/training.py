@@ -1,0 +1,207 @@
+"""Deterministic training of the book's small Transformers on CPU.
+
+Reproducibility contract: the same seed, data, model constructor arguments and number of threads give bit-identical
+parameters and histories. It rests on three things, all set by this module:
+
+* :func:`seed_everything` seeds torch's global generator (used by parameter initialisation) -- call it right before
+  building a model;
+* :func:`train_classifier` draws its mini-batch order from its own ``torch.Generator`` seeded with ``seed``, and
+  enables ``torch.use_deterministic_algorithms(True)``;
+* the number of intra-op threads is fixed (``torch.set_num_threads``; default 1 here), because CPU reductions may
+  sum in a thread-dependent order.
+
+Losses are cross-entropy. Targets of shape ``(N,)`` train the pooled output (sequence classification); targets of
+shape ``(N, L)`` train the per-token output (token classification), with ``-100`` marking tokens to ignore.
+"""
+
+from __future__ import annotations
+
+import numbers
+import numpy as np
+import torch
+from torch import nn
+from .._validation import check_positive_int
+
+__all__ = [
+    "IGNORE_INDEX",
+    "seed_everything",
+    "train_classifier",
+    "predict",
+    "evaluate_loss",
+    "accuracy",
+]
+
+
+IGNORE_INDEX = -100
+
+
+def seed_everything(seed: int, *, threads: int | None = 1) -> None:
+    """Seed torch and numpy's legacy global generator and make torch deterministic.
+
+    Parameters
+    ----------
+    seed : int
+        Seed ``>= 0``.
+    threads : int or None, default 1
+        Number of torch intra-op threads to fix (``None`` leaves it unchanged). Bit-identical results require the
+        same value across runs.
+    """
+    seed = check_positive_int(seed, "seed", minimum=0)
+    if threads is not None:
+        torch.set_num_threads(check_positive_int(threads, "threads"))
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(seed)
+    np.random.seed(seed % 2**32)
+
+
+def _as_tensors(X, y=None, padding_mask=None):
+    X = torch.as_tensor(np.asarray(X) if not torch.is_tensor(X) else X)
+    if X.ndim != 2:
+        raise ValueError(f"X must have shape (n_sequences, length), got {tuple(X.shape)}")
+    if X.dtype.is_floating_point or X.dtype == torch.bool:
+        raise TypeError(f"X must hold integer token ids, got dtype {X.dtype}")
+    X = X.long()
+    if y is not None:
+        y = torch.as_tensor(np.asarray(y) if not torch.is_tensor(y) else y)
+        if y.dtype.is_floating_point or y.dtype == torch.bool:
+            raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+        y = y.long()
+        if y.ndim not in (1, 2) or y.shape[0] != X.shape[0] or (y.ndim == 2 and y.shape != X.shape):
+            raise ValueError(
+                f"y must have shape ({X.shape[0]},) (one label per sequence) or {tuple(X.shape)} (one per token), "
+                f"got {tuple(y.shape)}"
+            )
+    if padding_mask is not None:
+        padding_mask = torch.as_tensor(padding_mask, dtype=torch.bool)
+        if padding_mask.shape != X.shape:
+            raise ValueError(f"padding_mask must have shape {tuple(X.shape)}, got {tuple(padding_mask.shape)}")
+    return X, y, padding_mask
+
+
+def _logits(model, X, y, mask):
+    per_token = y is not None and y.ndim == 2
+    out = model(X, padding_mask=mask, pooled=not per_token)
+    return out.reshape(-1, out.shape[-1]) if per_token else out
+
+
+def train_classifier(
+    model: nn.Module,
+    X,
+    y,
+    *,
+    epochs: int,
+    lr: float,
+    seed: int,
+    batch_size: int = 64,
+    weight_decay: float = 0.0,
+    padding_mask=None,
+    schedule: str = "constant",
+) -> dict:
+    """Train ``model`` with Adam(W) on cross-entropy, deterministically.
+
+    Parameters
+    ----------
+    model : nn.Module
+        E.g. a :class:`posgeom.nn.TransformerClassifier`; called as ``model(X, padding_mask=..., pooled=...)``.
+    X : (N, L) int array or tensor
+        Token ids.
+    y : (N,) or (N, L) int array or tensor
+        Sequence labels (pooled output) or token labels (per-token output; ``-100`` = ignore).
+    epochs : int
+        Passes over the data.
+    lr : float
+        Learning rate.
+    seed : int
+        Seed of the mini-batch order (parameter initialisation is seeded by :func:`seed_everything` before the
+        model is built).
+    batch_size : int, default 64
+        Mini-batch size; ``batch_size >= N`` gives full-batch training.
+    weight_decay : float, default 0.0
+        Decoupled weight decay (AdamW).
+    padding_mask : (N, L) bool, optional
+        ``True`` at padding tokens.
+    schedule : {"constant", "cosine"}, default "constant"
+        Learning rate per optimiser step: constant ``lr``, or cosine decay from ``lr`` to 0 over all steps (useful to
+        end full-batch training at a stable point near a minimum).
+
+    Returns
+    -------
+    dict
+        ``"loss"``: list of the mean mini-batch loss of each epoch; ``"final_loss"``: loss on all of ``(X, y)`` after
+        training (eval mode); ``"epochs"``, ``"seed"``.
+    """
+    epochs = check_positive_int(epochs, "epochs")
+    batch_size = check_positive_int(batch_size, "batch_size")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    if not isinstance(lr, numbers.Real) or not np.isfinite(lr) or lr <= 0:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    if not isinstance(weight_decay, numbers.Real) or not np.isfinite(weight_decay) or weight_decay < 0:
+        raise ValueError(f"weight_decay must be a finite number >= 0, got {weight_decay!r}")
+    if schedule not in ("constant", "cosine"):
+        raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
+    X, y, mask = _as_tensors(X, y, padding_mask)
+    if y is None:
+        raise ValueError("y is required")
+    torch.use_deterministic_algorithms(True)
+    generator = torch.Generator().manual_seed(seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=float(weight_decay))
+    loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE_INDEX)
+    n = X.shape[0]
+    total_steps = epochs * ((n + batch_size - 1) // batch_size)
+    scheduler = (
+        torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=total_steps) if schedule == "cosine" else None
+    )
+    history = {"loss": [], "epochs": epochs, "seed": seed}
+    model.train()
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=generator)
+        total, count = 0.0, 0
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            yb = y[idx]
+            target = yb.reshape(-1)
+            loss = loss_fn(_logits(model, X[idx], yb, None if mask is None else mask[idx]), target)
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss.item()}; lower lr (now {lr})")
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            if scheduler is not None:
+                scheduler.step()
+            total += loss.item() * idx.numel()
+            count += idx.numel()
+        history["loss"].append(total / count)
+    history["final_loss"] = evaluate_loss(model, X, y, padding_mask=mask)
+    return history
+
+
+@torch.no_grad()
+def predict(model: nn.Module, X, *, padding_mask=None, pooled: bool = True, batch_size: int = 1024) -> torch.Tensor:
+    """Logits of ``model`` on ``X`` in eval mode, computed in batches: (N, n_classes), or (N, L, n_classes)."""
+    X, _, mask = _as_tensors(X, None, padding_mask)
+    batch_size = check_positive_int(batch_size, "batch_size")
+    model.eval()
+    parts = [
+        model(X[s : s + batch_size], padding_mask=None if mask is None else mask[s : s + batch_size], pooled=pooled)
+        for s in range(0, X.shape[0], batch_size)
+    ]
+    return torch.cat(parts)
+
+
+@torch.no_grad()
+def evaluate_loss(model: nn.Module, X, y, *, padding_mask=None) -> float:
+    """Mean cross-entropy of ``model`` on ``(X, y)`` in eval mode (per-token when ``y`` is (N, L))."""
+    X, y, mask = _as_tensors(X, y, padding_mask)
+    logits = predict(model, X, padding_mask=mask, pooled=y.ndim == 1)
+    logits = logits.reshape(-1, logits.shape[-1])
+    return float(nn.functional.cross_entropy(logits, y.reshape(-1), ignore_index=IGNORE_INDEX))
+
+
+def accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
+    """Fraction of correct argmax predictions (per sequence for (N,) labels, per non-ignored token for (N, L))."""
+    X, y, mask = _as_tensors(X, y, padding_mask)
+    pred = predict(model, X, padding_mask=mask, pooled=y.ndim == 1).argmax(dim=-1)
+    keep = y != IGNORE_INDEX
+    if not bool(keep.any()):
+        raise ValueError("every label is the ignore index -100: accuracy is undefined")
+    return float((pred[keep] == y[keep]).double().mean())

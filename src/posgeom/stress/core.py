@@ -1,0 +1,87 @@
+"""Stress: how well an encoding's distances reproduce the statistical distances between positions.
+
+Definition (the paper's, used verbatim): for an encoding ``P`` with rows ``p_i`` and target distances ``D``,
+
+``stress(P) = sum_{i<j} (||p_i - p_j|| - D_ij)^2 / sum_{i<j} D_ij^2``.
+
+This *raw* stress depends on the scale of ``P``: sinusoidal distances reach ``sqrt(d)`` while Hellinger distances
+are at most 1. The *scale-optimal* stress is ``min_{a >= 0} stress(a P)``; with ``E_ij = ||p_i - p_j||`` the minimiser
+is ``a* = sum E D / sum E^2`` and ``stress(a* P) = 1 - (sum E D)^2 / (sum E^2 sum D^2)``, a number in ``[0, 1]``.
+The book always says which of the two it reports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from .._validation import check_distance_matrix, check_matrix
+from ..geometry.euclidean import pairwise_distances
+
+__all__ = [
+    "optimal_scale",
+    "stress_of_distances",
+    "stress",
+]
+
+
+_SCALES = ("raw", "optimal")
+
+
+def _upper(E, D):
+    E = check_distance_matrix(E, "E")
+    D = check_distance_matrix(D, "D")
+    if E.shape != D.shape:
+        raise ValueError(f"E and D must have the same shape, got {E.shape} and {D.shape}")
+    iu = np.triu_indices(D.shape[0], k=1)
+    d = D[iu]
+    if not np.any(d > 0):
+        raise ValueError("D is zero for every pair of positions: stress is undefined (0/0)")
+    return E[iu], d
+
+
+def optimal_scale(E, D) -> float:
+    """The scalar ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``."""
+    e, d = _upper(E, D)
+    ee = float(e @ e)
+    return float(e @ d) / ee if ee > 0 else 0.0
+
+
+def stress_of_distances(E, D, *, scale: str = "raw") -> float:
+    """Stress of induced distances ``E`` against target distances ``D`` (both n x n).
+
+    Parameters
+    ----------
+    E : (n, n) array
+        Distances between positions induced by an encoding (for relative schemes such as ALiBi or RoPE, their
+        induced distance; see :mod:`posgeom.encodings`).
+    D : (n, n) array
+        Target distances, e.g. Hellinger distances between positional distributions.
+    scale : {"raw", "optimal"}
+        ``"raw"``: the definition as is. ``"optimal"``: ``min_a stress(a E, D)`` in closed form.
+
+    Returns
+    -------
+    float
+        Stress, ``>= 0``; the scale-optimal value lies in ``[0, 1]``.
+    """
+    if scale not in _SCALES:
+        raise ValueError(f"scale must be one of {_SCALES}, got {scale!r}")
+    e, d = _upper(E, D)
+    if scale == "optimal":
+        ee = float(e @ e)
+        e = e * (float(e @ d) / ee if ee > 0 else 0.0)
+    r = e - d
+    return float(r @ r) / float(d @ d)
+
+
+def stress(P, D, *, scale: str = "raw") -> float:
+    """Stress of an encoding ``P`` (n x d, rows = positions) against target distances ``D`` (n x n).
+
+    See the module docstring for the definition and the two scale conventions.
+    """
+    P = check_matrix(P, "P", min_rows=2)
+    D = np.asarray(D, dtype=float)
+    if D.ndim != 2 or D.shape[0] != P.shape[0]:
+        raise ValueError(
+            f"P has {P.shape[0]} rows (positions) but D has shape {D.shape}; both must describe the same n positions"
+        )
+    return stress_of_distances(pairwise_distances(P), D, scale=scale)

@@ -1,0 +1,128 @@
+"""How much each extra dimension buys: stress and strain of MDS configurations against their rank.
+
+Two criteria, two optimal methods (Borg & Groenen, 2005):
+
+* **strain** ``||B - X X^T||_F / ||B||_F`` with ``B = -1/2 J D^2 J`` and ``X`` centred. By Eckart-Young, classical
+  MDS (the top-``r`` positive eigenpairs of ``B``) minimises it over all rank-``r`` configurations;
+* **stress** (the paper's, :mod:`posgeom.stress`), minimised locally by SMACOF (:func:`posgeom.stress.smacof_encoding`).
+
+:func:`stress_by_rank` computes the whole curve: from one eigendecomposition for classical MDS, one SMACOF fit per
+rank for SMACOF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from .smacof import smacof_encoding
+from ..geometry.mds import classical_mds, double_centered_gram
+from .core import stress as _stress
+
+__all__ = [
+    "strain",
+    "RankCurve",
+    "stress_by_rank",
+]
+
+
+_METHODS = ("classical", "smacof")
+
+
+def strain(X, D) -> float:
+    """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``.
+
+    ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (:func:`posgeom.double_centered_gram`) and ``Xc`` is ``X``
+    with its column means removed (the Gram matrix of a centred configuration). 0 iff ``X`` reproduces ``B``.
+    """
+    X = check_matrix(X, "X", min_rows=2)
+    B = double_centered_gram(D)
+    if X.shape[0] != B.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but D describes {B.shape[0]} positions")
+    norm = float(np.linalg.norm(B))
+    if norm == 0:
+        raise ValueError("B = 0 (all distances are zero): strain is undefined (0/0)")
+    Xc = X - X.mean(axis=0)
+    return float(np.linalg.norm(B - Xc @ Xc.T) / norm)
+
+
+@dataclass(frozen=True)
+class RankCurve:
+    """Stress and strain of the rank-``r`` configurations of one method (see :func:`stress_by_rank`).
+
+    Attributes
+    ----------
+    method : str
+        ``"classical"`` or ``"smacof"``.
+    ranks : (k,) int array
+    stress_raw, stress_optimal : (k,) arrays
+        The paper's raw stress and the scale-optimal stress ``min_a stress(a X)``.
+    strain : (k,) array
+        Relative strain (:func:`strain`).
+    embeddings : tuple of arrays
+        The configurations, one (n x r) array per rank.
+    """
+
+    method: str
+    ranks: np.ndarray
+    stress_raw: np.ndarray
+    stress_optimal: np.ndarray
+    strain: np.ndarray
+    embeddings: tuple
+
+
+def stress_by_rank(D, ranks, method: str = "classical", *, seed: int | None = None, n_init: int = 1,
+                   tol: float | None = None) -> RankCurve:
+    """Stress (raw and scale-optimal) and strain of the rank-``r`` configurations, for every ``r`` in ``ranks``.
+
+    Parameters
+    ----------
+    D : (n, n) array
+        Target distances.
+    ranks : iterable of int
+        Ranks ``r >= 1``. For ``"classical"`` every ``r`` must be at most the number of positive eigenvalues of
+        ``B`` (above ``tol``); for ``"smacof"`` at most ``n - 1``.
+    method : {"classical", "smacof"}
+        ``"classical"``: one eigendecomposition, ``X_r = U_r L_r^{1/2}`` for all ranks. ``"smacof"``: one
+        :func:`posgeom.stress.smacof_encoding` fit per rank, started from classical MDS (plus ``n_init - 1``
+        random starts).
+    seed : int, optional
+        Required for ``"smacof"`` (its random starts), ignored by ``"classical"``.
+    n_init : int, default 1
+        SMACOF starts per rank.
+    tol : float, optional
+        Eigenvalue tolerance for classical MDS (default ``n eps max|lambda|``).
+
+    Returns
+    -------
+    RankCurve
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    D = check_distance_matrix(D)
+    ranks = np.asarray([check_positive_int(r, "each rank") for r in np.atleast_1d(np.asarray(ranks)).tolist()])
+    if ranks.size == 0:
+        raise ValueError("ranks is empty; pass at least one rank, e.g. range(1, 11)")
+    if method == "smacof" and seed is None:
+        raise ValueError("method='smacof' needs an explicit seed (its random starts must be reproducible)")
+    embeddings = []
+    if method == "classical":
+        full = classical_mds(D, tol=tol)
+        if ranks.max() > full.rank:
+            raise ValueError(
+                f"rank {int(ranks.max())} exceeds the number of positive eigenvalues of B ({full.rank}, "
+                f"tol={full.tol:.2e}); classical MDS has no real dimension beyond it"
+            )
+        for r in ranks:
+            embeddings.append(full.embedding[:, :r])
+    else:
+        for r in ranks:
+            embeddings.append(smacof_encoding(D, int(r), seed=seed, n_init=n_init).embedding)
+    return RankCurve(
+        method=method,
+        ranks=ranks,
+        stress_raw=np.array([_stress(X, D, scale="raw") for X in embeddings]),
+        stress_optimal=np.array([_stress(X, D, scale="optimal") for X in embeddings]),
+        strain=np.array([strain(X, D) for X in embeddings]),
+        embeddings=tuple(embeddings),
+    )

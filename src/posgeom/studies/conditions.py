@@ -1,0 +1,267 @@
+"""The three conditions of Theorem 4 (positional separation) as diagnostics computed from data.
+
+The paper's summary (the book's only source, ``PAPER.md``) names the conditions -- *non-stationarity* (the ``mu_i``
+differ), *order-sensitivity* of the task, *non-degeneracy* -- but not their exact form. The operational definitions
+below are therefore **the book's own**; each docstring says what is measured.
+
+* :func:`non_stationarity`: for every pair of positions, is the plug-in Hellinger distance between the empirical
+  ``mu_i`` and ``mu_j`` larger than what sampling noise produces when ``mu_i = mu_j``? The noise floor is measured by
+  a permutation test (pool the tokens seen at ``i`` and ``j``, re-split them at random, recompute the distance).
+* :func:`order_sensitivity`: does the label depend on the order of the tokens, on this data set? Measured exactly as
+  the gap between the best accuracy of *any* function of the sequence and the best accuracy of *any* function of the
+  multiset of its tokens (:func:`multiset_bound`), both computed by majority vote over groups of identical inputs.
+  :func:`label_flip_rate` measures the same property for a labelling function: how often a random permutation
+  changes the label.
+* :func:`non_degeneracy`: the data are not degenerate -- at least two labels occur, and every position takes at least
+  two token values (a constant position carries no statistics to separate). This is the minimal reading the book can
+  check from data; a model-side reading (the trained loss is sensitive to the positional vectors) is measured in the
+  chapter on Theorem 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+from .._validation import check_positive_int
+from ..geometry.hellinger import hellinger_distances
+from ..corpus.counts import position_counts, position_distributions
+
+__all__ = [
+    "NonStationarity",
+    "non_stationarity",
+    "multiset_bound",
+    "sequence_bound",
+    "OrderSensitivity",
+    "order_sensitivity",
+    "label_flip_rate",
+    "NonDegeneracy",
+    "non_degeneracy",
+]
+
+
+def _check_ids(X, name: str = "X") -> np.ndarray:
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (n_sequences, length) of token ids, got shape {X.shape}")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must hold at least one sequence of at least one token, got shape {X.shape}")
+    if not np.issubdtype(X.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer token ids, got dtype {X.dtype}")
+    if X.min() < 0:
+        raise ValueError(f"{name} has negative token ids; ids must be >= 0")
+    return X.astype(np.int64, copy=False)
+
+
+def _check_labels(y, n: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) (one label per sequence), got {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer):
+        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+    return y.astype(np.int64, copy=False)
+
+
+@dataclass(frozen=True)
+class NonStationarity:
+    """Result of :func:`non_stationarity` (all matrices n x n, symmetric, zero diagonal).
+
+    Attributes
+    ----------
+    distances : plug-in Hellinger distances between the empirical ``mu_i``.
+    floor : the ``1 - alpha`` quantile of the permutation distribution of the distance under ``mu_i = mu_j``.
+    p_values : permutation p-values ``(1 + #{perm >= observed}) / (1 + n_permutations)`` (1 on the diagonal).
+    distinct : ``p_values <= alpha`` off the diagonal: the pair's distributions are told apart at level ``alpha``
+        (per pair, no multiplicity correction).
+    alpha : the level.
+    """
+
+    distances: np.ndarray
+    floor: np.ndarray
+    p_values: np.ndarray
+    distinct: np.ndarray
+    alpha: float
+
+    @property
+    def fraction_distinct(self) -> float:
+        """Fraction of pairs ``i < j`` whose distributions are told apart."""
+        iu = np.triu_indices(self.distinct.shape[0], k=1)
+        return float(self.distinct[iu].mean())
+
+
+def non_stationarity(
+    X, vocab_size: int, *, seed: int, n_permutations: int = 200, alpha: float = 0.05
+) -> NonStationarity:
+    """Test, for every pair of positions, whether ``mu_i != mu_j`` against the sampling-noise floor.
+
+    Definition (the book's): positions ``i`` and ``j`` are *non-stationary* (distinct) when the plug-in Hellinger
+    distance between the empirical distributions of the tokens at ``i`` and at ``j`` exceeds the ``1 - alpha``
+    quantile of its permutation distribution: the distances obtained after pooling the ``2N`` tokens seen at ``i`` and
+    ``j`` and splitting them at random into two groups of ``N``. Under ``mu_i = mu_j`` the split is exchangeable, so
+    the test has level ``alpha`` exactly (up to the Monte-Carlo resolution ``1 / (n_permutations + 1)``).
+
+    Parameters
+    ----------
+    X : (N, n) int array
+        Token ids, every sequence of length ``n`` (position ``i`` = column ``i``).
+    vocab_size : int
+        ``V``; ids must lie in ``[0, V)``.
+    seed : int
+        Seed of the random splits.
+    n_permutations : int, default 200
+    alpha : float, default 0.05
+        Level of each pairwise test, in ``(0, 1)``.
+
+    Returns
+    -------
+    NonStationarity
+    """
+    X = _check_ids(X)
+    V = check_positive_int(vocab_size, "vocab_size")
+    if X.max() >= V:
+        raise ValueError(f"token id {int(X.max())} is outside the vocabulary [0, {V})")
+    B = check_positive_int(n_permutations, "n_permutations")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    alpha = float(alpha)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    N, n = X.shape
+    if n < 2:
+        raise ValueError("non-stationarity needs at least two positions")
+    D = hellinger_distances(position_distributions(position_counts(X, n, V)))
+    rng = np.random.default_rng(seed)
+    floor = np.zeros((n, n))
+    p_values = np.ones((n, n))
+    rows = np.arange(B)[:, None] * V
+    for i in range(n):
+        for j in range(i + 1, n):
+            pooled = np.concatenate([X[:, i], X[:, j]])
+            idx = np.argsort(rng.random((B, 2 * N)), axis=1)
+            shuffled = pooled[idx]
+            a = np.bincount((rows + shuffled[:, :N]).ravel(), minlength=B * V).reshape(B, V) / N
+            b = np.bincount((rows + shuffled[:, N:]).ravel(), minlength=B * V).reshape(B, V) / N
+            null = np.sqrt(np.clip(1.0 - np.sqrt(a * b).sum(axis=1), 0.0, 1.0))
+            floor[i, j] = floor[j, i] = np.quantile(null, 1 - alpha)
+            p_values[i, j] = p_values[j, i] = (1 + np.sum(null >= D[i, j] - 1e-12)) / (1 + B)
+    distinct = p_values <= alpha
+    np.fill_diagonal(distinct, False)
+    return NonStationarity(D, floor, p_values, distinct, alpha)
+
+
+def _group_bound(keys: np.ndarray, y: np.ndarray) -> float:
+    """Best accuracy of any function of ``keys`` (rows): sum over groups of the majority label count, over N."""
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.ravel()
+    _, label = np.unique(y, return_inverse=True)
+    table = np.zeros((group.max() + 1, label.max() + 1), dtype=np.int64)
+    np.add.at(table, (group, label.ravel()), 1)
+    return float(table.max(axis=1).sum() / y.size)
+
+
+def multiset_bound(X, y) -> float:
+    """The best training accuracy that any function of the *multiset* of tokens can reach on ``(X, y)``.
+
+    Theorem 1 says a pooled Transformer without positions computes such a function, so no such model can exceed
+    this number on this data. Computed exactly: group the sequences by their sorted tokens and predict each group's
+    majority label (ties: any majority label gives the same count).
+
+    Parameters
+    ----------
+    X : (N, L) int array
+    y : (N,) int array
+
+    Returns
+    -------
+    float in ``(0, 1]``.
+    """
+    X = _check_ids(X)
+    y = _check_labels(y, X.shape[0])
+    return _group_bound(np.sort(X, axis=1), y)
+
+
+def sequence_bound(X, y) -> float:
+    """The best training accuracy that any function of the sequence can reach on ``(X, y)`` (1 unless some
+    identical sequences carry different labels)."""
+    X = _check_ids(X)
+    y = _check_labels(y, X.shape[0])
+    return _group_bound(X, y)
+
+
+@dataclass(frozen=True)
+class OrderSensitivity:
+    """Result of :func:`order_sensitivity`: the two bounds and their gap (``> 0`` means order-sensitive)."""
+
+    sequence_bound: float
+    multiset_bound: float
+
+    @property
+    def gap(self) -> float:
+        return self.sequence_bound - self.multiset_bound
+
+    @property
+    def holds(self) -> bool:
+        return self.gap > 0
+
+
+def order_sensitivity(X, y) -> OrderSensitivity:
+    """Measure on data whether the labels depend on token order.
+
+    Definition (the book's): a labelled data set is *order-sensitive* when the best accuracy of a function of the
+    sequence exceeds the best accuracy of a function of the multiset of its tokens, i.e. some pair of sequences with
+    the same tokens in a different order carries different labels. The gap is the accuracy that only order can buy.
+    """
+    return OrderSensitivity(sequence_bound(X, y), multiset_bound(X, y))
+
+
+def label_flip_rate(label_fn, X, *, seed: int, n_permutations: int = 10) -> float:
+    """Fraction of (sequence, random permutation) draws for which ``label_fn`` changes its value.
+
+    Parameters
+    ----------
+    label_fn : callable
+        Maps an (N, L) int array to (N,) labels.
+    X : (N, L) int array
+    seed : int
+        Seed of the permutations (one uniform permutation of the positions per draw and sequence).
+    n_permutations : int, default 10
+
+    Returns
+    -------
+    float in ``[0, 1]``; 0 means the labels are permutation-invariant on these sequences.
+    """
+    if not callable(label_fn):
+        raise TypeError(f"label_fn must be callable, got {type(label_fn).__name__}")
+    X = _check_ids(X)
+    B = check_positive_int(n_permutations, "n_permutations")
+    rng = np.random.default_rng(check_positive_int(seed, "seed", minimum=0))
+    y = _check_labels(label_fn(X), X.shape[0])
+    flips = 0
+    for _ in range(B):
+        perm = np.argsort(rng.random(X.shape), axis=1)
+        flips += int(np.sum(_check_labels(label_fn(np.take_along_axis(X, perm, axis=1)), X.shape[0]) != y))
+    return flips / (B * X.shape[0])
+
+
+@dataclass(frozen=True)
+class NonDegeneracy:
+    """Result of :func:`non_degeneracy`."""
+
+    n_classes: int
+    min_class_fraction: float
+    constant_positions: tuple[int, ...]
+
+    @property
+    def holds(self) -> bool:
+        return self.n_classes >= 2 and not self.constant_positions
+
+
+def non_degeneracy(X, y) -> NonDegeneracy:
+    """The book's data-side reading of non-degeneracy: at least two labels occur and no position is constant.
+
+    A constant position (the same token in every sequence) and a constant label are the degenerate cases in which
+    the training loss cannot depend on how positions are told apart.
+    """
+    X = _check_ids(X)
+    y = _check_labels(y, X.shape[0])
+    _, counts = np.unique(y, return_counts=True)
+    constant = tuple(int(i) for i in np.flatnonzero(np.all(X == X[:1], axis=0)))
+    return NonDegeneracy(int(counts.size), float(counts.min() / y.size), constant)

@@ -1,0 +1,469 @@
+"""Experiments that relate an encoding's stress to a trained model's accuracy.
+
+Everything the chapter "Does stress predict accuracy?" computes, as reusable functions:
+
+* **data**: :class:`TaskData` (token ids, labels, padding mask); two order-sensitive synthetic tasks on a corpus with
+  known, non-stationary positional statistics (:func:`order_task`, :func:`distance_task`); real text turned into
+  model inputs under BERT's input convention (:func:`tokenize_dataset`, :class:`TokenizedDataset`) with a compact
+  vocabulary fitted on the training split (:class:`Vocabulary`);
+* **geometry**: the Hellinger distances of a training corpus (:func:`corpus_distances`) and the distance a positional
+  scheme induces between positions (:func:`induced_distances`), hence its stress (:func:`scheme_stress`);
+* **training**: several seeds of one scheme on one task (:func:`train_and_evaluate`) and training at length ``n``
+  with evaluation at longer lengths (:func:`length_extrapolation`);
+* **statistics**: Spearman's rank correlation between stress and accuracy across schemes, with an exact (or
+  Monte Carlo) permutation p-value and a bootstrap confidence interval (:func:`stress_accuracy_correlation`).
+
+Conventions
+-----------
+* A positional scheme is one of :data:`posgeom.models.SCHEMES`; the model is
+  :class:`posgeom.nn.TransformerClassifier` with mean pooling over non-padding tokens, bidirectional attention.
+* Stress is always the *scale-optimal* stress ``min_a stress(a E, D)`` of :func:`posgeom.stress_of_distances`: the
+  schemes have incomparable scales (relative schemes have none), and the question asked is about geometry, not size.
+* Seeds: the parameters of the run with seed ``s`` are initialised after ``seed_everything(s)`` and its mini-batch
+  order is drawn with seed ``s``; the same call gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass, field
+import numpy as np
+import torch
+from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from ..encodings.absolute import low_rank_factors
+from ..geometry.hellinger import hellinger_distances
+from ..nn.positional import SCHEMES
+from ..nn.models import TransformerClassifier
+from ..corpus.counts import position_counts, position_distributions
+from ..stress.core import stress_of_distances
+from ..encodings.schemes import induced_distances
+from .tasks import TaskData, TokenizedDataset, _check_seed
+from ..nn.training import accuracy, seed_everything, train_classifier
+
+__all__ = [
+    "EXTRAPOLATING_SCHEMES",
+    "corpus_distances",
+    "scheme_stress",
+    "SchemeRun",
+    "train_and_evaluate",
+    "length_extrapolation",
+    "spearman",
+    "RankCorrelationTest",
+    "stress_accuracy_correlation",
+]
+
+
+#: Schemes whose model can be evaluated at more positions than it was trained on: their positional signal is a
+#: function of the position index (sinusoidal), of offsets (RoPE, ALiBi) or absent (none). A learned table, a fixed
+#: MDS matrix and a learned low-rank factor have no row for an unseen position.
+EXTRAPOLATING_SCHEMES = ("none", "sinusoidal", "rope", "alibi")
+
+
+def corpus_distances(data, n_positions: int | None = None) -> np.ndarray:
+    """Hellinger distances between the plug-in positional distributions ``mu_i`` of a training corpus.
+
+    Parameters
+    ----------
+    data : TaskData or TokenizedDataset
+        For :class:`TaskData`, position ``i`` counts the tokens at column ``i`` of the sequences that are not padding
+        there; for :class:`TokenizedDataset`, the unpadded sequences (the same thing).
+    n_positions : int, optional
+        Use the first ``n_positions`` positions only (default: all).
+
+    Returns
+    -------
+    (n, n) array of Hellinger distances (:func:`posgeom.hellinger_distances`).
+    """
+    if isinstance(data, TokenizedDataset):
+        n = data.n_positions if n_positions is None else check_positive_int(n_positions, "n_positions")
+        counts = position_counts(data.sequences, n, data.vocab_size)
+    elif isinstance(data, TaskData):
+        n = data.length if n_positions is None else check_positive_int(n_positions, "n_positions")
+        if data.padding_mask is None:
+            counts = position_counts(data.X, n, data.vocab_size)
+        else:
+            lengths = (~data.padding_mask).sum(axis=1)
+            if np.any(data.padding_mask != (np.arange(data.length)[None, :] >= lengths[:, None])):
+                raise ValueError("corpus_distances needs right padding (real tokens first, then padding)")
+            counts = position_counts([row[:k] for row, k in zip(data.X, lengths)], n, data.vocab_size)
+    else:
+        raise TypeError(f"data must be a TaskData or a TokenizedDataset, got {type(data).__name__}")
+    return hellinger_distances(position_distributions(counts))
+
+
+def scheme_stress(scheme: str, D, *, d_model: int, n_heads: int, encoding=None) -> float:
+    """Scale-optimal stress of a scheme's induced distances (:func:`induced_distances`) against ``D``.
+
+    ``"none"`` induces the zero distance, whose optimal scale is 0 and stress exactly 1 (the worst value).
+    """
+    D = check_distance_matrix(D, "D")
+    E = induced_distances(scheme, D.shape[0], d_model=d_model, n_heads=n_heads, encoding=encoding)
+    return stress_of_distances(E, D, scale="optimal")
+
+
+@dataclass(frozen=True)
+class SchemeRun:
+    """Results of :func:`train_and_evaluate` (one entry per seed, in the order of ``seeds``).
+
+    Attributes
+    ----------
+    scheme : str
+    seeds : tuple of int
+    train_accuracy, test_accuracy : (S,) arrays
+    extra_accuracy : dict str -> (S,) array
+        Accuracy on every additional evaluation set, by name.
+    encodings : list of (n_positions, d) arrays or None
+        The trained absolute encoding ``P`` of each seed; ``None`` for schemes without one.
+    """
+
+    scheme: str
+    seeds: tuple
+    train_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    extra_accuracy: dict = field(default_factory=dict)
+    encodings: list | None = None
+
+    @property
+    def mean(self) -> float:
+        """Mean test accuracy over seeds."""
+        return float(np.mean(self.test_accuracy))
+
+    @property
+    def std(self) -> float:
+        """Standard deviation (ddof=1) of the test accuracy over seeds; 0 for a single seed."""
+        return float(np.std(self.test_accuracy, ddof=1)) if len(self.seeds) > 1 else 0.0
+
+
+def _check_seeds(seeds) -> tuple:
+    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integers, e.g. (0, 1, 2), got {seeds!r}")
+    seeds = tuple(_check_seed(s, "each seed") for s in seeds)
+    if not seeds:
+        raise ValueError("seeds is empty; pass at least one seed")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct, got {seeds}")
+    return seeds
+
+
+def _check_data(data, name):
+    if not isinstance(data, TaskData):
+        raise TypeError(f"{name} must be a TaskData, got {type(data).__name__}")
+    return data
+
+
+def train_and_evaluate(scheme: str, train: TaskData, test: TaskData, *, seeds, d_model: int = 32, n_heads: int = 2,
+                       n_layers: int = 1, epochs: int = 5, lr: float = 3e-3, batch_size: int = 64,
+                       weight_decay: float = 0.0, vocab_size: int | None = None, n_positions: int | None = None,
+                       encoding=None, rank: int | None = None, init_encoding=None, extra: dict | None = None,
+                       threads: int = 1) -> SchemeRun:
+    """Train one positional scheme with several seeds and report per-seed accuracies.
+
+    For every seed ``s``: ``seed_everything(s, threads=threads)``, build
+    ``TransformerClassifier(vocab_size, n_positions, d_model, n_heads, n_layers, positional=scheme, ...)``
+    (bidirectional, mean pooling), train it with :func:`posgeom.nn.train_classifier` (AdamW, constant ``lr``,
+    mini-batch order seeded by ``s``) and measure accuracy on ``train``, ``test`` and every set in ``extra``.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`posgeom.models.SCHEMES`.
+    train, test : TaskData
+    seeds : sequence of int
+        Distinct seeds ``>= 0``, one model each.
+    d_model, n_heads, n_layers : int
+        Model size (defaults: width 32, 2 heads, 1 layer).
+    epochs, lr, batch_size, weight_decay
+        Passed to :func:`posgeom.nn.train_classifier`.
+    vocab_size : int, optional
+        Default: ``max id + 1`` over ``train``, ``test`` and ``extra``.
+    n_positions : int, optional
+        Size of the position table; default the longest length among the data sets. Evaluating at lengths beyond
+        the training length needs a scheme of :data:`EXTRAPOLATING_SCHEMES` (see :func:`length_extrapolation`).
+    encoding : (n_positions, d_model) array, optional
+        The frozen matrix of ``"fixed"``.
+    rank : int, optional
+        The rank of ``"low_rank"``.
+    init_encoding : (n_positions, d_model) array, optional
+        ``"low_rank"`` only: initialise ``P = A B`` at the best rank-``rank`` approximation of this matrix
+        (:func:`posgeom.encodings.low_rank_factors`: ``A = U_r S_r``, ``B = V_r^T``) instead of at random.
+    extra : dict str -> TaskData, optional
+        Further evaluation sets.
+    threads : int, default 1
+        Torch intra-op threads (part of the reproducibility contract of :mod:`posgeom.training`).
+
+    Returns
+    -------
+    SchemeRun
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
+    train, test = _check_data(train, "train"), _check_data(test, "test")
+    extra = {} if extra is None else dict(extra)
+    for name, data in extra.items():
+        _check_data(data, f"extra[{name!r}]")
+    seeds = _check_seeds(seeds)
+    sets = [train, test, *extra.values()]
+    needed_vocab = max(d.vocab_size for d in sets)
+    vocab_size = needed_vocab if vocab_size is None else check_positive_int(vocab_size, "vocab_size")
+    if vocab_size < needed_vocab:
+        raise ValueError(f"vocab_size={vocab_size} is smaller than the largest id + 1 = {needed_vocab}")
+    longest = max(d.length for d in sets)
+    n_positions = longest if n_positions is None else check_positive_int(n_positions, "n_positions")
+    if n_positions < longest:
+        raise ValueError(f"n_positions={n_positions} is shorter than the longest sequence ({longest})")
+    if longest > train.length and scheme not in EXTRAPOLATING_SCHEMES:
+        raise ValueError(
+            f"scheme {scheme!r} has no positional signal for positions >= {train.length} (never trained); "
+            f"evaluate it at the training length, or use one of {EXTRAPOLATING_SCHEMES}"
+        )
+    if init_encoding is not None:
+        if scheme != "low_rank":
+            raise ValueError(f"init_encoding is only used by the 'low_rank' scheme, not {scheme!r}")
+        init_encoding = check_matrix(init_encoding, "init_encoding")
+        if init_encoding.shape != (n_positions, d_model):
+            raise ValueError(f"init_encoding must have shape ({n_positions}, {d_model}), got {init_encoding.shape}")
+        factors = low_rank_factors(init_encoding, rank)
+    train_acc, test_acc, encodings = [], [], []
+    extra_acc = {name: [] for name in extra}
+    for s in seeds:
+        seed_everything(s, threads=threads)
+        model = TransformerClassifier(vocab_size, n_positions, d_model, n_heads, n_layers, positional=scheme,
+                                      rank=rank, encoding=encoding)
+        if init_encoding is not None:
+            with torch.no_grad():
+                model.positional.A.copy_(torch.as_tensor(factors.left, dtype=torch.float32))
+                model.positional.B.copy_(torch.as_tensor(factors.right, dtype=torch.float32))
+        train_classifier(model, train.X, train.y, epochs=epochs, lr=lr, seed=s, batch_size=batch_size,
+                         weight_decay=weight_decay, padding_mask=train.padding_mask)
+        train_acc.append(accuracy(model, train.X, train.y, padding_mask=train.padding_mask))
+        test_acc.append(accuracy(model, test.X, test.y, padding_mask=test.padding_mask))
+        for name, data in extra.items():
+            extra_acc[name].append(accuracy(model, data.X, data.y, padding_mask=data.padding_mask))
+        P = model.positional_encoding()
+        encodings.append(None if P is None else P.detach().cpu().numpy().astype(np.float64))
+    return SchemeRun(
+        scheme=scheme,
+        seeds=seeds,
+        train_accuracy=np.array(train_acc),
+        test_accuracy=np.array(test_acc),
+        extra_accuracy={name: np.array(v) for name, v in extra_acc.items()},
+        encodings=None if encodings[0] is None else encodings,
+    )
+
+
+def length_extrapolation(scheme: str, train: TaskData, tests: dict, *, seeds, **kwargs) -> SchemeRun:
+    """Train at the training length and evaluate at other (longer) lengths.
+
+    The model is built with ``n_positions`` equal to the longest test length and trained on ``train`` only (its
+    positions ``>= train.length`` are never seen in training). Only the schemes of :data:`EXTRAPOLATING_SCHEMES`
+    define a positional signal there; ``"learned"``, ``"fixed"`` and ``"low_rank"`` raise ``ValueError``.
+
+    Parameters
+    ----------
+    scheme : str
+    train : TaskData
+    tests : dict str -> TaskData
+        Evaluation sets by name (any lengths); the first one is also the run's ``test_accuracy``.
+    seeds : sequence of int
+    **kwargs
+        Passed to :func:`train_and_evaluate` (model size, epochs, lr, ...).
+
+    Returns
+    -------
+    SchemeRun
+        ``extra_accuracy`` holds every set of ``tests`` by name.
+    """
+    if scheme not in EXTRAPOLATING_SCHEMES:
+        raise ValueError(
+            f"scheme {scheme!r} cannot be evaluated beyond its training length: a learned or fixed table has no "
+            f"row for an unseen position. Use one of {EXTRAPOLATING_SCHEMES}"
+        )
+    if not isinstance(tests, dict) or not tests:
+        raise ValueError("tests must be a non-empty dict name -> TaskData")
+    first = next(iter(tests.values()))
+    return train_and_evaluate(scheme, train, first, seeds=seeds, extra=tests, **kwargs)
+
+
+def _ranks(a: np.ndarray) -> np.ndarray:
+    """Average ranks along the last axis (ties share the mean of their ranks), as in Spearman's rho."""
+    from scipy.stats import rankdata
+
+    return rankdata(a, axis=-1)
+
+
+def _pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson correlation of matching rows; NaN where a row is constant (the caller decides what that means)."""
+    a = a - a.mean(axis=-1, keepdims=True)
+    b = b - b.mean(axis=-1, keepdims=True)
+    den = np.sqrt((a * a).sum(axis=-1) * (b * b).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 1e-12, (a * b).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def spearman(x, y) -> float:
+    """Spearman's rank correlation (Pearson correlation of average ranks) of two equal-length vectors.
+
+    Raises ``ValueError`` if either vector is constant (the correlation is undefined), never returns NaN.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape or x.size < 2:
+        raise ValueError(f"x and y must be 1-D of the same length >= 2, got shapes {x.shape} and {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite")
+    r = float(_pearson_rows(_ranks(x), _ranks(y)))
+    if math.isnan(r):
+        raise ValueError("one of the vectors is constant: the rank correlation is undefined")
+    return r
+
+
+@dataclass(frozen=True)
+class RankCorrelationTest:
+    """Result of :func:`stress_accuracy_correlation`.
+
+    Attributes
+    ----------
+    rho : float
+        Spearman correlation between scheme stress and mean accuracy (the mean over corpora when several are given).
+        Negative: lower stress goes with higher accuracy.
+    per_corpus : tuple of float
+        The correlation on each corpus.
+    p_value : float
+        Two-sided permutation p-value of ``|rho|`` under "no association" (accuracies permuted across schemes
+        independently within each corpus).
+    exact : bool
+        Whether ``p_value`` enumerates every permutation (one corpus, ``k! <= max_exact``) or is a Monte Carlo
+        estimate ``(1 + #{|rho*| >= |rho|}) / (1 + n_permutations)``.
+    ci : (float, float)
+        Percentile bootstrap interval of ``rho`` at level ``confidence``.
+    confidence : float
+    n_boot : int
+        Bootstrap replicates drawn.
+    n_undefined : int
+        Replicates in which a correlation was undefined (a resample with constant stress or accuracy); they are left
+        out of the interval, and their number is reported here rather than hidden.
+    """
+
+    rho: float
+    per_corpus: tuple
+    p_value: float
+    exact: bool
+    ci: tuple
+    confidence: float
+    n_boot: int
+    n_undefined: int
+
+    @property
+    def ci_contains_zero(self) -> bool:
+        """Whether the bootstrap interval includes 0 (no evidence of association at this level)."""
+        return bool(self.ci[0] <= 0.0 <= self.ci[1])
+
+
+def _as_corpus(stress, acc, k=None):
+    acc = np.asarray(acc, dtype=float)
+    if acc.ndim == 1:
+        acc = acc[:, None]
+    if acc.ndim != 2 or acc.shape[0] < 3:
+        raise ValueError(f"accuracies must be (schemes, seeds) with at least 3 schemes, got shape {acc.shape}")
+    stress = np.asarray(stress, dtype=float)
+    if stress.ndim == 1:
+        stress = np.repeat(stress[:, None], acc.shape[1], axis=1)
+    if stress.shape != acc.shape:
+        raise ValueError(f"stress must be (schemes,) or (schemes, seeds) like the accuracies {acc.shape}, "
+                         f"got {stress.shape}")
+    if not (np.all(np.isfinite(stress)) and np.all(np.isfinite(acc))):
+        raise ValueError("stress and accuracies must be finite")
+    if k is not None and acc.shape[0] != k:
+        raise ValueError(f"every corpus must have the same schemes; got {acc.shape[0]} and {k}")
+    return stress, acc
+
+
+def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_permutations: int = 20000,
+                                confidence: float = 0.95, max_exact: int = 40320) -> RankCorrelationTest:
+    """Does a scheme's stress rank the schemes as their accuracy does? Spearman's rho with p-value and interval.
+
+    Parameters
+    ----------
+    corpora : sequence of (stress, accuracies) pairs
+        One pair per corpus, with the *same schemes in the same order* in every pair: ``accuracies`` is
+        (k schemes, S seeds); ``stress`` is (k,) for schemes whose stress does not depend on the seed, or (k, S) when
+        it does (trained encodings). The statistic on a corpus is Spearman's rho between the per-scheme mean stress
+        and mean accuracy; with several corpora it is the mean of the per-corpus rhos (each corpus weighs the same).
+    seed : int
+        Seed of the Monte Carlo permutations and of the bootstrap.
+    n_boot : int, default 2000
+        Bootstrap replicates. Each draws the k schemes with replacement (the *same* draw for every corpus, since a
+        scheme is the unit being compared) and, inside each drawn scheme, its S seeds with replacement; so the
+        interval reflects both which schemes were compared and training noise.
+    n_permutations : int, default 20000
+        Monte Carlo permutations when the exact null is not enumerated.
+    confidence : float, default 0.95
+    max_exact : int, default 40320 (= 8!)
+        With one corpus and ``k! <= max_exact`` the permutation p-value is exact.
+
+    Returns
+    -------
+    RankCorrelationTest
+    """
+    seed = _check_seed(seed)
+    n_boot = check_positive_int(n_boot, "n_boot", minimum=10)
+    n_permutations = check_positive_int(n_permutations, "n_permutations", minimum=10)
+    confidence = float(confidence)
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    corpora = list(corpora)
+    if not corpora:
+        raise ValueError("corpora is empty")
+    parsed, k = [], None
+    for pair in corpora:
+        if len(pair) != 2:
+            raise ValueError("each corpus must be a (stress, accuracies) pair")
+        stress, acc = _as_corpus(*pair, k=k)
+        k = acc.shape[0]
+        parsed.append((stress, acc))
+    mean_stress = np.stack([s.mean(axis=1) for s, _ in parsed])  # (C, k)
+    mean_acc = np.stack([a.mean(axis=1) for _, a in parsed])
+    rs, ra = _ranks(mean_stress), _ranks(mean_acc)
+    per = _pearson_rows(rs, ra)
+    if np.any(np.isnan(per)):
+        bad = int(np.flatnonzero(np.isnan(per))[0])
+        raise ValueError(f"corpus {bad} has constant stress or constant accuracy across schemes: rho is undefined")
+    rho = float(per.mean())
+
+    # Permutation null: accuracy ranks shuffled across schemes, independently per corpus.
+    exact = len(parsed) == 1 and math.factorial(k) <= max_exact
+    if exact:
+        perms = np.array(list(itertools.permutations(range(k))))
+        null = _pearson_rows(rs[0][None, :], ra[0][perms])
+    else:
+        rng = np.random.default_rng(seed)
+        null = np.zeros(n_permutations)
+        for c in range(len(parsed)):
+            perms = rng.permuted(np.tile(np.arange(k), (n_permutations, 1)), axis=1)
+            null += _pearson_rows(rs[c][None, :], ra[c][perms])
+        null /= len(parsed)
+    hits = int(np.sum(np.abs(null) >= abs(rho) - 1e-12))
+    p_value = hits / null.size if exact else (1 + hits) / (1 + n_permutations)
+
+    # Bootstrap: schemes with replacement (same draw for all corpora), then seeds within each drawn scheme.
+    rng = np.random.default_rng([seed, 1])
+    pick = rng.integers(0, k, size=(n_boot, k))
+    values = []
+    for stress, acc in parsed:
+        S = acc.shape[1]
+        cols = rng.integers(0, S, size=(n_boot, k, S))
+        s_b = stress[pick[:, :, None], cols].mean(axis=2)
+        a_b = acc[pick[:, :, None], cols].mean(axis=2)
+        values.append(_pearson_rows(_ranks(s_b), _ranks(a_b)))
+    values = np.stack(values, axis=1)  # (n_boot, C)
+    defined = ~np.any(np.isnan(values), axis=1)
+    undefined = int(np.sum(~defined))
+    reps = values[defined].mean(axis=1)
+    if reps.size < max(10, n_boot // 2):
+        raise ValueError(f"{undefined} of {n_boot} bootstrap replicates had an undefined correlation (too many "
+                         "constant resamples): compare more schemes")
+    lo, hi = np.quantile(reps, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return RankCorrelationTest(rho=rho, per_corpus=tuple(float(r) for r in per), p_value=float(p_value),
+                               exact=exact, ci=(float(lo), float(hi)), confidence=confidence, n_boot=n_boot,
+                               n_undefined=undefined)
