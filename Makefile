@@ -13,7 +13,7 @@ export PYTHONHASHSEED := 0
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: book test bench install browser clean
+.PHONY: book test check bench install browser clean
 
 install: $(STAMP)
 
@@ -26,10 +26,16 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
+# The developer's inner loop: lint, then the unit, property and doctests, without building the book or a browser.
+check: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks book
+	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/site --ignore=tests/test_notebooks.py
+
 # The tests include the built site opened in headless Chromium, so `make test` builds the book first.
 test: $(STAMP) browser
 	$(MAKE) book
-	POSGEOM_REQUIRE_SITE=1 $(BIN)/python -m pytest tests book --nbval-lax --nbval-current-env -p no:cacheprovider
+	POSGEOM_REQUIRE_SITE=1 $(BIN)/python -m pytest tests src book --doctest-modules --nbval-lax --nbval-current-env \
+	  -p no:cacheprovider
 
 # Debian's Chromium and its driver, for the browser test of the built site (needs root or sudo once).
 browser:

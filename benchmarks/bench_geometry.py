@@ -108,7 +108,7 @@ def bench_rank_curve(n: int, *, nnz: int, seed: int, repeats: int, max_n_smacof:
         row.update(baseline_s=None, ratio=None, met=None, note=f"SMACOF skipped (n > --max-n-smacof={max_n_smacof})")
         return row
     t0 = time.perf_counter()
-    smacof = stress_by_rank(D, RANKS, "smacof", seed=seed, n_init=1)
+    smacof = stress_by_rank(D, RANKS, "smacof", rng=seed, n_init=1)
     t_slow = time.perf_counter() - t0
     ratio = t_slow / t_fast
     gain = float(np.max(classical.stress_raw - smacof.stress_raw))

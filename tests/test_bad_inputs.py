@@ -51,7 +51,7 @@ CASES = [
     ("base <= 1", lambda: pg.sinusoidal_encoding(8, 8, base=1.0), ValueError, "base"),
     ("MDS width below rank", lambda: encodings.mds_encoding(SQUARE, 0), (ValueError, TypeError), "d"),
     ("low rank larger than possible", lambda: encodings.low_rank_factors(np.eye(3), 5), ValueError, "r"),
-    ("unknown synthetic regime", lambda: pg.synthetic_corpus(2, 4, 10, seed=0, regime="wavy"), ValueError, "regime"),
+    ("unknown synthetic regime", lambda: pg.synthetic_corpus(2, 4, 10, rng=0, regime="wavy"), ValueError, "regime"),
     # --- models ------------------------------------------------------------------------------------------------
     ("unknown positional scheme",
      lambda: _models().TransformerClassifier(10, 8, 16, 2, 1, positional="fourier"), ValueError, "fourier"),

@@ -13,17 +13,36 @@ from posgeom.studies import (
 
 
 def test_non_stationarity_separates_regimes():
-    smooth = non_stationarity(synthetic_corpus(400, 6, 12, seed=0, regime="smooth"), 12, seed=0)
-    stationary = non_stationarity(synthetic_corpus(400, 6, 12, seed=0, regime="stationary"), 12, seed=0)
+    smooth = non_stationarity(synthetic_corpus(400, 6, 12, rng=0, regime="smooth"), 12, rng=0)
     assert smooth.fraction_distinct > 0.9
-    assert stationary.fraction_distinct < 0.3
     assert np.all(smooth.distances >= 0) and np.allclose(smooth.distances, smooth.distances.T)
     assert not smooth.distinct.diagonal().any()
 
 
+def test_non_stationarity_test_is_valid_under_stationarity():
+    # One pair per corpus, K independent stationary corpora: the permutation test is exact, so the number of
+    # corpora declared distinct is at most Binomial(K, alpha); a stated 0.999 quantile bounds it. The pairs of
+    # one corpus are not independent (they share positions), hence one pair per corpus.
+    from scipy.stats import binom
+
+    K, alpha = 40, 0.05
+    hits = sum(
+        non_stationarity(synthetic_corpus(200, 2, 12, rng=k, regime="stationary"), 12, rng=1000 + k,
+                         alpha=alpha).distinct[0, 1]
+        for k in range(K)
+    )
+    assert hits <= binom.ppf(0.999, K, alpha), f"{hits} of {K} stationary corpora declared non-stationary"
+    smooth_hits = sum(
+        non_stationarity(synthetic_corpus(200, 2, 12, rng=k, regime="abrupt", n_topics=2), 12, rng=1000 + k,
+                         alpha=alpha).distinct[0, 1]
+        for k in range(K)
+    )
+    assert smooth_hits > binom.ppf(0.999, K, alpha), "the test must detect a real difference (negative control)"
+
+
 def test_non_stationarity_noise_floor_is_positive_and_reproducible():
-    X = synthetic_corpus(100, 4, 8, seed=1, regime="stationary")
-    a, b = non_stationarity(X, 8, seed=3), non_stationarity(X, 8, seed=3)
+    X = synthetic_corpus(100, 4, 8, rng=1, regime="stationary")
+    a, b = non_stationarity(X, 8, rng=3), non_stationarity(X, 8, rng=3)
     iu = np.triu_indices(4, 1)
     assert np.all(a.floor[iu] > 0)
     np.testing.assert_array_equal(a.p_values, b.p_values)
@@ -33,7 +52,7 @@ def test_non_stationarity_identical_columns_are_not_distinct():
     rng = np.random.default_rng(0)
     col = rng.integers(0, 5, size=200)
     X = np.stack([col, col, rng.integers(0, 5, size=200)], axis=1)
-    res = non_stationarity(X, 5, seed=0)
+    res = non_stationarity(X, 5, rng=0)
     assert res.distances[0, 1] == 0 and not res.distinct[0, 1] and res.p_values[0, 1] == 1.0
 
 
@@ -52,8 +71,8 @@ def test_bag_of_words_labels_are_order_insensitive():
     X = np.concatenate([X, X[:, ::-1]])
     y = (X == 0).sum(axis=1) % 2
     assert not order_sensitivity(X, y).holds
-    assert label_flip_rate(lambda Z: (Z == 0).sum(axis=1) % 2, X, seed=0) == 0.0
-    assert label_flip_rate(lambda Z: (Z[:, 0] > Z[:, -1]).astype(int), X, seed=0) > 0.2
+    assert label_flip_rate(lambda Z: (Z == 0).sum(axis=1) % 2, X, rng=0) == 0.0
+    assert label_flip_rate(lambda Z: (Z[:, 0] > Z[:, -1]).astype(int), X, rng=0) > 0.2
 
 
 def test_non_degeneracy():
@@ -72,8 +91,8 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="shape"):
         multiset_bound(np.zeros((3, 2), dtype=int), np.zeros(2, dtype=int))
     with pytest.raises(ValueError, match="vocabulary"):
-        non_stationarity(np.full((3, 2), 9), 5, seed=0)
+        non_stationarity(np.full((3, 2), 9), 5, rng=0)
     with pytest.raises(ValueError, match="alpha"):
-        non_stationarity(np.zeros((3, 2), dtype=int), 5, seed=0, alpha=1.5)
+        non_stationarity(np.zeros((3, 2), dtype=int), 5, rng=0, alpha=1.5)
     with pytest.raises(TypeError, match="callable"):
-        label_flip_rate(3, np.zeros((3, 2), dtype=int), seed=0)
+        label_flip_rate(3, np.zeros((3, 2), dtype=int), rng=0)

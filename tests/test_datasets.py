@@ -65,9 +65,9 @@ def test_imdb_counts_order_and_known_lines(use_mirror):
     assert test.ids[0] == "test/neg/0_2" and test.texts[0].startswith("Once again Mr. Costner")
     assert train.ids[12500] == "train/pos/0_9"
     assert any("<br />" in t for t in train.texts[:200])
-    sub = train.sample(1000, seed=0)
-    assert len(sub) == 1000 and int(sub.labels.sum()) == 500 and sub.ids == train.sample(1000, seed=0).ids
-    assert sub.ids != train.sample(1000, seed=1).ids and sub.texts[0] in train.texts
+    sub = train.sample(1000, rng=0)
+    assert len(sub) == 1000 and int(sub.labels.sum()) == 500 and sub.ids == train.sample(1000, rng=0).ids
+    assert sub.ids != train.sample(1000, rng=1).ids and sub.texts[0] in train.texts
     spaced = load_imdb("train", html_breaks="space")
     assert not any("<br" in t for t in spaced.texts[:200]) and len(spaced) == 25000
 

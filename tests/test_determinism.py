@@ -18,7 +18,7 @@ def _twice(fn):
 
 def test_synthetic_corpus_distances_and_mds():
     def run():
-        X = pg.synthetic_corpus(500, 16, 80, seed=3, regime="smooth")
+        X = pg.synthetic_corpus(500, 16, 80, rng=3, regime="smooth")
         D = pg.hellinger_distances(pg.position_distributions(pg.position_counts(X, 16, 80)))
         return X, D, pg.classical_mds(D, rank=3).embedding
 
@@ -30,17 +30,17 @@ def test_synthetic_corpus_distances_and_mds():
 def test_smacof_is_seeded():
     from posgeom.stress import smacof_encoding
 
-    D = pg.hellinger_distances(pg.synthetic_distributions(12, 40, seed=1, regime="smooth"))
-    a, b = _twice(lambda: smacof_encoding(D, 2, seed=7, n_init=2).embedding)
+    D = pg.hellinger_distances(pg.synthetic_distributions(12, 40, rng=1, regime="smooth"))
+    a, b = _twice(lambda: smacof_encoding(D, 2, rng=7, n_init=2).embedding)
     assert np.array_equal(a, b)
 
 
 def test_bootstrap_is_seeded():
     from posgeom.stress import bootstrap_stress
 
-    X = pg.synthetic_corpus(300, 10, 30, seed=2, regime="smooth")
+    X = pg.synthetic_corpus(300, 10, 30, rng=2, regime="smooth")
     P = pg.sinusoidal_encoding(10, 8)
-    a, b = _twice(lambda: bootstrap_stress(P, X, seed=5, n_boot=20, n_positions=10, vocab_size=30).samples)
+    a, b = _twice(lambda: bootstrap_stress(P, X, rng=5, n_boot=20, n_positions=10, vocab_size=30).samples)
     assert np.array_equal(a, b)
 
 
@@ -48,7 +48,7 @@ def test_real_text_counts():
     from posgeom.corpus import tiny_reviews
     from posgeom.data import CountingConvention, corpus_position_counts, load_tokenizer
 
-    texts, tok = tiny_reviews(200, seed=1), load_tokenizer()
+    texts, tok = tiny_reviews(200, rng=1), load_tokenizer()
     a, b = _twice(lambda: corpus_position_counts(texts, tok, CountingConvention(16)))
     assert (a != b).nnz == 0
 

@@ -22,7 +22,7 @@ from posgeom.stress import smacof_encoding
 
 
 def _hellinger(regime="smooth", n=16, V=60, seed=0):
-    return pg.hellinger_distances(pg.synthetic_distributions(n, V, seed=seed, regime=regime))
+    return pg.hellinger_distances(pg.synthetic_distributions(n, V, rng=seed, regime=regime))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -46,29 +46,29 @@ def test_sinusoidal_rows_and_shift_invariance():
 
 @pytest.mark.parametrize("seed", [None, 0, 7])
 def test_orthonormal_frame_is_orthonormal(seed):
-    W = orthonormal_frame(12, 5, seed=seed)
+    W = orthonormal_frame(12, 5, rng=seed)
     assert W.shape == (12, 5)
     assert np.allclose(W.T @ W, np.eye(5), atol=1e-12)
 
 
 def test_orthonormal_frame_seeded_and_canonical():
     assert np.array_equal(orthonormal_frame(6, 2), np.eye(6, 2))
-    assert np.array_equal(orthonormal_frame(6, 2, seed=3), orthonormal_frame(6, 2, seed=3))
-    assert not np.allclose(orthonormal_frame(6, 2, seed=3), orthonormal_frame(6, 2, seed=4))
+    assert np.array_equal(orthonormal_frame(6, 2, rng=3), orthonormal_frame(6, 2, rng=3))
+    assert not np.allclose(orthonormal_frame(6, 2, rng=3), orthonormal_frame(6, 2, rng=4))
 
 
 def test_orthonormal_frame_validation():
     with pytest.raises(ValueError, match="do not fit"):
         orthonormal_frame(3, 4)
     with pytest.raises(TypeError):
-        orthonormal_frame(3, 2, seed=1.5)
+        orthonormal_frame(3, 2, rng=1.5)
 
 
 @pytest.mark.parametrize("seed", [None, 0, 1])
 def test_mds_encoding_distances_do_not_depend_on_placement(seed):
     D = _hellinger()
     X = pg.classical_mds(D, 3).embedding
-    P = mds_encoding(D, 32, 3, seed=seed)
+    P = mds_encoding(D, 32, 3, rng=seed)
     assert P.shape == (16, 32)
     assert np.allclose(pg.pairwise_distances(P), pg.pairwise_distances(X), atol=1e-12)
     assert np.isclose(pg.stress(P, D), pg.stress(X, D), rtol=1e-10, atol=1e-15)
@@ -92,7 +92,7 @@ def test_mds_encoding_rejects_too_narrow_width_and_no_signal():
 @given(st.integers(0, 10_000), st.integers(1, 5))
 def test_place_in_width_is_an_isometry(seed, r):
     X = np.random.default_rng(seed).standard_normal((7, r))
-    P = place_in_width(X, 9, seed=seed)
+    P = place_in_width(X, 9, rng=seed)
     assert np.allclose(pg.pairwise_distances(P), pg.pairwise_distances(X), atol=1e-10)
 
 
@@ -105,7 +105,7 @@ def test_smacof_never_worse_than_classical_start_and_no_warnings():
     D = _hellinger(n=20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = smacof_encoding(D, 2, seed=0, n_init=3)
+        res = smacof_encoding(D, 2, rng=0, n_init=3)
     assert res.embedding.shape == (20, 2)
     classical = pg.stress(pg.classical_mds(D, 2).embedding, D)
     assert res.stresses[0] <= classical + 1e-12  # majorisation never increases stress from its start
@@ -116,8 +116,8 @@ def test_smacof_never_worse_than_classical_start_and_no_warnings():
 
 def test_smacof_is_reproducible():
     D = _hellinger(n=12)
-    a = smacof_encoding(D, 2, seed=5, n_init=2, init="random")
-    b = smacof_encoding(D, 2, seed=5, n_init=2, init="random")
+    a = smacof_encoding(D, 2, rng=5, n_init=2, init="random")
+    b = smacof_encoding(D, 2, rng=5, n_init=2, init="random")
     assert np.array_equal(a.embedding, b.embedding)
     assert a.start.startswith("random")
 
@@ -125,20 +125,20 @@ def test_smacof_is_reproducible():
 def test_smacof_recovers_a_euclidean_configuration():
     X = np.random.default_rng(0).standard_normal((10, 2))
     D = pg.pairwise_distances(X)
-    res = smacof_encoding(D, 2, seed=0, n_init=1)
+    res = smacof_encoding(D, 2, rng=0, n_init=1)
     assert res.stress < 1e-8
 
 
 def test_smacof_validation():
     D = _hellinger(n=6)
     with pytest.raises(ValueError, match="n - 1"):
-        smacof_encoding(D, 6, seed=0)
+        smacof_encoding(D, 6, rng=0)
     with pytest.raises(ValueError, match="init"):
-        smacof_encoding(D, 2, seed=0, init="pca")
+        smacof_encoding(D, 2, rng=0, init="pca")
     with pytest.raises(ValueError, match="nothing to embed"):
-        smacof_encoding(np.zeros((4, 4)), 1, seed=0)
+        smacof_encoding(np.zeros((4, 4)), 1, rng=0)
     with pytest.raises(TypeError):
-        smacof_encoding(D, 2, seed=None)
+        smacof_encoding(D, 2, rng=None)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -147,8 +147,8 @@ def test_smacof_validation():
 
 
 def test_low_rank_factors_of_the_paper_setting():
-    D = pg.hellinger_distances(pg.synthetic_distributions(32, 100, seed=0))
-    P = mds_encoding(D, 128, 3, seed=0)
+    D = pg.hellinger_distances(pg.synthetic_distributions(32, 100, rng=0))
+    P = mds_encoding(D, 128, 3, rng=0)
     f = low_rank_factors(P, 3)
     assert f.left.shape == (32, 3) and f.right.shape == (3, 128)
     assert f.n_parameters == 3 * (32 + 128) == 480

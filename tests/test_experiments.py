@@ -15,6 +15,7 @@ from posgeom.encodings import (
     rope_distances,
 )
 from posgeom.geometry import hellinger_distances
+from posgeom.inference import spearman
 from posgeom.studies import (
     EXTRAPOLATING_SCHEMES,
     TaskData,
@@ -27,7 +28,6 @@ from posgeom.studies import (
     order_task,
     position_task,
     scheme_stress,
-    spearman,
     stress_accuracy_correlation,
     tokenize_dataset,
     train_and_evaluate,
@@ -41,35 +41,35 @@ TINY = dict(d_model=8, n_heads=2, n_layers=1, epochs=1, lr=1e-2, batch_size=32)
 
 @pytest.mark.parametrize("task", [order_task, position_task, distance_task])
 def test_tasks_pair_every_sequence_with_an_opposite_label_and_same_multiset(task):
-    data = task(40, 10, 12, seed=3)
+    data = task(40, 10, 12, rng=3)
     half = len(data) // 2
     assert data.X.shape == (80, 10) and set(np.unique(data.y)) == {0, 1}
     assert np.all(data.y[:half] != data.y[half:])
     assert np.array_equal(np.sort(data.X[:half], axis=1), np.sort(data.X[half:], axis=1))
     assert multiset_bound(data.X, data.y) == 0.5
-    assert np.array_equal(task(40, 10, 12, seed=3).X, data.X)  # same seed, same data
-    assert not np.array_equal(task(40, 10, 12, seed=4).X, data.X)
+    assert np.array_equal(task(40, 10, 12, rng=3).X, data.X)  # same seed, same data
+    assert not np.array_equal(task(40, 10, 12, rng=4).X, data.X)
 
 
 def test_task_labels_follow_their_rules():
-    X, y = order_task(30, 8, 10, seed=0).X, order_task(30, 8, 10, seed=0).y
+    X, y = order_task(30, 8, 10, rng=0).X, order_task(30, 8, 10, rng=0).y
     assert np.array_equal(y, np.argmax(X == 0, axis=1) < np.argmax(X == 1, axis=1))
-    d = distance_task(30, 9, 10, seed=0, max_gap=2)
+    d = distance_task(30, 9, 10, rng=0, max_gap=2)
     gap = np.abs(np.argmax(d.X == 0, axis=1) - np.argmax(d.X == 1, axis=1))
     assert np.array_equal(d.y, gap <= 2) and np.all(gap >= 1)
-    p = position_task(30, 8, 10, seed=0)
+    p = position_task(30, 8, 10, rng=0)
     assert np.all((p.X == 0).sum(axis=1) == 1) and np.array_equal(p.y, np.argmax(p.X == 0, axis=1) < 4)
 
 
 def test_task_argument_errors():
     with pytest.raises(ValueError, match="vocab_size"):
-        order_task(5, 8, 3, seed=0)
+        order_task(5, 8, 3, rng=0)
     with pytest.raises(ValueError, match="max_gap"):
-        distance_task(5, 5, 10, seed=0, max_gap=2)
+        distance_task(5, 5, 10, rng=0, max_gap=2)
     with pytest.raises(ValueError, match="even"):
-        position_task(5, 7, 10, seed=0)
+        position_task(5, 7, 10, rng=0)
     with pytest.raises(TypeError):
-        order_task(5, 8, 10, seed=1.5)
+        order_task(5, 8, 10, rng=1.5)
 
 
 def test_taskdata_validation():
@@ -135,7 +135,7 @@ def test_tokenize_dataset_uses_bert_input_convention(tokenizer):
 
 
 def test_induced_distances_and_scheme_stress():
-    D = corpus_distances(order_task(100, 8, 12, seed=0))
+    D = corpus_distances(order_task(100, 8, 12, rng=0))
     assert scheme_stress("none", D, d_model=8, n_heads=2) == 1.0
     m = np.linalg.norm(alibi_slopes(2))
     assert np.allclose(induced_distances("alibi", 4, d_model=8, n_heads=2)[0], m * np.arange(4))
@@ -158,7 +158,7 @@ def test_induced_distances_and_scheme_stress():
 
 @pytest.fixture(scope="module")
 def task():
-    return order_task(24, 6, 8, seed=0), order_task(16, 6, 8, seed=1)
+    return order_task(24, 6, 8, rng=0), order_task(16, 6, 8, rng=1)
 
 
 def test_train_and_evaluate_is_reproducible_and_reports_every_seed(task):
@@ -195,7 +195,7 @@ def test_train_and_evaluate_argument_errors(task):
 
 def test_length_extrapolation(task):
     train, test = task
-    longer = order_task(16, 12, 8, seed=2)
+    longer = order_task(16, 12, 8, rng=2)
     run = length_extrapolation("alibi", train, {"n": test, "2n": longer}, seeds=(0,), **TINY)
     assert set(run.extra_accuracy) == {"n", "2n"} and run.test_accuracy[0] == run.extra_accuracy["n"][0]
     for scheme in ("learned", "fixed", "low_rank"):
@@ -220,7 +220,7 @@ def test_spearman_matches_scipy_with_ties():
 def test_rank_correlation_exact_p_value_for_a_perfect_ordering():
     stress = np.arange(7) / 7.0
     acc = np.tile(1.0 - stress[:, None], (1, 3)) + np.random.default_rng(0).normal(0, 1e-3, (7, 3))
-    res = stress_accuracy_correlation([(stress, acc)], seed=0, n_boot=200)
+    res = stress_accuracy_correlation([(stress, acc)], rng=0, n_boot=200)
     assert res.rho == pytest.approx(-1.0) and res.exact
     assert res.p_value == pytest.approx(2 / 5040)  # only the identity and the reversal reach |rho| = 1
     assert res.ci[1] < 0 and not res.ci_contains_zero
@@ -228,7 +228,7 @@ def test_rank_correlation_exact_p_value_for_a_perfect_ordering():
 
 def test_rank_correlation_exact_null_matches_enumeration():
     stress, acc = np.array([0.1, 0.5, 0.2, 0.9]), np.array([[0.7], [0.8], [0.6], [0.9]])
-    res = stress_accuracy_correlation([(stress, acc)], seed=1, n_boot=100)
+    res = stress_accuracy_correlation([(stress, acc)], rng=1, n_boot=100)
     rhos = [spearmanr(stress, acc[list(p), 0]).statistic for p in itertools.permutations(range(4))]
     assert res.p_value == pytest.approx(np.mean(np.abs(rhos) >= abs(res.rho) - 1e-12))
 
@@ -236,8 +236,8 @@ def test_rank_correlation_exact_null_matches_enumeration():
 def test_pooled_rank_correlation_is_seeded_and_uses_per_seed_stress():
     rng = np.random.default_rng(2)
     corpora = [(rng.random((5, 3)), rng.random((5, 3))) for _ in range(3)]
-    a = stress_accuracy_correlation(corpora, seed=5, n_boot=100, n_permutations=500)
-    b = stress_accuracy_correlation(corpora, seed=5, n_boot=100, n_permutations=500)
+    a = stress_accuracy_correlation(corpora, rng=5, n_boot=100, n_permutations=500)
+    b = stress_accuracy_correlation(corpora, rng=5, n_boot=100, n_permutations=500)
     assert a == b and not a.exact and 0 < a.p_value <= 1 and len(a.per_corpus) == 3
     assert a.rho == pytest.approx(np.mean([spearman(s.mean(1), c.mean(1)) for s, c in corpora]))
     assert a.ci[0] <= a.ci[1]
@@ -245,19 +245,19 @@ def test_pooled_rank_correlation_is_seeded_and_uses_per_seed_stress():
 
 def test_rank_correlation_errors():
     with pytest.raises(ValueError, match="constant"):
-        stress_accuracy_correlation([(np.ones(4), np.arange(4.0))], seed=0)
+        stress_accuracy_correlation([(np.ones(4), np.arange(4.0))], rng=0)
     with pytest.raises(ValueError, match="same schemes"):
-        stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0)), (np.arange(5.0), np.arange(5.0))], seed=0)
+        stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0)), (np.arange(5.0), np.arange(5.0))], rng=0)
     with pytest.raises(ValueError, match="at least 3 schemes"):
-        stress_accuracy_correlation([(np.arange(2.0), np.arange(2.0))], seed=0)
+        stress_accuracy_correlation([(np.arange(2.0), np.arange(2.0))], rng=0)
     with pytest.raises(ValueError, match="confidence"):
-        stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0))], seed=0, confidence=1.5)
+        stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0))], rng=0, confidence=1.5)
 
 
 def test_scheme_stress_agrees_with_the_stress_table():
     from posgeom.stress import standard_candidates, stress_table
 
-    D = corpus_distances(order_task(100, 8, 12, seed=0))
+    D = corpus_distances(order_task(100, 8, 12, rng=0))
     candidates = standard_candidates(8, d=8, n_heads=2, model=None, mds_ranks=(), t5=False, constant=False)
     rows = {row.name.lower(): row.optimal for row in stress_table(D, candidates).rows}
     for scheme in ("sinusoidal", "rope", "alibi"):

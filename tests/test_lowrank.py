@@ -6,7 +6,7 @@ from posgeom.stress import strain, stress_by_rank
 
 
 def _D(regime="smooth", n=16, V=80, seed=0):
-    return pg.hellinger_distances(pg.synthetic_distributions(n, V, seed=seed, regime=regime))
+    return pg.hellinger_distances(pg.synthetic_distributions(n, V, rng=seed, regime=regime))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -44,18 +44,18 @@ def test_smacof_curve_wins_on_stress_classical_on_strain():
     D = _D(n=14)
     ranks = [1, 2, 3]
     c = stress_by_rank(D, ranks)
-    s = stress_by_rank(D, ranks, "smacof", seed=0)
+    s = stress_by_rank(D, ranks, "smacof", rng=0)
     assert np.all(s.stress_raw <= c.stress_raw + 1e-12)
     assert np.all(c.strain <= s.strain + 1e-12)
 
 
 def test_stress_by_rank_validation():
-    D = pg.hellinger_distances(pg.synthetic_distributions(12, 40, seed=0, regime="abrupt", n_topics=3))
+    D = pg.hellinger_distances(pg.synthetic_distributions(12, 40, rng=0, regime="abrupt", n_topics=3))
     with pytest.raises(ValueError, match="positive eigenvalues"):
         stress_by_rank(D, [1, 5])  # three distinct distributions: B has rank 2
     with pytest.raises(ValueError, match="method"):
         stress_by_rank(D, [1], method="pca")
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(ValueError, match="rng"):
         stress_by_rank(D, [1], method="smacof")
     with pytest.raises(ValueError, match="empty"):
         stress_by_rank(D, [])

@@ -39,7 +39,7 @@ def test_double_centering_formula():
 
 
 def test_hellinger_is_euclidean_but_fisher_rao_is_not():
-    P = synthetic_distributions(12, 40, seed=3, regime="smooth", n_topics=4)
+    P = synthetic_distributions(12, 40, rng=3, regime="smooth", n_topics=4)
     h = classical_mds(hellinger_distances(P))
     f = classical_mds(fisher_rao_distances(P))
     assert h.negative_mass == 0.0

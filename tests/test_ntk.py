@@ -18,7 +18,7 @@ from posgeom.nn import (
 
 
 def smooth_targets(n=8, V=5, seed=0):
-    mu = pg.synthetic_distributions(n, V, seed=seed, regime="smooth", n_topics=3)
+    mu = pg.synthetic_distributions(n, V, rng=seed, regime="smooth", n_topics=3)
     return mu
 
 

@@ -11,7 +11,7 @@ from posgeom.geometry import (
 
 
 def _D(regime="smooth", n=16, V=80, seed=0):
-    return pg.hellinger_distances(pg.synthetic_distributions(n, V, seed=seed, regime=regime))
+    return pg.hellinger_distances(pg.synthetic_distributions(n, V, rng=seed, regime=regime))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ N, V = 12, 40
 
 @pytest.fixture(scope="module")
 def corpus():
-    tokens = pg.synthetic_corpus(600, N, V, seed=3, regime="smooth")
+    tokens = pg.synthetic_corpus(600, N, V, rng=3, regime="smooth")
     inc = SequenceIncidence.from_sequences(tokens, N, V)
     return tokens, inc, plugin_distances(inc)
 
@@ -83,9 +83,9 @@ def test_rope_equals_sinusoidal_and_alibi_is_slope_free(corpus):
 def test_bootstrap_is_seeded_and_refits(corpus):
     _, inc, D = corpus
     rows = standard_candidates(N, d=16, n_heads=2, model=None, t5=False)
-    a = stress_table(D, rows, data=inc, seed=1, n_boot=12)
-    b = stress_table(None, rows, data=inc, seed=1, n_boot=12)
-    c = stress_table(D, rows, data=inc, seed=2, n_boot=12)
+    a = stress_table(D, rows, data=inc, rng=1, n_boot=12)
+    b = stress_table(None, rows, data=inc, rng=1, n_boot=12)
+    c = stress_table(D, rows, data=inc, rng=2, n_boot=12)
     assert a.to_records() == b.to_records(), "same seed, same numbers (D=None computes D from data)"
     assert a.to_records() != c.to_records()
     for r in a:
@@ -97,7 +97,7 @@ def test_bootstrap_is_seeded_and_refits(corpus):
     boot_mean = a["ALiBi"].optimal + a["ALiBi"].optimal_bias
     assert a["ALiBi"].optimal_ci[0] <= boot_mean <= a["ALiBi"].optimal_ci[1]
     assert stress_table(D, rows)["ALiBi"].optimal_bias is None
-    basic = stress_table(D, rows, data=inc, seed=1, n_boot=12, interval="basic")
+    basic = stress_table(D, rows, data=inc, rng=1, n_boot=12, interval="basic")
     assert basic.interval == "basic" and basic["ALiBi"].optimal_ci != a["ALiBi"].optimal_ci
     assert all(r.optimal_ci[0] >= 0 for r in basic)
 
@@ -107,18 +107,18 @@ def test_bootstrap_rejects_mismatched_data(corpus):
     other = SequenceIncidence.from_sequences(tokens[:300], N, V)
     rows = [mds_candidate(1)]
     with pytest.raises(ValueError, match="not the Hellinger matrix"):
-        stress_table(D, rows, data=other, seed=0, n_boot=3)
-    with pytest.raises(ValueError, match="explicit seed"):
+        stress_table(D, rows, data=other, rng=0, n_boot=3)
+    with pytest.raises(ValueError, match="explicit rng"):
         stress_table(D, rows, data=inc)
     with pytest.raises(TypeError, match="SequenceIncidence"):
-        stress_table(D, rows, data=tokens, seed=0)
+        stress_table(D, rows, data=tokens, rng=0)
     with pytest.raises(ValueError, match="n_positions"):
-        stress_table(D[:5, :5], rows, data=inc, seed=0)
+        stress_table(D[:5, :5], rows, data=inc, rng=0)
 
 
 def test_formats(corpus):
     _, inc, D = corpus
-    table = stress_table(D, standard_candidates(N, d=16, n_heads=2, model=None), data=inc, seed=0, n_boot=5,
+    table = stress_table(D, standard_candidates(N, d=16, n_heads=2, model=None), data=inc, rng=0, n_boot=5,
                          title="synthetic | smooth")
     md = table.to_markdown()
     assert md.count("\n| ") == len(table) + 1 and "95% CI" in md and "synthetic" in md

@@ -13,15 +13,15 @@ from posgeom import (
 
 @pytest.mark.parametrize("regime", REGIMES)
 def test_same_seed_same_corpus(regime):
-    a = synthetic_corpus(20, 8, 30, seed=5, regime=regime)
-    b = synthetic_corpus(20, 8, 30, seed=5, regime=regime)
+    a = synthetic_corpus(20, 8, 30, rng=5, regime=regime)
+    b = synthetic_corpus(20, 8, 30, rng=5, regime=regime)
     assert a.shape == (20, 8) and a.dtype == np.int64
     np.testing.assert_array_equal(a, b)
     assert a.min() >= 0 and a.max() < 30
 
 
 def test_regimes_have_the_geometry_they_promise():
-    D = {r: hellinger_distances(synthetic_distributions(16, 50, seed=0, regime=r)) for r in REGIMES}
+    D = {r: hellinger_distances(synthetic_distributions(16, 50, rng=0, regime=r)) for r in REGIMES}
     assert D["stationary"].max() < 1e-6
     # smooth: distances grow with |i - j| near the diagonal and neighbours are much closer than the ends;
     # abrupt: zero inside a block, positive across
@@ -31,8 +31,8 @@ def test_regimes_have_the_geometry_they_promise():
 
 
 def test_empirical_distributions_converge_to_the_model():
-    mu = synthetic_distributions(6, 20, seed=1)
-    X = synthetic_corpus(20000, 6, 20, seed=1)
+    mu = synthetic_distributions(6, 20, rng=1)
+    X = synthetic_corpus(20000, 6, 20, rng=1)
     emp = position_distributions(position_counts(X, 6, 20)).toarray()
     assert np.abs(emp - mu).max() < 0.02
 
@@ -43,11 +43,11 @@ def test_empirical_distributions_converge_to_the_model():
         (dict(regime="wavy"), ValueError),
         (dict(bandwidth=0.0), ValueError),
         (dict(n_topics=0), ValueError),
-        (dict(seed=-1), ValueError),
-        (dict(seed=1.5), TypeError),
+        (dict(rng=-1), ValueError),
+        (dict(rng=1.5), TypeError),
     ],
 )
 def test_bad_parameters(kwargs, exc):
-    args = dict(seed=0) | kwargs
+    args = dict(rng=0) | kwargs
     with pytest.raises(exc):
         synthetic_distributions(8, 10, **args)

@@ -45,7 +45,7 @@ def test_incidence_counts_equal_position_counts(seqs, n, pad):
 
 
 def test_incidence_from_matrix_concatenate_and_save(tmp_path):
-    X = synthetic_corpus(50, 6, 9, seed=1)
+    X = synthetic_corpus(50, 6, 9, rng=1)
     inc = SequenceIncidence.from_sequences(X, 6, 9)
     assert inc.n_sequences == 50 and np.all(inc.lengths == 6)
     parts = [SequenceIncidence.from_sequences(X[:20], 6, 9), SequenceIncidence.from_sequences(X[20:], 6, 9)]
@@ -67,9 +67,9 @@ def test_split_half_floor_matches_the_delta_method():
     """Stationary corpus: every between-position distance is pure noise at sample size m, the split-half distance
     is noise at m/2, so E[d^2] doubles (delta method: (K-1)/8 * (1/m1 + 1/m2))."""
     m, n, V = 4000, 12, 20
-    X = synthetic_corpus(m, n, V, seed=3, regime="stationary", topic_concentration=5.0)
+    X = synthetic_corpus(m, n, V, rng=3, regime="stationary", topic_concentration=5.0)
     inc = SequenceIncidence.from_sequences(X, n, V)
-    floor = split_half_distances(inc, seed=0, n_splits=8)
+    floor = split_half_distances(inc, rng=0, n_splits=8)
     assert floor.shape == (8, n) and np.all((floor >= 0) & (floor <= 1))
     D = plugin_distances(inc)
     between = D[np.triu_indices(n, 1)]
@@ -78,68 +78,68 @@ def test_split_half_floor_matches_the_delta_method():
     K = V  # all tokens occur with this concentration
     assert np.mean(between**2) == pytest.approx((K - 1) / 8 * 2 / m, rel=0.3)
     # same seed, same numbers; sequences + keywords give the same as the incidence
-    again = split_half_distances(X, seed=0, n_splits=8, n_positions=n, vocab_size=V)
+    again = split_half_distances(X, rng=0, n_splits=8, n_positions=n, vocab_size=V)
     assert np.array_equal(floor, again)
-    assert not np.array_equal(floor, split_half_distances(inc, seed=1, n_splits=8))
+    assert not np.array_equal(floor, split_half_distances(inc, rng=1, n_splits=8))
 
 
 def test_signal_above_floor_for_smooth_statistics():
-    X = synthetic_corpus(3000, 16, 30, seed=4, regime="smooth")
+    X = synthetic_corpus(3000, 16, 30, rng=4, regime="smooth")
     inc = SequenceIncidence.from_sequences(X, 16, 30)
-    floor = split_half_distances(inc, seed=0).max()
+    floor = split_half_distances(inc, rng=0).max()
     D = plugin_distances(inc)
     assert D[0, -1] > 5 * floor
 
 
 def test_bootstrap_distances_and_statistic():
-    X = synthetic_corpus(400, 8, 15, seed=5, regime="smooth")
-    res = bootstrap_distances(X, seed=7, n_boot=40, n_positions=8, vocab_size=15)
+    X = synthetic_corpus(400, 8, 15, rng=5, regime="smooth")
+    res = bootstrap_distances(X, rng=7, n_boot=40, n_positions=8, vocab_size=15)
     assert res.samples.shape == (40, 8, 8) and res.samples.dtype == np.float32
     assert np.all(res.lower <= res.upper + 1e-7)
     assert np.allclose(np.diag(res.lower), 0) and res.estimate.shape == (8, 8)
     # the plug-in bias is upward: resamples are on average farther apart than the estimate (off-diagonal)
     off = ~np.eye(8, dtype=bool)
     assert np.mean(res.bias[off]) > 0
-    again = bootstrap_distances(X, seed=7, n_boot=40, n_positions=8, vocab_size=15)
+    again = bootstrap_distances(X, rng=7, n_boot=40, n_positions=8, vocab_size=15)
     assert np.array_equal(res.samples, again.samples)
-    mean_far = bootstrap_statistic(X, lambda D: D[0, -1], seed=1, n_boot=30, n_positions=8, vocab_size=15)
+    mean_far = bootstrap_statistic(X, lambda D: D[0, -1], rng=1, n_boot=30, n_positions=8, vocab_size=15)
     assert mean_far.samples.shape == (30,) and mean_far.lower <= mean_far.estimate <= mean_far.upper
 
 
 def test_bootstrap_stress_inputs_agree():
-    X = synthetic_corpus(300, 10, 12, seed=6, regime="smooth")
+    X = synthetic_corpus(300, 10, 12, rng=6, regime="smooth")
     inc = SequenceIncidence.from_sequences(X, 10, 12)
     P = classical_mds(plugin_distances(inc), rank=2).embedding
     E = np.linalg.norm(P[:, None] - P[None], axis=-1)
-    a = bootstrap_stress(P, inc, seed=2, n_boot=25)
-    b = bootstrap_stress(E, inc, seed=2, n_boot=25)
-    c = bootstrap_stress(E, inc, seed=2, n_boot=25, kind="distances")
+    a = bootstrap_stress(P, inc, rng=2, n_boot=25)
+    b = bootstrap_stress(E, inc, rng=2, n_boot=25)
+    c = bootstrap_stress(E, inc, rng=2, n_boot=25, kind="distances")
     assert np.allclose(a.samples, b.samples) and np.allclose(b.samples, c.samples)
     assert 0 <= a.estimate < 1 and a.lower <= a.upper
-    refit = bootstrap_stress(lambda D: classical_mds(D, rank=2).embedding, inc, seed=2, n_boot=25)
+    refit = bootstrap_stress(lambda D: classical_mds(D, rank=2).embedding, inc, rng=2, n_boot=25)
     assert refit.estimate == pytest.approx(a.estimate)
     # refitting on each resample fits the resample better than the fixed encoding does
     assert np.mean(refit.samples) < np.mean(a.samples)
-    opt = bootstrap_stress(P, inc, seed=2, n_boot=25, scale="optimal")
+    opt = bootstrap_stress(P, inc, rng=2, n_boot=25, scale="optimal")
     assert np.all(opt.samples <= a.samples + 1e-12)
 
 
 def test_bad_inputs():
-    X = synthetic_corpus(20, 4, 5, seed=0)
+    X = synthetic_corpus(20, 4, 5, rng=0)
     inc = SequenceIncidence.from_sequences(X, 4, 5)
     with pytest.raises(TypeError, match="n_positions= and vocab_size="):
-        split_half_distances(X, seed=0)
+        split_half_distances(X, rng=0)
     with pytest.raises(TypeError, match="fixed by the SequenceIncidence"):
-        split_half_distances(inc, seed=0, n_positions=4)
+        split_half_distances(inc, rng=0, n_positions=4)
     with pytest.raises(TypeError):
         split_half_distances(inc)  # seed is required
     with pytest.raises(ValueError, match="confidence"):
-        bootstrap_distances(inc, seed=0, confidence=1.5)
+        bootstrap_distances(inc, rng=0, confidence=1.5)
     with pytest.raises(ValueError, match="describe 3 positions"):
-        bootstrap_stress(np.ones((3, 2)), inc, seed=0, n_boot=2)
+        bootstrap_stress(np.ones((3, 2)), inc, rng=0, n_boot=2)
     # a position reached by a single sequence empties in some resample / half
     sparse = SequenceIncidence.from_sequences([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
     with pytest.raises(ValueError, match="position 2 receives no observation"):
-        split_half_distances(sparse, seed=0, n_splits=20)
+        split_half_distances(sparse, rng=0, n_splits=20)
     with pytest.raises(ValueError, match="bootstrap resample .* position 2"):
-        bootstrap_distances(sparse, seed=0, n_boot=50)
+        bootstrap_distances(sparse, rng=0, n_boot=50)

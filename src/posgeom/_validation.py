@@ -7,10 +7,13 @@ message that names the argument, the problem and, where there is one, the fix. N
 from __future__ import annotations
 
 import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "check_rng",
+    "check_confidence",
     "check_positive_int",
     "check_matrix",
     "check_distance_matrix",
@@ -25,6 +28,31 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """Return a :class:`numpy.random.Generator` for ``rng``: an int ``>= 0`` seeds a new one, a Generator is used as is.
+
+    The one randomness convention of the package: every random function takes ``rng`` (keyword-only), and the
+    same int gives the same numbers. ``None`` is refused, so that no result depends on the clock.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None:
+        raise TypeError(f"{name} is required: pass an int seed (e.g. {name}=0) or a numpy.random.Generator, so that "
+                        "the same call gives the same numbers")
+    if isinstance(rng, bool) or not isinstance(rng, numbers.Integral):
+        raise TypeError(f"{name} must be an int seed or a numpy.random.Generator, got {type(rng).__name__} {rng!r}")
+    if rng < 0:
+        raise ValueError(f"{name} must be a seed >= 0, got {rng}")
+    return np.random.default_rng(int(rng))
+
+
+def check_confidence(confidence, name: str = "confidence") -> float:
+    """Return ``confidence`` as a float strictly between 0 and 1 (e.g. 0.95), or raise."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"{name} must be a number strictly between 0 and 1 (e.g. 0.95), got {confidence!r}")
+    return float(confidence)
 
 
 def check_matrix(X, name: str, *, allow_sparse: bool = False, min_rows: int = 1):

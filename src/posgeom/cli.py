@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+
 from .report import ReportSettings
 
 __all__ = [

@@ -7,7 +7,6 @@ chapters run anywhere. Numbers in the ledger are therefore never typed in: they 
 
 from __future__ import annotations
 
-
 __all__ = [
     "record",
 ]

@@ -12,7 +12,9 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
 import numpy as np
+
 from ._validation import check_positive_int
 
 __all__ = [
@@ -125,15 +127,15 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .corpus.counts import position_distributions
+    from .data.pretrained import learned_position_embeddings
+    from .data.text import load_tokenizer, tokenize_corpus
     from .geometry.estimators import plugin_distances
     from .geometry.hellinger import hellinger_distances
-    from .stress.rank_curve import stress_by_rank
     from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
-    from .data.pretrained import learned_position_embeddings
-    from .corpus.counts import position_distributions
+    from .stress.rank_curve import stress_by_rank
     from .stress.table import standard_candidates, stress_table
-    from .data.text import load_tokenizer, tokenize_corpus
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
 from .._validation import check_matrix, check_positive_int
 
 __all__ = [

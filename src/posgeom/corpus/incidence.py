@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
 from .._io import atomic_open
 from .._validation import check_positive_int
 from .counts import _check_arguments, flat_tokens

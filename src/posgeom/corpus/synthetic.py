@@ -15,13 +15,14 @@ Generative model (a positional topic mixture):
 3. ``mu_i = sum_k w_ik beta_k``, and every token of every sequence is drawn independently from ``mu_i`` at its
    position ``i``. All sequences have length ``n_positions``.
 
-The same ``seed`` gives the same topics, distributions and sequences.
+The same ``rng`` seed gives the same topics, distributions and sequences.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from .._validation import check_positive_int
+
+from .._validation import check_positive_int, check_rng
 
 __all__ = [
     "REGIMES",
@@ -55,7 +56,7 @@ def synthetic_distributions(
     n_positions: int,
     vocab_size: int,
     *,
-    seed: int,
+    rng,
     regime: str = "smooth",
     n_topics: int = 4,
     bandwidth: float = 0.15,
@@ -77,13 +78,12 @@ def synthetic_distributions(
         Dirichlet concentration of the topics.
     """
     n = check_positive_int(n_positions, "n_positions")
-    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = check_rng(rng)
     V = check_positive_int(vocab_size, "vocab_size", minimum=2)
     K = check_positive_int(n_topics, "n_topics")
     if not (np.isfinite(topic_concentration) and topic_concentration > 0):
         raise ValueError(f"topic_concentration must be a positive number, got {topic_concentration}")
     weights = _mixture_weights(n, K, regime, float(bandwidth))
-    rng = np.random.default_rng(seed)
     topics = rng.dirichlet(np.full(V, float(topic_concentration)), size=K)
     mu = weights @ topics
     return mu / mu.sum(axis=1, keepdims=True)
@@ -94,7 +94,7 @@ def synthetic_corpus(
     n_positions: int,
     vocab_size: int,
     *,
-    seed: int,
+    rng,
     regime: str = "smooth",
     n_topics: int = 4,
     bandwidth: float = 0.15,
@@ -102,9 +102,9 @@ def synthetic_corpus(
 ) -> np.ndarray:
     """Sample token id sequences from the synthetic positional model.
 
-    Parameters are those of :func:`synthetic_distributions`, plus ``n_sequences``. The topics are drawn with
-    ``seed`` and the tokens with ``seed + 1``, so ``synthetic_distributions(..., seed=seed)`` gives the exact
-    ``mu_i`` of the sampled corpus.
+    Parameters are those of :func:`synthetic_distributions`, plus ``n_sequences``. The distributions are drawn
+    first, then the tokens, from one stream: for an int seed ``s``, ``synthetic_distributions(..., rng=s)`` gives
+    the exact ``mu_i`` of ``synthetic_corpus(..., rng=s)``.
 
     Returns
     -------
@@ -112,15 +112,15 @@ def synthetic_corpus(
 
     Examples
     --------
-    >>> synthetic_corpus(3, 5, 10, seed=0).shape
+    >>> synthetic_corpus(3, 5, 10, rng=0).shape
     (3, 5)
     """
     m = check_positive_int(n_sequences, "n_sequences")
+    rng = check_rng(rng)
     mu = synthetic_distributions(
-        n_positions, vocab_size, seed=seed, regime=regime, n_topics=n_topics, bandwidth=bandwidth,
+        n_positions, vocab_size, rng=rng, regime=regime, n_topics=n_topics, bandwidth=bandwidth,
         topic_concentration=topic_concentration,
     )
-    rng = np.random.default_rng(seed + 1)
     cdf = np.cumsum(mu, axis=1)
     cdf[:, -1] = 1.0
     u = rng.random((mu.shape[0], m))

@@ -7,8 +7,7 @@ as "this film" or "i", verdicts near the end), which is exactly what the report 
 
 from __future__ import annotations
 
-import numpy as np
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 
 __all__ = [
     "tiny_reviews",
@@ -41,15 +40,14 @@ _VERDICTS_POS = ["i loved it .", "see it twice .", "a small triumph .", "highly 
 _VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "not recommended .", "avoid ."]
 
 
-def tiny_reviews(n_reviews: int = 2000, *, seed: int = 0) -> list[str]:
+def tiny_reviews(n_reviews: int = 2000, *, rng=0) -> list[str]:
     """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed).
 
     Each review is: [opener] subject verb adjective [middle clause ...] verdict, with the sentiment of the
     adjectives and the verdict agreeing half of the time and mixed otherwise.
     """
     n_reviews = check_positive_int(n_reviews, "n_reviews")
-    seed = check_positive_int(seed, "seed", minimum=0)
-    rng = np.random.default_rng(seed)
+    rng = check_rng(rng)
     pick = lambda words: words[int(rng.integers(len(words)))]  # noqa: E731
     reviews = []
     for _ in range(n_reviews):

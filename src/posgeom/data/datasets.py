@@ -47,8 +47,11 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
 import numpy as np
+
 from .._io import atomic_open
+from .._validation import check_rng
 
 __all__ = [
     "DATA_ENV",
@@ -173,16 +176,14 @@ class Corpus:
         return dataclasses.replace(self, texts=[self.texts[i] for i in idx], labels=self.labels[idx],
                                    ids=[self.ids[i] for i in idx])
 
-    def sample(self, size: int, *, seed: int) -> "Corpus":
+    def sample(self, size: int, *, rng) -> "Corpus":
         """A random subset of ``size`` documents, stratified by label, in corpus order (same seed, same subset).
 
         Each label keeps its share of the corpus (rounded; the remainder goes to the largest classes first).
         """
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= len(self):
             raise ValueError(f"size must be an integer in [1, {len(self)}], got {size!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        rng = np.random.default_rng(seed)
+        rng = check_rng(rng)
         classes, counts = np.unique(self.labels, return_counts=True)
         quota = np.floor(size * counts / counts.sum()).astype(int)
         for k in np.argsort(-counts, kind="stable")[: size - quota.sum()]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 import os
+
 import scipy.sparse as sp
-from .shards import read_shard, shard_paths
+
 from ..corpus.counts import merge_counts
+from .shards import read_shard, shard_paths
 
 __all__ = [
     "sharded_position_counts",

@@ -45,12 +45,14 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
 import numpy as np
 import scipy.sparse as sp
+
 from .._io import atomic_open
 from .._validation import check_positive_int
-from .pretrained import DEFAULT_MODEL, resolve_model
 from ..corpus.counts import position_counts
+from .pretrained import DEFAULT_MODEL, resolve_model
 
 __all__ = [
     "CountingConvention",

@@ -28,7 +28,6 @@ from .schemes import (
 from .monotonicity import (
     RankCorrelation,
     TripleMonotonicity,
-    PermutationResult,
     position_distances,
     distance_lag_pairs,
     rank_correlations,
@@ -56,7 +55,6 @@ __all__ = [
     "induced_distances",
     "RankCorrelation",
     "TripleMonotonicity",
-    "PermutationResult",
     "position_distances",
     "distance_lag_pairs",
     "rank_correlations",

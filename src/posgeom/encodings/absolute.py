@@ -16,8 +16,10 @@ induce between positions (the functions named ``*_distances``), which is what st
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
-from .._validation import check_matrix, check_positive_int
+
+from .._validation import check_matrix, check_positive_int, check_rng
 from ..geometry.mds import classical_mds
 
 __all__ = [
@@ -70,13 +72,7 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     return P
 
 
-def _check_seed(seed, name: str = "seed"):
-    if seed is None:
-        return None
-    return check_positive_int(seed, name, minimum=0)
-
-
-def orthonormal_frame(d: int, r: int, *, seed: int | None = None) -> np.ndarray:
+def orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
     """An orthonormal map ``W`` (d x r, ``W^T W = I_r``) that places ``R^r`` inside ``R^d``.
 
     Parameters
@@ -96,26 +92,25 @@ def orthonormal_frame(d: int, r: int, *, seed: int | None = None) -> np.ndarray:
     r = check_positive_int(r, "r")
     if r > d:
         raise ValueError(f"r={r} dimensions do not fit in width d={d}; use r <= d")
-    seed = _check_seed(seed)
-    if seed is None:
+    if rng is None:
         return np.eye(d, r)
-    G = np.random.default_rng(seed).standard_normal((d, r))
+    G = check_rng(rng).standard_normal((d, r))
     Q, R = np.linalg.qr(G)
     return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
-def place_in_width(X, d: int, *, seed: int | None = None) -> np.ndarray:
-    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = orthonormal_frame(d, r, seed=seed)``.
+def place_in_width(X, d: int, *, rng=None) -> np.ndarray:
+    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = orthonormal_frame(d, r, rng=rng)``.
 
     An orthonormal ``W`` is an isometry from ``R^r`` into ``R^d``: every distance ``||x_i - x_j||`` is kept, so the
-    stress of the placed encoding equals the stress of ``X``, whatever ``seed``.
+    stress of the placed encoding equals the stress of ``X``, whatever ``rng``.
     """
     X = check_matrix(X, "X")
-    W = orthonormal_frame(d, X.shape[1], seed=seed)
+    W = orthonormal_frame(d, X.shape[1], rng=rng)
     return X @ W.T
 
 
-def mds_encoding(D, d: int, rank: int | None = None, *, seed: int | None = None, tol: float | None = None):
+def mds_encoding(D, d: int, rank: int | None = None, *, rng=None, tol: float | None = None):
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
 
     ``P = X W^T`` where ``X = U_r L_r^{1/2}`` (n x r) is :func:`posgeom.classical_mds` of ``D`` and ``W`` (d x r) is
@@ -150,7 +145,7 @@ def mds_encoding(D, d: int, rank: int | None = None, *, seed: int | None = None,
         raise ValueError(
             f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; pass rank <= {d}"
         )
-    return place_in_width(X, d, seed=seed)
+    return place_in_width(X, d, rng=rng)
 
 
 @dataclass(frozen=True)

@@ -25,18 +25,18 @@ A constant distance vector has no defined rank correlation and raises a ValueErr
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
+
 import numpy as np
-from scipy.stats import kendalltau, rankdata, spearmanr
-from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from scipy.stats import kendalltau
+
+from .._validation import check_confidence, check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
-from ..geometry.noise import BootstrapResult
+from ..inference import BootstrapResult, PermutationTest, pearson_rows, permutation_p_value, rank, spearman
 
 __all__ = [
     "RankCorrelation",
     "TripleMonotonicity",
-    "PermutationResult",
     "position_distances",
     "distance_lag_pairs",
     "rank_correlations",
@@ -94,31 +94,6 @@ class TripleMonotonicity:
     per_position: np.ndarray
     overall: float
     n_triples: int
-
-
-@dataclass(frozen=True)
-class PermutationResult:
-    """A position-permutation test of monotonicity.
-
-    Attributes
-    ----------
-    statistic : float
-        The rank correlation of the encoding as given.
-    null : (n_permutations,) float array
-        The same statistic after relabelling the positions by random permutations.
-    p_value : float
-        One-sided ``(1 + #{null >= statistic}) / (1 + n_permutations)``: how often an encoding with the same
-        distances but no positional order is at least as monotone. Never 0.
-    method : str
-        ``"spearman"`` or ``"kendall"``.
-    seed : int
-    """
-
-    statistic: float
-    null: np.ndarray
-    p_value: float
-    method: str
-    seed: int
 
 
 def _check_kind(kind) -> str:
@@ -231,7 +206,7 @@ def rank_correlations(X, *, kind: str = "encoding", first: int | None = None, ma
     D = position_distances(X, kind=kind, first=first)
     d, lags = distance_lag_pairs(D, kind="distances", max_lag=max_lag)
     _check_not_constant(d)
-    rho = float(spearmanr(d, lags).statistic)
+    rho = spearman(d, lags)
     tau = float(kendalltau(d, lags).statistic) if kendall else float("nan")
     n = D.shape[0]
     return RankCorrelation(spearman=rho, kendall=tau, n_positions=n, n_pairs=int(d.size), max_lag=max_lag)
@@ -280,15 +255,9 @@ def triple_monotonicity(X, *, kind: str = "encoding", first: int | None = None) 
     return TripleMonotonicity(per_position=per, overall=float(good.sum() / total.sum()), n_triples=int(total.sum()))
 
 
-def _pearson(a: np.ndarray, b: np.ndarray) -> float:
-    a = a - a.mean()
-    b = b - b.mean()
-    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
-
-
-def permutation_test(X, *, seed: int, n_permutations: int = 200, method: str = "spearman",
+def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearman",
                      kind: str = "encoding", first: int | None = None,
-                     max_lag: int | None = None) -> PermutationResult:
+                     max_lag: int | None = None) -> PermutationTest:
     """Is the encoding more monotone than the same vectors in a random positional order?
 
     The null hypothesis is exchangeability of the positions: relabelling the positions (the rows of ``P``, or the
@@ -300,8 +269,8 @@ def permutation_test(X, *, seed: int, n_permutations: int = 200, method: str = "
     ----------
     X, kind, first, max_lag
         As in :func:`rank_correlations`.
-    seed : int
-        Seed of the permutations.
+    rng : int or numpy.random.Generator
+        Randomness of the permutations.
     n_permutations : int, default 200
     method : {"spearman", "kendall"}, default "spearman"
         Kendall costs about ``0.1 s`` per permutation for 512 positions; Spearman uses a fast exact path (the
@@ -309,10 +278,12 @@ def permutation_test(X, *, seed: int, n_permutations: int = 200, method: str = "
 
     Returns
     -------
-    PermutationResult
+    posgeom.inference.PermutationTest
+        One-sided (``alternative="greater"``): how often an encoding with the same distances but no positional
+        order is at least as monotone.
     """
     method = _check_method(method)
-    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = check_rng(rng)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     D = position_distances(X, kind=kind, first=first)
     observed = rank_correlations(D, kind="distances", max_lag=max_lag, kendall=method == "kendall")
@@ -322,32 +293,31 @@ def permutation_test(X, *, seed: int, n_permutations: int = 200, method: str = "
     if max_lag is not None:
         keep = (j - i) <= max_lag
         i, j = i[keep], j[keep]
-    lag_ranks = rankdata(j - i)
-    rng = np.random.default_rng(seed)
+    lag_ranks = rank(j - i)
     null = np.empty(n_permutations)
     # All pairs: the permuted pair set is the same multiset, so its ranks are a permutation of the fixed ranks.
     full_ranks = None
     if method == "spearman" and max_lag is None:
         full_ranks = np.zeros((n, n))
-        full_ranks[i, j] = rankdata(D[i, j])
+        full_ranks[i, j] = rank(D[i, j])
         full_ranks = full_ranks + full_ranks.T
     for b in range(n_permutations):
         perm = rng.permutation(n)
         if full_ranks is not None:
-            null[b] = _pearson(full_ranks[perm[i], perm[j]], lag_ranks)
+            null[b] = pearson_rows(full_ranks[perm[i], perm[j]], lag_ranks)
             continue
         d = D[perm[i], perm[j]]
         if np.ptp(d) == 0:
             null[b] = 0.0
         elif method == "spearman":
-            null[b] = _pearson(rankdata(d), lag_ranks)
+            null[b] = pearson_rows(rank(d), lag_ranks)
         else:
             null[b] = float(kendalltau(d, j - i).statistic)
-    p_value = float((1 + np.count_nonzero(null >= statistic - 1e-12)) / (1 + n_permutations))
-    return PermutationResult(statistic=statistic, null=null, p_value=p_value, method=method, seed=seed)
+    return PermutationTest(statistic=statistic, null=null, p_value=permutation_p_value(statistic, null),
+                           alternative="greater", exact=False)
 
 
-def bootstrap_dimensions(P, *, seed: int, n_boot: int = 200, confidence: float = 0.95, method: str = "spearman",
+def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95, method: str = "spearman",
                          first: int | None = None, max_lag: int | None = None) -> BootstrapResult:
     """Bootstrap the rank correlation over the coordinates (columns) of an encoding.
 
@@ -361,24 +331,23 @@ def bootstrap_dimensions(P, *, seed: int, n_boot: int = 200, confidence: float =
     ----------
     P : (n, d) array, d >= 2
         The encoding.
-    seed : int
+    rng : int or numpy.random.Generator
     n_boot : int, default 200
     confidence : float, default 0.95
-        Coverage of the percentile interval (:class:`posgeom.geometry.BootstrapResult`).
+        Coverage of the percentile interval (:class:`posgeom.inference.BootstrapResult`).
     method : {"spearman", "kendall"}, default "spearman"
     first, max_lag
         As in :func:`rank_correlations`.
 
     Returns
     -------
-    posgeom.geometry.BootstrapResult
+    posgeom.inference.BootstrapResult
         ``estimate`` on ``P`` itself, ``samples`` on the resamples.
     """
     method = _check_method(method)
-    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = check_rng(rng)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+    confidence = check_confidence(confidence)
     P = check_matrix(P, "P", min_rows=2)
     if P.shape[1] < 2:
         raise ValueError("bootstrapping coordinates needs an encoding with at least 2 columns")
@@ -393,7 +362,6 @@ def bootstrap_dimensions(P, *, seed: int, n_boot: int = 200, confidence: float =
         return r.spearman if method == "spearman" else r.kendall
 
     estimate = stat(P)
-    rng = np.random.default_rng(seed)
     d = P.shape[1]
     samples = np.empty(n_boot)
     for b in range(n_boot):
@@ -402,4 +370,4 @@ def bootstrap_dimensions(P, *, seed: int, n_boot: int = 200, confidence: float =
             samples[b] = stat(P[:, cols])
         except ValueError:  # a resample with constant distances carries no order
             samples[b] = 0.0
-    return BootstrapResult(estimate=estimate, samples=samples, confidence=float(confidence), seed=seed)
+    return BootstrapResult(estimate=estimate, samples=samples, confidence=confidence)

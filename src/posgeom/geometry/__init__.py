@@ -17,7 +17,6 @@ from .estimators import (
 )
 from .noise import (
     split_half_distances,
-    BootstrapResult,
     bootstrap_statistic,
     bootstrap_distances,
 )
@@ -45,7 +44,6 @@ __all__ = [
     "pairwise_distances",
     "plugin_distances",
     "split_half_distances",
-    "BootstrapResult",
     "bootstrap_statistic",
     "bootstrap_distances",
     "ClassicalMDS",

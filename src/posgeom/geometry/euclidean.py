@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
+
 from .._validation import check_matrix
 
 __all__ = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
 from .._validation import check_distributions
 
 __all__ = [

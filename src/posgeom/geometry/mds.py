@@ -12,8 +12,10 @@ stress-optimal configuration (compare with SMACOF in :mod:`posgeom.encodings`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 import scipy.linalg
+
 from .._validation import check_distance_matrix, check_positive_int
 
 __all__ = [

@@ -23,32 +23,28 @@ for real text) or token id sequences (a 2-D int array such as :func:`posgeom.syn
 arrays) together with ``n_positions``, ``vocab_size`` and optionally ``pad_id``, with the counting conventions of
 :func:`posgeom.position_counts`.
 
-Seeds: every random function requires ``seed``; the same seed gives the same numbers.
+Randomness: every random function requires ``rng`` (an int seed or a Generator); the same seed gives the same numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import numpy as np
-from .._validation import check_positive_int
+
 from .._blas import single_threaded_blas
+from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import _as_incidence
+from ..inference import BootstrapResult
 from .estimators import plugin_distances
 from .hellinger import hellinger_from_products
 
 __all__ = [
     "split_half_distances",
-    "BootstrapResult",
     "bootstrap_statistic",
     "bootstrap_distances",
 ]
 
 
-def _check_seed(seed) -> int:
-    return check_positive_int(seed, "seed", minimum=0)
-
-
-def split_half_distances(data, *, seed: int, n_splits: int = 1, n_positions: int | None = None,
+def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | None = None,
                          vocab_size: int | None = None, pad_id: int | None = None) -> np.ndarray:
     """The noise floor: distance of each position's ``mu_i`` to itself between two random halves of the sequences.
 
@@ -56,8 +52,8 @@ def split_half_distances(data, *, seed: int, n_splits: int = 1, n_positions: int
     ----------
     data : SequenceIncidence, or token id sequences
         With sequences, also pass ``n_positions`` and ``vocab_size`` (and ``pad_id`` to count padding).
-    seed : int
-        Seed of the random splits.
+    rng : int or numpy.random.Generator
+        Randomness of the splits.
     n_splits : int, default 1
         Number of independent random splits.
 
@@ -74,12 +70,11 @@ def split_half_distances(data, *, seed: int, n_splits: int = 1, n_positions: int
         A position receives no sequence in one half (too few sequences reach it): use fewer positions.
     """
     inc = _as_incidence(data, n_positions, vocab_size, pad_id)
-    seed = _check_seed(seed)
+    rng = check_rng(rng)
     n_splits = check_positive_int(n_splits, "n_splits")
     m = inc.n_sequences
     if m < 2:
         raise ValueError("split-half needs at least 2 sequences")
-    rng = np.random.default_rng(seed)
     out = np.empty((n_splits, inc.n_positions))
     for k in range(n_splits):  # row-wise products only: no BLAS matrix product here
         half = np.zeros(m)
@@ -95,65 +90,7 @@ def split_half_distances(data, *, seed: int, n_splits: int = 1, n_positions: int
     return out
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
-    """Bootstrap replicates of a statistic and their percentile confidence interval.
-
-    Attributes
-    ----------
-    estimate : float or ndarray
-        The statistic on the original sample.
-    samples : ndarray, shape ``(n_boot, *shape)``
-        The statistic on each resample.
-    confidence : float
-        Coverage of the percentile interval, e.g. 0.95.
-    seed : int
-    """
-
-    estimate: float | np.ndarray
-    samples: np.ndarray
-    confidence: float
-    seed: int
-
-    @property
-    def lower(self):
-        """Lower end of the percentile interval: the ``(1 - confidence)/2`` quantile of the replicates."""
-        return np.quantile(self.samples, (1 - self.confidence) / 2, axis=0)
-
-    @property
-    def upper(self):
-        """Upper end of the percentile interval: the ``(1 + confidence)/2`` quantile of the replicates."""
-        return np.quantile(self.samples, (1 + self.confidence) / 2, axis=0)
-
-    @property
-    def basic_interval(self):
-        """The basic (reverse-percentile) interval ``(2 estimate - upper, 2 estimate - lower)``.
-
-        It corrects the percentile interval for the shift of the replicates: use it when :attr:`bias` is not small
-        against :attr:`standard_error` (the plug-in Hellinger distance is biased upward, so resampling adds noise on
-        top of noise and the replicates sit systematically above the estimate).
-        """
-        return 2 * np.asarray(self.estimate) - self.upper, 2 * np.asarray(self.estimate) - self.lower
-
-    @property
-    def standard_error(self):
-        """Standard deviation of the replicates (ddof=1)."""
-        return np.std(self.samples, axis=0, ddof=1)
-
-    @property
-    def bias(self):
-        """Mean replicate minus estimate: the bootstrap estimate of the plug-in estimator's bias."""
-        return np.mean(self.samples, axis=0) - self.estimate
-
-
-def _check_confidence(confidence) -> float:
-    confidence = float(confidence)
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    return confidence
-
-
-def bootstrap_statistic(data, statistic, *, seed: int, n_boot: int = 200, confidence: float = 0.95,
+def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: float = 0.95,
                         n_positions: int | None = None, vocab_size: int | None = None,
                         pad_id: int | None = None, dtype=np.float64) -> BootstrapResult:
     """Bootstrap over sequences of any statistic of the Hellinger distance matrix.
@@ -163,7 +100,7 @@ def bootstrap_statistic(data, statistic, *, seed: int, n_boot: int = 200, confid
     data : SequenceIncidence, or token id sequences (then also ``n_positions``, ``vocab_size``, ``pad_id``)
     statistic : callable
         ``statistic(D) -> float or ndarray`` with ``D`` the (n x n) Hellinger distance matrix of a (re)sample.
-    seed : int
+    rng : int or numpy.random.Generator
         Seed of the resampling.
     n_boot : int, default 200
         Number of resamples.
@@ -184,14 +121,13 @@ def bootstrap_statistic(data, statistic, *, seed: int, n_boot: int = 200, confid
     estimator is biased (see :attr:`BootstrapResult.bias`).
     """
     inc = _as_incidence(data, n_positions, vocab_size, pad_id)
-    seed = _check_seed(seed)
+    rng = check_rng(rng)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     if not callable(statistic):
         raise TypeError("statistic must be a callable D -> float or array")
     with single_threaded_blas():
         estimate = np.asarray(statistic(plugin_distances(inc)), dtype=np.float64)
-        rng = np.random.default_rng(seed)
         m = inc.n_sequences
         samples = np.empty((n_boot,) + estimate.shape, dtype=dtype)
         for b in range(n_boot):
@@ -202,10 +138,10 @@ def bootstrap_statistic(data, statistic, *, seed: int, n_boot: int = 200, confid
                 raise ValueError(f"bootstrap resample {b}: {exc}") from None
             samples[b] = statistic(D)
     est = float(estimate) if estimate.ndim == 0 else estimate
-    return BootstrapResult(estimate=est, samples=samples, confidence=confidence, seed=seed)
+    return BootstrapResult(estimate=est, samples=samples, confidence=confidence)
 
 
-def bootstrap_distances(data, *, seed: int, n_boot: int = 200, confidence: float = 0.95,
+def bootstrap_distances(data, *, rng, n_boot: int = 200, confidence: float = 0.95,
                         n_positions: int | None = None, vocab_size: int | None = None,
                         pad_id: int | None = None, dtype=np.float32) -> BootstrapResult:
     """Bootstrap the whole (n x n) Hellinger distance matrix; percentile intervals for every entry.
@@ -214,5 +150,5 @@ def bootstrap_distances(data, *, seed: int, n_boot: int = 200, confidence: float
     (``n_boot * n^2 * 4`` bytes; 200 MB at ``n = 512``, ``n_boot = 200``): pass a reduced statistic to
     :func:`bootstrap_statistic` when memory matters.
     """
-    return bootstrap_statistic(data, lambda D: D, seed=seed, n_boot=n_boot, confidence=confidence,
+    return bootstrap_statistic(data, lambda D: D, rng=rng, n_boot=n_boot, confidence=confidence,
                                n_positions=n_positions, vocab_size=vocab_size, pad_id=pad_id, dtype=dtype)

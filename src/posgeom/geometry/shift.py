@@ -18,10 +18,11 @@ turns the ``1e-16`` rounding of ``G`` into an absolute error of up to about ``1e
 
 from __future__ import annotations
 
-import numpy as np
-from .._validation import check_distance_matrix
 import numbers
-from .._validation import check_matrix, check_positive_int
+
+import numpy as np
+
+from .._validation import check_distance_matrix, check_matrix, check_positive_int
 from .mds import classical_mds
 
 __all__ = [

@@ -26,8 +26,10 @@ never NaN.
 from __future__ import annotations
 
 import math
+
 import torch
 from torch import nn
+
 from .._validation import check_positive_int
 from .positional import PositionalScheme, make_positional
 

@@ -36,8 +36,10 @@ from __future__ import annotations
 
 import math
 import numbers
+
 import numpy as np
 import torch
+
 from .._validation import check_matrix, check_positive_int
 
 __all__ = [

@@ -27,9 +27,11 @@ Conventions
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import torch
 from torch import nn
+
 from .._validation import check_matrix, check_positive_int
 from ..encodings.absolute import sinusoidal_encoding, sinusoidal_frequencies
 from ..encodings.relative import alibi_slopes

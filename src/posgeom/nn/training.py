@@ -17,9 +17,11 @@ shape ``(N, L)`` train the per-token output (token classification), with ``-100`
 from __future__ import annotations
 
 import numbers
+
 import numpy as np
 import torch
 from torch import nn
+
 from .._validation import check_positive_int
 
 __all__ = [

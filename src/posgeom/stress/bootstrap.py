@@ -23,16 +23,16 @@ for real text) or token id sequences (a 2-D int array such as :func:`posgeom.syn
 arrays) together with ``n_positions``, ``vocab_size`` and optionally ``pad_id``, with the counting conventions of
 :func:`posgeom.position_counts`.
 
-Seeds: every random function requires ``seed``; the same seed gives the same numbers.
+Randomness: ``rng`` is an int seed or a Generator; the same seed gives the same numbers.
 """
 
 from __future__ import annotations
 
 from .._validation import check_distance_matrix, check_matrix
-from ..geometry.euclidean import pairwise_distances
-from .core import stress_of_distances
 from ..corpus.incidence import _as_incidence
+from ..geometry.euclidean import pairwise_distances
 from ..geometry.noise import BootstrapResult, bootstrap_statistic
+from .core import stress_of_distances
 
 __all__ = [
     "bootstrap_stress",
@@ -67,7 +67,7 @@ def _induced_distances(encoding_or_distances, kind, n):
     return E
 
 
-def bootstrap_stress(encoding_or_distances, data, *, seed: int, scale: str = "raw", kind: str | None = None,
+def bootstrap_stress(encoding_or_distances, data, *, rng, scale: str = "raw", kind: str | None = None,
                      n_boot: int = 200, confidence: float = 0.95, n_positions: int | None = None,
                      vocab_size: int | None = None, pad_id: int | None = None) -> BootstrapResult:
     """Bootstrap confidence interval for the stress of an encoding against the corpus's Hellinger distances.
@@ -105,4 +105,4 @@ def bootstrap_stress(encoding_or_distances, data, *, seed: int, scale: str = "ra
         def statistic(D):
             return stress_of_distances(E, D, scale=scale)
 
-    return bootstrap_statistic(inc, statistic, seed=seed, n_boot=n_boot, confidence=confidence)
+    return bootstrap_statistic(inc, statistic, rng=rng, n_boot=n_boot, confidence=confidence)

@@ -13,6 +13,7 @@ The book always says which of the two it reports.
 from __future__ import annotations
 
 import numpy as np
+
 from .._validation import check_distance_matrix, check_matrix
 from ..geometry.euclidean import pairwise_distances
 

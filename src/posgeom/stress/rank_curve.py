@@ -13,11 +13,13 @@ rank for SMACOF.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
+
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
-from .smacof import smacof_encoding
 from ..geometry.mds import classical_mds, double_centered_gram
 from .core import stress as _stress
+from .smacof import smacof_encoding
 
 __all__ = [
     "strain",
@@ -71,7 +73,7 @@ class RankCurve:
     embeddings: tuple
 
 
-def stress_by_rank(D, ranks, method: str = "classical", *, seed: int | None = None, n_init: int = 1,
+def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int = 1,
                    tol: float | None = None) -> RankCurve:
     """Stress (raw and scale-optimal) and strain of the rank-``r`` configurations, for every ``r`` in ``ranks``.
 
@@ -103,8 +105,8 @@ def stress_by_rank(D, ranks, method: str = "classical", *, seed: int | None = No
     ranks = np.asarray([check_positive_int(r, "each rank") for r in np.atleast_1d(np.asarray(ranks)).tolist()])
     if ranks.size == 0:
         raise ValueError("ranks is empty; pass at least one rank, e.g. range(1, 11)")
-    if method == "smacof" and seed is None:
-        raise ValueError("method='smacof' needs an explicit seed (its random starts must be reproducible)")
+    if method == "smacof" and rng is None:
+        raise ValueError("method='smacof' needs an explicit rng (its random starts must be reproducible)")
     embeddings = []
     if method == "classical":
         full = classical_mds(D, tol=tol)
@@ -117,7 +119,7 @@ def stress_by_rank(D, ranks, method: str = "classical", *, seed: int | None = No
             embeddings.append(full.embedding[:, :r])
     else:
         for r in ranks:
-            embeddings.append(smacof_encoding(D, int(r), seed=seed, n_init=n_init).embedding)
+            embeddings.append(smacof_encoding(D, int(r), rng=rng, n_init=n_init).embedding)
     return RankCurve(
         method=method,
         ranks=ranks,

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+
 import numpy as np
-from .._validation import check_distance_matrix, check_positive_int
-from ..geometry.mds import classical_mds
+
+from .._validation import check_distance_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
+from ..geometry.mds import classical_mds
 
 __all__ = [
     "SmacofResult",
@@ -60,7 +62,7 @@ def smacof_encoding(
     D,
     rank: int,
     *,
-    seed: int,
+    rng,
     n_init: int = 4,
     init: str = "classical",
     max_iter: int = 3000,
@@ -73,13 +75,13 @@ def smacof_encoding(
     ``sum_{i<j} D_ij^2``, SMACOF minimises the paper's raw stress directly; it is only guaranteed to find a *local*
     minimum, hence several starts.
 
-    Starts (all deterministic given ``seed``):
+    Starts (all deterministic given an int ``rng``):
 
     * ``init="classical"``: the first start is the rank-``rank`` classical MDS configuration (if ``B`` has fewer
       positive eigenvalues than ``rank``, the missing columns are filled with small seeded noise), so the result's
       stress is never above classical MDS's;
     * the remaining ``n_init - 1`` starts (all ``n_init`` with ``init="random"``) are Gaussian configurations with
-      the RMS scale of ``D``, drawn with ``numpy.random.default_rng(seed)``.
+      the RMS scale of ``D``, drawn from ``rng``.
 
     scikit-learn is called as ``smacof(D, metric=True, init=X0, n_init=1, normalized_stress=False, ...)`` with every
     argument explicit, so no default-change warning (the ``n_init`` and ``init`` defaults of ``MDS`` are changing in
@@ -114,7 +116,7 @@ def smacof_encoding(
     rank = check_positive_int(rank, "rank")
     if rank > n - 1:
         raise ValueError(f"rank={rank} is more than n - 1 = {n - 1} dimensions, which n points never need")
-    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = check_rng(rng)
     n_init = check_positive_int(n_init, "n_init")
     max_iter = check_positive_int(max_iter, "max_iter")
     if init not in ("classical", "random"):
@@ -125,7 +127,6 @@ def smacof_encoding(
     denom = float(np.sum(D[iu] ** 2))
     if denom == 0:
         raise ValueError("D is zero for every pair of positions: there is nothing to embed and stress is undefined")
-    rng = np.random.default_rng(seed)
     rms = np.sqrt(denom / len(iu[0]))
     starts: list[tuple[str, np.ndarray]] = []
     if init == "classical":

@@ -60,15 +60,17 @@ import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
+
 import numpy as np
-from .._validation import check_distance_matrix, check_matrix, check_positive_int
+
+from .._validation import check_confidence, check_rng, check_distance_matrix, check_matrix, check_positive_int
+from ..encodings.absolute import sinusoidal_encoding
 from ..encodings.relative import alibi_slopes
 from ..encodings.schemes import induced_distances
 from ..geometry.estimators import plugin_distances
-from ..encodings.absolute import sinusoidal_encoding
+from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
 from .core import optimal_scale, stress_of_distances
-from ..geometry.euclidean import pairwise_distances
 
 __all__ = [
     "Candidate",
@@ -441,7 +443,7 @@ def stress_table(
     candidates: Sequence[Candidate],
     *,
     data=None,
-    seed: int | None = None,
+    rng=None,
     n_boot: int = 200,
     confidence: float = 0.95,
     interval: str = "percentile",
@@ -459,15 +461,15 @@ def stress_table(
         The sequences behind ``D`` (e.g. ``TokenizedCorpus.incidence(convention)``). If given, every row gets a
         bootstrap interval for raw *and* scale-optimal stress, and ``D`` must be ``plugin_distances(data)`` (checked:
         a mismatch raises a ValueError).
-    seed : int, optional
-        Seed of the resampling; required with ``data``.
+    rng : int or numpy.random.Generator, optional
+        Randomness of the resampling; required with ``data``. An int is stored on the table as its ``seed``.
     n_boot : int, default 200
         Resamples (``>= 2``). Each costs one Hellinger matrix plus one refit of every fitted row.
     confidence : float, default 0.95
     interval : {"percentile", "basic"}, default "percentile"
         ``"percentile"``: quantiles of the replicates. ``"basic"``: ``(2 s - upper, 2 s - lower)``, which corrects
         for a shift of the replicates away from the estimate ``s`` (see
-        :attr:`posgeom.geometry.BootstrapResult.basic_interval`); basic intervals are clipped at 0.
+        :attr:`posgeom.inference.BootstrapResult.basic_interval`); basic intervals are clipped at 0.
     title : str, optional
         Stored on the table (corpus, convention, ``n``).
 
@@ -496,7 +498,7 @@ def stress_table(
     D = check_distance_matrix(D)
     n = D.shape[0]
     point = _evaluate(candidates, D)
-    lower = upper = bias = None
+    lower = upper = bias = seed = None
     if data is not None:
         from ..corpus.incidence import SequenceIncidence
         from ..geometry.noise import bootstrap_statistic
@@ -508,13 +510,14 @@ def stress_table(
             )
         if data.n_positions != n:
             raise ValueError(f"data has n_positions={data.n_positions} but D describes n={n} positions")
-        if seed is None:
-            raise ValueError("a bootstrap needs an explicit seed (same seed, same intervals)")
-        seed = check_positive_int(seed, "seed", minimum=0)
+        if rng is None:
+            raise ValueError("a bootstrap needs an explicit rng (an int seed or a Generator: same seed, same "
+                             "intervals)")
+        seed = int(rng) if isinstance(rng, numbers.Integral) else None
+        rng = check_rng(rng)
         n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-        if not (isinstance(confidence, numbers.Real) and 0 < confidence < 1):
-            raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
-        boot = bootstrap_statistic(data, lambda Db: _evaluate(candidates, Db), seed=seed, n_boot=n_boot,
+        confidence = check_confidence(confidence)
+        boot = bootstrap_statistic(data, lambda Db: _evaluate(candidates, Db), rng=rng, n_boot=n_boot,
                                    confidence=float(confidence))
         if not np.allclose(boot.estimate, point, rtol=1e-9, atol=1e-12):
             raise ValueError(

@@ -38,7 +38,6 @@ from .stress_accuracy import (
     SchemeRun,
     train_and_evaluate,
     length_extrapolation,
-    spearman,
     RankCorrelationTest,
     stress_accuracy_correlation,
 )
@@ -70,7 +69,6 @@ __all__ = [
     "SchemeRun",
     "train_and_evaluate",
     "length_extrapolation",
-    "spearman",
     "RankCorrelationTest",
     "stress_accuracy_correlation",
 ]

@@ -21,10 +21,12 @@ below are therefore **the book's own**; each docstring says what is measured.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
-from .._validation import check_positive_int
-from ..geometry.hellinger import hellinger_distances
+
+from .._validation import check_positive_int, check_rng
 from ..corpus.counts import position_counts, position_distributions
+from ..geometry.hellinger import hellinger_distances
 
 __all__ = [
     "NonStationarity",
@@ -89,7 +91,7 @@ class NonStationarity:
 
 
 def non_stationarity(
-    X, vocab_size: int, *, seed: int, n_permutations: int = 200, alpha: float = 0.05
+    X, vocab_size: int, *, rng, n_permutations: int = 200, alpha: float = 0.05
 ) -> NonStationarity:
     """Test, for every pair of positions, whether ``mu_i != mu_j`` against the sampling-noise floor.
 
@@ -105,7 +107,7 @@ def non_stationarity(
         Token ids, every sequence of length ``n`` (position ``i`` = column ``i``).
     vocab_size : int
         ``V``; ids must lie in ``[0, V)``.
-    seed : int
+    rng : int or numpy.random.Generator
         Seed of the random splits.
     n_permutations : int, default 200
     alpha : float, default 0.05
@@ -120,7 +122,7 @@ def non_stationarity(
     if X.max() >= V:
         raise ValueError(f"token id {int(X.max())} is outside the vocabulary [0, {V})")
     B = check_positive_int(n_permutations, "n_permutations")
-    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = check_rng(rng)
     alpha = float(alpha)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
@@ -128,7 +130,6 @@ def non_stationarity(
     if n < 2:
         raise ValueError("non-stationarity needs at least two positions")
     D = hellinger_distances(position_distributions(position_counts(X, n, V)))
-    rng = np.random.default_rng(seed)
     floor = np.zeros((n, n))
     p_values = np.ones((n, n))
     rows = np.arange(B)[:, None] * V
@@ -212,7 +213,7 @@ def order_sensitivity(X, y) -> OrderSensitivity:
     return OrderSensitivity(sequence_bound(X, y), multiset_bound(X, y))
 
 
-def label_flip_rate(label_fn, X, *, seed: int, n_permutations: int = 10) -> float:
+def label_flip_rate(label_fn, X, *, rng, n_permutations: int = 10) -> float:
     """Fraction of (sequence, random permutation) draws for which ``label_fn`` changes its value.
 
     Parameters
@@ -220,7 +221,7 @@ def label_flip_rate(label_fn, X, *, seed: int, n_permutations: int = 10) -> floa
     label_fn : callable
         Maps an (N, L) int array to (N,) labels.
     X : (N, L) int array
-    seed : int
+    rng : int or numpy.random.Generator
         Seed of the permutations (one uniform permutation of the positions per draw and sequence).
     n_permutations : int, default 10
 
@@ -232,7 +233,7 @@ def label_flip_rate(label_fn, X, *, seed: int, n_permutations: int = 10) -> floa
         raise TypeError(f"label_fn must be callable, got {type(label_fn).__name__}")
     X = _check_ids(X)
     B = check_positive_int(n_permutations, "n_permutations")
-    rng = np.random.default_rng(check_positive_int(seed, "seed", minimum=0))
+    rng = check_rng(rng)
     y = _check_labels(label_fn(X), X.shape[0])
     flips = 0
     for _ in range(B):

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+
 import numpy as np
-from .._validation import check_positive_int
+
+from .._validation import check_positive_int, check_rng
 
 __all__ = [
     "MaskedLMData",
@@ -70,7 +72,7 @@ class MaskedLMData:
         return int(self.vocabulary.size + 2)
 
 
-def masked_lm_data(sequences, *, n_kept: int, seed: int, mask_rate: float = 0.15,
+def masked_lm_data(sequences, *, n_kept: int, rng, mask_rate: float = 0.15,
                    protect=(0, -1)) -> MaskedLMData:
     """Static masked-language-model data: a compact vocabulary and one random mask per sequence.
 
@@ -82,7 +84,7 @@ def masked_lm_data(sequences, *, n_kept: int, seed: int, mask_rate: float = 0.15
         ``K``: the ``K`` most frequent ids in ``sequences`` keep their own compact id (ties broken by the smaller
         id); every other id maps to ``unk_id = K``. This keeps the output layer small. If fewer than ``K`` distinct
         ids occur, all are kept and ``K`` is their number.
-    seed : int
+    rng : int or numpy.random.Generator
         Seed of the masks.
     mask_rate : float, default 0.15
         Probability that a slot is masked (independently per slot), as in BERT; masked slots are replaced by
@@ -102,7 +104,7 @@ def masked_lm_data(sequences, *, n_kept: int, seed: int, mask_rate: float = 0.15
     if X.min() < 0:
         raise ValueError("token ids must be >= 0")
     K = check_positive_int(n_kept, "n_kept")
-    seed = check_positive_int(seed, "seed", minimum=0)
+    rng = check_rng(rng)
     if not isinstance(mask_rate, numbers.Real) or not 0 < mask_rate < 1:
         raise ValueError(f"mask_rate must lie strictly between 0 and 1, got {mask_rate!r}")
     ids, counts = np.unique(X, return_counts=True)
@@ -112,7 +114,7 @@ def masked_lm_data(sequences, *, n_kept: int, seed: int, mask_rate: float = 0.15
     lookup = np.full(int(X.max()) + 1, K, dtype=np.int64)
     lookup[kept] = np.arange(kept.size)
     compact = lookup[X]
-    mask = np.random.default_rng(seed).random(X.shape) < mask_rate
+    mask = rng.random(X.shape) < mask_rate
     for p in protect:
         mask[:, p] = False
     inputs = np.where(mask, K + 1, compact)

@@ -55,7 +55,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
 import numpy as np
+
 from .._validation import check_positive_int
 
 __all__ = [

@@ -29,18 +29,21 @@ import itertools
 import math
 import numbers
 from dataclasses import dataclass, field
+
 import numpy as np
 import torch
-from .._validation import check_distance_matrix, check_matrix, check_positive_int
-from ..encodings.absolute import low_rank_factors
-from ..geometry.hellinger import hellinger_distances
-from ..nn.positional import SCHEMES
-from ..nn.models import TransformerClassifier
+
+from .._validation import check_confidence, check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..corpus.counts import position_counts, position_distributions
-from ..stress.core import stress_of_distances
+from ..encodings.absolute import low_rank_factors
 from ..encodings.schemes import induced_distances
-from .tasks import TaskData, TokenizedDataset, _check_seed
+from ..geometry.hellinger import hellinger_distances
+from ..inference import pearson_rows, permutation_p_value, rank
+from ..nn.models import TransformerClassifier
+from ..nn.positional import SCHEMES
 from ..nn.training import accuracy, seed_everything, train_classifier
+from ..stress.core import stress_of_distances
+from .tasks import TaskData, TokenizedDataset
 
 __all__ = [
     "EXTRAPOLATING_SCHEMES",
@@ -49,7 +52,6 @@ __all__ = [
     "SchemeRun",
     "train_and_evaluate",
     "length_extrapolation",
-    "spearman",
     "RankCorrelationTest",
     "stress_accuracy_correlation",
 ]
@@ -139,7 +141,7 @@ class SchemeRun:
 def _check_seeds(seeds) -> tuple:
     if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"seeds must be a sequence of integers, e.g. (0, 1, 2), got {seeds!r}")
-    seeds = tuple(_check_seed(s, "each seed") for s in seeds)
+    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
     if not seeds:
         raise ValueError("seeds is empty; pass at least one seed")
     if len(set(seeds)) != len(seeds):
@@ -286,38 +288,6 @@ def length_extrapolation(scheme: str, train: TaskData, tests: dict, *, seeds, **
     return train_and_evaluate(scheme, train, first, seeds=seeds, extra=tests, **kwargs)
 
 
-def _ranks(a: np.ndarray) -> np.ndarray:
-    """Average ranks along the last axis (ties share the mean of their ranks), as in Spearman's rho."""
-    from scipy.stats import rankdata
-
-    return rankdata(a, axis=-1)
-
-
-def _pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pearson correlation of matching rows; NaN where a row is constant (the caller decides what that means)."""
-    a = a - a.mean(axis=-1, keepdims=True)
-    b = b - b.mean(axis=-1, keepdims=True)
-    den = np.sqrt((a * a).sum(axis=-1) * (b * b).sum(axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 1e-12, (a * b).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
-
-
-def spearman(x, y) -> float:
-    """Spearman's rank correlation (Pearson correlation of average ranks) of two equal-length vectors.
-
-    Raises ``ValueError`` if either vector is constant (the correlation is undefined), never returns NaN.
-    """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.ndim != 1 or x.shape != y.shape or x.size < 2:
-        raise ValueError(f"x and y must be 1-D of the same length >= 2, got shapes {x.shape} and {y.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("x and y must be finite")
-    r = float(_pearson_rows(_ranks(x), _ranks(y)))
-    if math.isnan(r):
-        raise ValueError("one of the vectors is constant: the rank correlation is undefined")
-    return r
-
-
 @dataclass(frozen=True)
 class RankCorrelationTest:
     """Result of :func:`stress_accuracy_correlation`.
@@ -379,7 +349,7 @@ def _as_corpus(stress, acc, k=None):
     return stress, acc
 
 
-def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_permutations: int = 20000,
+def stress_accuracy_correlation(corpora, *, rng, n_boot: int = 2000, n_permutations: int = 20000,
                                 confidence: float = 0.95, max_exact: int = 40320) -> RankCorrelationTest:
     """Does a scheme's stress rank the schemes as their accuracy does? Spearman's rho with p-value and interval.
 
@@ -390,8 +360,8 @@ def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_per
         (k schemes, S seeds); ``stress`` is (k,) for schemes whose stress does not depend on the seed, or (k, S) when
         it does (trained encodings). The statistic on a corpus is Spearman's rho between the per-scheme mean stress
         and mean accuracy; with several corpora it is the mean of the per-corpus rhos (each corpus weighs the same).
-    seed : int
-        Seed of the Monte Carlo permutations and of the bootstrap.
+    rng : int or numpy.random.Generator
+        Randomness of the Monte Carlo permutations and of the bootstrap.
     n_boot : int, default 2000
         Bootstrap replicates. Each draws the k schemes with replacement (the *same* draw for every corpus, since a
         scheme is the unit being compared) and, inside each drawn scheme, its S seeds with replacement; so the
@@ -406,12 +376,10 @@ def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_per
     -------
     RankCorrelationTest
     """
-    seed = _check_seed(seed)
+    rng = check_rng(rng)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=10)
     n_permutations = check_positive_int(n_permutations, "n_permutations", minimum=10)
-    confidence = float(confidence)
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    confidence = check_confidence(confidence)
     corpora = list(corpora)
     if not corpora:
         raise ValueError("corpora is empty")
@@ -424,8 +392,8 @@ def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_per
         parsed.append((stress, acc))
     mean_stress = np.stack([s.mean(axis=1) for s, _ in parsed])  # (C, k)
     mean_acc = np.stack([a.mean(axis=1) for _, a in parsed])
-    rs, ra = _ranks(mean_stress), _ranks(mean_acc)
-    per = _pearson_rows(rs, ra)
+    rs, ra = rank(mean_stress), rank(mean_acc)
+    per = pearson_rows(rs, ra)
     if np.any(np.isnan(per)):
         bad = int(np.flatnonzero(np.isnan(per))[0])
         raise ValueError(f"corpus {bad} has constant stress or constant accuracy across schemes: rho is undefined")
@@ -435,19 +403,16 @@ def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_per
     exact = len(parsed) == 1 and math.factorial(k) <= max_exact
     if exact:
         perms = np.array(list(itertools.permutations(range(k))))
-        null = _pearson_rows(rs[0][None, :], ra[0][perms])
+        null = pearson_rows(rs[0][None, :], ra[0][perms])
     else:
-        rng = np.random.default_rng(seed)
         null = np.zeros(n_permutations)
         for c in range(len(parsed)):
             perms = rng.permuted(np.tile(np.arange(k), (n_permutations, 1)), axis=1)
-            null += _pearson_rows(rs[c][None, :], ra[c][perms])
+            null += pearson_rows(rs[c][None, :], ra[c][perms])
         null /= len(parsed)
-    hits = int(np.sum(np.abs(null) >= abs(rho) - 1e-12))
-    p_value = hits / null.size if exact else (1 + hits) / (1 + n_permutations)
+    p_value = permutation_p_value(rho, null, alternative="two-sided", exact=exact)
 
     # Bootstrap: schemes with replacement (same draw for all corpora), then seeds within each drawn scheme.
-    rng = np.random.default_rng([seed, 1])
     pick = rng.integers(0, k, size=(n_boot, k))
     values = []
     for stress, acc in parsed:
@@ -455,7 +420,7 @@ def stress_accuracy_correlation(corpora, *, seed: int, n_boot: int = 2000, n_per
         cols = rng.integers(0, S, size=(n_boot, k, S))
         s_b = stress[pick[:, :, None], cols].mean(axis=2)
         a_b = acc[pick[:, :, None], cols].mean(axis=2)
-        values.append(_pearson_rows(_ranks(s_b), _ranks(a_b)))
+        values.append(pearson_rows(rank(s_b), rank(a_b)))
     values = np.stack(values, axis=1)  # (n_boot, C)
     defined = ~np.any(np.isnan(values), axis=1)
     undefined = int(np.sum(~defined))

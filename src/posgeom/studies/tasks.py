@@ -26,8 +26,10 @@ Conventions
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
-from .._validation import check_positive_int
+
+from .._validation import check_positive_int, check_rng
 from ..corpus.counts import position_counts
 from ..corpus.synthetic import synthetic_corpus
 
@@ -40,10 +42,6 @@ __all__ = [
     "tokenize_dataset",
     "Vocabulary",
 ]
-
-
-def _check_seed(seed, name: str = "seed") -> int:
-    return check_positive_int(seed, name, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -98,21 +96,21 @@ class TaskData:
         return int(self.X.max()) + 1
 
 
-def _background(n_sequences, n_positions, vocab_size, seed, regime):
+def _background(n_sequences, n_positions, vocab_size, rng, regime):
     """Background tokens in ``[2, vocab_size)`` from :func:`posgeom.synthetic_corpus` (ids 0, 1 are reserved)."""
     if vocab_size < 4:
         raise ValueError(f"vocab_size must be >= 4 (tokens 0 and 1 are the markers), got {vocab_size}")
-    return synthetic_corpus(n_sequences, n_positions, vocab_size - 2, seed=seed, regime=regime) + 2
+    return synthetic_corpus(n_sequences, n_positions, vocab_size - 2, rng=rng, regime=regime) + 2
 
 
-def _check_task_args(n_pairs, n_positions, vocab_size, seed):
+def _check_task_args(n_pairs, n_positions, vocab_size, rng):
     n_pairs = check_positive_int(n_pairs, "n_pairs")
     n_positions = check_positive_int(n_positions, "n_positions", minimum=3)
     vocab_size = check_positive_int(vocab_size, "vocab_size", minimum=4)
-    return n_pairs, n_positions, vocab_size, _check_seed(seed)
+    return n_pairs, n_positions, vocab_size, check_rng(rng)
 
 
-def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int, regime: str = "smooth") -> TaskData:
+def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regime: str = "smooth") -> TaskData:
     """The "a before b" task on a background with positional statistics: label 1 iff token 0 precedes token 1.
 
     Each of ``n_pairs`` background sequences (from :func:`posgeom.synthetic_corpus` with ``vocab_size - 2`` tokens,
@@ -129,9 +127,8 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int, re
         Sequence length ``L >= 3``.
     vocab_size : int
         Total number of token ids ``>= 4`` (two markers plus the background vocabulary).
-    seed : int
-        Seed of the background (``seed``, see :func:`posgeom.synthetic_corpus`) and of the marker positions
-        (``numpy.random.default_rng(seed + 2)``).
+    rng : int or numpy.random.Generator
+        Randomness of the background (:func:`posgeom.synthetic_corpus`), then of the marker positions.
     regime : {"smooth", "abrupt", "stationary"}, default "smooth"
         Background regime; ``"smooth"`` gives non-stationary positional distributions.
 
@@ -139,9 +136,8 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int, re
     -------
     TaskData
     """
-    n_pairs, n, vocab_size, seed = _check_task_args(n_pairs, n_positions, vocab_size, seed)
-    X = _background(n_pairs, n, vocab_size, seed, regime)
-    rng = np.random.default_rng(seed + 2)
+    n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
+    X = _background(n_pairs, n, vocab_size, rng, regime)
     for row in X:
         i, j = rng.choice(n, size=2, replace=False)
         row[i], row[j] = 0, 1
@@ -151,7 +147,7 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int, re
     return TaskData(X, y)
 
 
-def distance_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int, max_gap: int = 2,
+def distance_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, max_gap: int = 2,
                   regime: str = "smooth") -> TaskData:
     """The "a near b" task: label 1 iff the markers 0 and 1 are at most ``max_gap`` positions apart.
 
@@ -162,8 +158,8 @@ def distance_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int,
 
     Parameters
     ----------
-    n_pairs, n_positions, vocab_size, seed, regime
-        As in :func:`order_task` (marker positions from ``numpy.random.default_rng(seed + 2)``).
+    n_pairs, n_positions, vocab_size, rng, regime
+        As in :func:`order_task`.
     max_gap : int, default 2
         The largest offset counted as "near"; needs ``n_positions > 2 max_gap + 1`` so that every ``i`` has a far
         position.
@@ -173,13 +169,12 @@ def distance_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int,
     TaskData
         ``2 n_pairs`` sequences, bases (label 1) first, then partners (label 0).
     """
-    n_pairs, n, vocab_size, seed = _check_task_args(n_pairs, n_positions, vocab_size, seed)
+    n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     max_gap = check_positive_int(max_gap, "max_gap")
     if n <= 2 * max_gap + 1:
         raise ValueError(f"n_positions={n} must exceed 2 * max_gap + 1 = {2 * max_gap + 1}; lower max_gap")
-    X = _background(n_pairs, n, vocab_size, seed, regime)
+    X = _background(n_pairs, n, vocab_size, rng, regime)
     partners = X.copy()
-    rng = np.random.default_rng(seed + 2)
     pos = np.arange(n)
     for row, partner in zip(X, partners):
         i = int(rng.integers(n))
@@ -195,7 +190,7 @@ def distance_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int,
     return TaskData(X, y)
 
 
-def position_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int, regime: str = "smooth") -> TaskData:
+def position_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regime: str = "smooth") -> TaskData:
     """The "a early" task: label 1 iff the marker 0 sits in the first half of the sequence (position ``< L/2``).
 
     Each base sequence (background as in :func:`order_task`) gets ``a = 0`` at a uniform position ``i`` of the first
@@ -205,20 +200,19 @@ def position_task(n_pairs: int, n_positions: int, vocab_size: int, *, seed: int,
 
     Parameters
     ----------
-    n_pairs, n_positions, vocab_size, seed, regime
-        As in :func:`order_task` (marker positions from ``numpy.random.default_rng(seed + 2)``); ``n_positions`` even.
+    n_pairs, n_positions, vocab_size, rng, regime
+        As in :func:`order_task`; ``n_positions`` even.
 
     Returns
     -------
     TaskData
         ``2 n_pairs`` sequences, bases (label 1) first, then partners (label 0).
     """
-    n_pairs, n, vocab_size, seed = _check_task_args(n_pairs, n_positions, vocab_size, seed)
+    n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     if n % 2:
         raise ValueError(f"n_positions must be even (two halves), got {n}")
-    X = _background(n_pairs, n, vocab_size, seed, regime)
+    X = _background(n_pairs, n, vocab_size, rng, regime)
     partners = X.copy()
-    rng = np.random.default_rng(seed + 2)
     for row, partner in zip(X, partners):
         i, j = int(rng.integers(n // 2)), int(rng.integers(n // 2, n))
         row[i] = 0
