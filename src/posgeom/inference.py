@@ -47,7 +47,7 @@ class BootstrapResult:
     Examples
     --------
     >>> r = BootstrapResult(estimate=0.5, samples=np.linspace(0, 1, 101), confidence=0.9)
-    >>> float(r.lower), float(r.upper)
+    >>> round(float(r.lower), 6), round(float(r.upper), 6)
     (0.05, 0.95)
     """
 

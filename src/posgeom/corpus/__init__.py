@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from .counts import (
     flat_tokens,
-    position_counts,
     merge_counts,
+    pad_sequences,
+    position_counts,
     position_distributions,
 )
 from .incidence import (
@@ -16,14 +17,15 @@ from .incidence import (
 )
 from .synthetic import (
     REGIMES,
-    synthetic_distributions,
     synthetic_corpus,
+    synthetic_distributions,
 )
 from .toy_text import (
     tiny_reviews,
 )
 
 __all__ = [
+    "pad_sequences",
     "flat_tokens",
     "position_counts",
     "merge_counts",

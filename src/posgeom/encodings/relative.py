@@ -54,7 +54,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     Examples
     --------
     >>> alibi_slopes(4)
-    array([0.25    , 0.0625  , 0.015625, 0.00390625])
+    array([0.25      , 0.0625    , 0.015625  , 0.00390625])
     """
     h = check_positive_int(n_heads, "n_heads")
 

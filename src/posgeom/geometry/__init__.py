@@ -3,37 +3,38 @@ shift-equivariance and Toeplitz structure, and the sampling noise of the estimat
 """
 from __future__ import annotations
 
-from .hellinger import (
-    bhattacharyya_coefficients,
-    hellinger_distances,
-    hellinger_from_products,
-    fisher_rao_distances,
+from .estimators import (
+    plugin_distances,
 )
 from .euclidean import (
     pairwise_distances,
 )
-from .estimators import (
-    plugin_distances,
-)
-from .noise import (
-    split_half_distances,
-    bootstrap_statistic,
-    bootstrap_distances,
+from .hellinger import (
+    bhattacharyya_coefficients,
+    fisher_rao_distances,
+    hellinger_distances,
+    hellinger_from_products,
 )
 from .mds import (
     ClassicalMDS,
-    double_centered_gram,
-    numerical_rank,
     classical_mds,
+    double_centered_gram,
+    eigenvector_signs,
+    numerical_rank,
+)
+from .noise import (
+    bootstrap_distances,
+    bootstrap_statistic,
+    split_half_distances,
 )
 from .shift import (
+    fourier_alignment,
+    fourier_basis,
     lag_profile,
-    toeplitz_part,
     shift_equivariance_defect,
     shift_equivariant_distributions,
-    fourier_basis,
     subspace_alignment,
-    fourier_alignment,
+    toeplitz_part,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "split_half_distances",
     "bootstrap_statistic",
     "bootstrap_distances",
+    "eigenvector_signs",
     "ClassicalMDS",
     "double_centered_gram",
     "numerical_rank",

@@ -19,6 +19,7 @@ import scipy.linalg
 from .._validation import check_distance_matrix, check_positive_int
 
 __all__ = [
+    "eigenvector_signs",
     "ClassicalMDS",
     "double_centered_gram",
     "numerical_rank",
@@ -56,6 +57,34 @@ class ClassicalMDS:
         lam = self.eigenvalues
         total = float(np.abs(lam).sum())
         return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
+
+
+def eigenvector_signs(U) -> np.ndarray:
+    """The sign rule of the package: flip each column so that its largest-magnitude entry is positive.
+
+    Eigen- and singular vectors are defined up to sign; this rule makes MDS coordinates and low-rank factors
+    deterministic (ties broken by the first largest entry; a zero column keeps its sign).
+
+    Parameters
+    ----------
+    U : (n, k) array
+        Vectors in columns.
+
+    Returns
+    -------
+    (k,) ndarray of +1.0 / -1.0
+        Multiply ``U`` (and, for an SVD, the matching rows of ``V^T``) by it.
+
+    Examples
+    --------
+    >>> eigenvector_signs(np.array([[0.6, -0.1], [-0.8, 0.2]]))
+    array([-1.,  1.])
+    """
+    U = np.asarray(U, dtype=float)
+    if U.ndim != 2:
+        raise ValueError(f"U must be 2-D (vectors in columns), got shape {U.shape}")
+    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(U.shape[1])])
+    return np.where(signs == 0, 1.0, signs)
 
 
 def double_centered_gram(D) -> np.ndarray:
@@ -97,9 +126,7 @@ def classical_mds(D, rank: int | None = None, *, tol: float | None = None) -> Cl
     lam, U = scipy.linalg.eigh(B)
     order = np.argsort(lam)[::-1]
     lam, U = lam[order], U[:, order]
-    # Deterministic signs: the largest-magnitude entry of each eigenvector is positive.
-    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(n)])
-    U = U * np.where(signs == 0, 1.0, signs)
+    U = U * eigenvector_signs(U)
     if tol is None:
         tol = n * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
     r_num = numerical_rank(lam, tol)

@@ -3,41 +3,41 @@ appendix. The only library layer that imports torch.
 """
 from __future__ import annotations
 
-from .positional import (
-    SCHEMES,
-    PositionalScheme,
-    NoPosition,
-    AbsolutePosition,
-    SinusoidalPosition,
-    LearnedPosition,
-    FixedPosition,
-    LowRankPosition,
-    RotaryPosition,
-    ALiBiPosition,
-    make_positional,
-)
 from .models import (
     SelfAttention,
     TransformerBlock,
     TransformerClassifier,
 )
-from .training import (
-    IGNORE_INDEX,
-    seed_everything,
-    train_classifier,
-    predict,
-    evaluate_loss,
-    accuracy,
-)
 from .ntk import (
     LOSSES,
     init_masked_slot,
+    kernel_regime_distances,
     masked_slot_logits,
     masked_slot_loss,
-    train_masked_slot,
     ntk_blocks,
     output_trajectory,
-    kernel_regime_distances,
+    train_masked_slot,
+)
+from .positional import (
+    SCHEMES,
+    AbsolutePosition,
+    ALiBiPosition,
+    FixedPosition,
+    LearnedPosition,
+    LowRankPosition,
+    NoPosition,
+    PositionalScheme,
+    RotaryPosition,
+    SinusoidalPosition,
+    make_positional,
+)
+from .training import (
+    IGNORE_INDEX,
+    accuracy,
+    evaluate_loss,
+    predict,
+    seed_everything,
+    train_classifier,
 )
 
 __all__ = [

@@ -23,6 +23,7 @@ import numpy as np
 from .._validation import check_distance_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
+from .core import stress_of_distances
 
 __all__ = [
     "SmacofResult",
@@ -146,8 +147,7 @@ def smacof_encoding(
             eps=float(eps), random_state=None, return_n_iter=True, normalized_stress=False,
         )
         X = X - X.mean(axis=0)
-        E = pairwise_distances(X)
-        s = float(np.sum((E[iu] - D[iu]) ** 2) / denom)
+        s = stress_of_distances(pairwise_distances(X), D)  # the paper's raw stress, one formula for the book
         stresses.append(s)
         if best is None or s < best[1]:
             best = (X, s, int(n_iter), name)

@@ -63,7 +63,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .._validation import check_confidence, check_rng, check_distance_matrix, check_matrix, check_positive_int
+from .._validation import check_confidence, check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..encodings.absolute import sinusoidal_encoding
 from ..encodings.relative import alibi_slopes
 from ..encodings.schemes import induced_distances

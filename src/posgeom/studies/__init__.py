@@ -3,25 +3,16 @@ and the stress-vs-accuracy drivers. Notebooks import it; the library never does.
 """
 from __future__ import annotations
 
-from .tasks import (
-    TaskData,
-    order_task,
-    distance_task,
-    position_task,
-    TokenizedDataset,
-    tokenize_dataset,
-    Vocabulary,
-)
 from .conditions import (
-    NonStationarity,
-    non_stationarity,
-    multiset_bound,
-    sequence_bound,
-    OrderSensitivity,
-    order_sensitivity,
-    label_flip_rate,
     NonDegeneracy,
+    NonStationarity,
+    OrderSensitivity,
+    label_flip_rate,
+    multiset_bound,
     non_degeneracy,
+    non_stationarity,
+    order_sensitivity,
+    sequence_bound,
 )
 from .masked_lm import (
     MaskedLMData,
@@ -33,13 +24,22 @@ from .scratch import (
 )
 from .stress_accuracy import (
     EXTRAPOLATING_SCHEMES,
-    corpus_distances,
-    scheme_stress,
-    SchemeRun,
-    train_and_evaluate,
-    length_extrapolation,
     RankCorrelationTest,
+    SchemeRun,
+    corpus_distances,
+    length_extrapolation,
+    scheme_stress,
     stress_accuracy_correlation,
+    train_and_evaluate,
+)
+from .tasks import (
+    TaskData,
+    TokenizedDataset,
+    Vocabulary,
+    distance_task,
+    order_task,
+    position_task,
+    tokenize_dataset,
 )
 
 __all__ = [

@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_positive_int
+from ..corpus.counts import pad_sequences
 
 __all__ = [
     "ScratchPositions",
@@ -138,20 +139,10 @@ def scratch_position_embeddings(
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
     vocab_size = check_positive_int(vocab_size, "vocab_size")
-    seqs = [np.asarray(s, dtype=np.int64).ravel() for s in sequences]
-    if not seqs:
-        raise ValueError("sequences is empty: pass at least one training sequence")
+    X, mask = pad_sequences(sequences, n, pad_id=pad_id)
     y = np.asarray(labels)
-    if y.shape != (len(seqs),):
-        raise ValueError(f"labels must have shape ({len(seqs)},) (one per sequence), got {y.shape}")
-    lengths = np.array([s.size for s in seqs])
-    if lengths.min() < 1 or lengths.max() > n:
-        raise ValueError(f"every sequence must hold 1..n_positions={n} tokens, got lengths in "
-                         f"[{lengths.min()}, {lengths.max()}]; truncate them first")
-    X = np.full((len(seqs), n), pad_id, dtype=np.int64)
-    mask = np.arange(n)[None, :] >= lengths[:, None]
-    for r, s in enumerate(seqs):
-        X[r, :s.size] = s
+    if y.shape != (len(X),):
+        raise ValueError(f"labels must have shape ({len(X)},) (one per sequence), got {y.shape}")
     seed_everything(seed, threads=1)
     model = TransformerClassifier(vocab_size, n, d_model, n_heads, n_layers, positional="learned",
                                   n_classes=int(y.max()) + 1)
@@ -160,6 +151,6 @@ def scratch_position_embeddings(
                                padding_mask=torch.as_tensor(mask))
     trained = model.positional_encoding().detach().double().numpy().copy()
     acc = accuracy(model, X, y, padding_mask=torch.as_tensor(mask))
-    steps = int(epochs) * int(math.ceil(len(seqs) / batch_size))
+    steps = int(epochs) * int(math.ceil(len(X) / batch_size))
     return ScratchPositions(initial=initial, trained=trained, history=history, train_accuracy=acc,
-                            n_train=len(seqs), steps=steps)
+                            n_train=len(X), steps=steps)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_positive_int, check_rng
-from ..corpus.counts import position_counts
+from ..corpus.counts import pad_sequences, position_counts
 from ..corpus.synthetic import synthetic_corpus
 
 __all__ = [
@@ -265,11 +265,7 @@ class TokenizedDataset:
 
     def padded(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, padding_mask)``: (N, n) WordPiece ids right-padded with ``pad_id`` and the padding mask."""
-        ids = np.full((len(self), self.n_positions), self.pad_id, dtype=np.int64)
-        lengths = self.lengths
-        for row, seq in zip(ids, self.sequences):
-            row[: seq.size] = seq
-        return ids, np.arange(self.n_positions)[None, :] >= lengths[:, None]
+        return pad_sequences(self.sequences, self.n_positions, pad_id=self.pad_id)
 
 
 def tokenize_dataset(texts, labels, tokenizer, n_positions: int) -> TokenizedDataset:
