@@ -167,7 +167,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()})"
-    bootstrap = dict(data=data, seed=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
+    bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
     table = stress_table(D, candidates, title=title, **bootstrap)
     (out / "stress_table.md").write_text(f"# Stress table: {title}\n\n{table.to_markdown()}\n", encoding="utf-8")
     table.to_csv(out / "stress_table.csv")
