@@ -104,3 +104,24 @@ def test_numpy_core_at_the_top_level():
     for name in ("hellinger_distances", "classical_mds", "stress", "position_counts", "sinusoidal_encoding",
                  "induced_distances", "plugin_distances"):
         assert callable(getattr(pg, name)), name
+
+
+def test_module_map_is_written_alike_in_readme_docstring_and_api_page():
+    import posgeom
+
+    root = PACKAGE.parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    api = (root / "book" / "api.md").read_text(encoding="utf-8")
+    subpackages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    for sub in subpackages:
+        assert f"`posgeom.{sub}`" in readme, f"README's package table lacks posgeom.{sub}"
+        assert f"``{sub}``" in posgeom.__doc__, f"the package docstring's map lacks {sub}"
+    documented = set()
+    for line in api.splitlines():
+        if line.startswith(".. automodule:: "):
+            documented.add(line.split()[-1])
+    for path, parts in MODULES:
+        if parts[-1] == "__init__" or parts[-1].startswith("_"):
+            continue
+        name = "posgeom." + ".".join(parts)
+        assert name in documented, f"book/api.md does not document {name}"
