@@ -81,7 +81,8 @@ def test_distributions_are_row_stochastic_and_keep_sparsity():
 
 def test_smoothing_formula():
     P = position_distributions(np.array([[2.0, 0.0]]), smoothing=1.0)
-    np.testing.assert_allclose(P, [[3 / 4, 1 / 4]])
+    assert sp.issparse(P), "one return type: CSR whatever the input"
+    np.testing.assert_allclose(P.toarray(), [[3 / 4, 1 / 4]])
 
 
 def test_position_with_no_data_is_an_error_naming_it():

@@ -111,16 +111,17 @@ def test_bootstrap_stress_inputs_agree():
     inc = SequenceIncidence.from_sequences(X, 10, 12)
     P = classical_mds(plugin_distances(inc), rank=2).embedding
     E = np.linalg.norm(P[:, None] - P[None], axis=-1)
-    a = bootstrap_stress(P, inc, rng=2, n_boot=25)
-    b = bootstrap_stress(E, inc, rng=2, n_boot=25)
+    a = bootstrap_stress(P, inc, kind="encoding", rng=2, n_boot=25)
+    b = bootstrap_stress(E, inc, kind="distances", rng=2, n_boot=25)
     c = bootstrap_stress(E, inc, rng=2, n_boot=25, kind="distances")
     assert np.allclose(a.samples, b.samples) and np.allclose(b.samples, c.samples)
     assert 0 <= a.estimate < 1 and a.lower <= a.upper
-    refit = bootstrap_stress(lambda D: classical_mds(D, rank=2).embedding, inc, rng=2, n_boot=25)
+    refit = bootstrap_stress(lambda D: classical_mds(D, rank=2).embedding, inc, kind="encoding", rng=2,
+                             n_boot=25)
     assert refit.estimate == pytest.approx(a.estimate)
     # refitting on each resample fits the resample better than the fixed encoding does
     assert np.mean(refit.samples) < np.mean(a.samples)
-    opt = bootstrap_stress(P, inc, rng=2, n_boot=25, scale="optimal")
+    opt = bootstrap_stress(P, inc, kind="encoding", rng=2, n_boot=25, scale="optimal")
     assert np.all(opt.samples <= a.samples + 1e-12)
 
 
@@ -136,7 +137,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="confidence"):
         bootstrap_distances(inc, rng=0, confidence=1.5)
     with pytest.raises(ValueError, match="describe 3 positions"):
-        bootstrap_stress(np.ones((3, 2)), inc, rng=0, n_boot=2)
+        bootstrap_stress(np.ones((3, 2)), inc, kind="encoding", rng=0, n_boot=2)
     # a position reached by a single sequence empties in some resample / half
     sparse = SequenceIncidence.from_sequences([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
     with pytest.raises(ValueError, match="position 2 receives no observation"):

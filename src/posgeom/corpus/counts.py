@@ -71,8 +71,9 @@ def pad_sequences(sequences, n_positions: int, *, pad_id: int) -> tuple[np.ndarr
     sequences : sequence of 1-D int arrays
         Each with ``1..n_positions`` tokens (truncate longer ones first).
     n_positions : int
+        Number of positions ``n`` of the padded matrix.
     pad_id : int
-        The id written after each sequence's end.
+        The id written after each sequence's end (keyword-only, ``>= 0``).
 
     Returns
     -------
@@ -83,7 +84,9 @@ def pad_sequences(sequences, n_positions: int, *, pad_id: int) -> tuple[np.ndarr
     Raises
     ------
     ValueError
-        No sequences, or a sequence that is empty or longer than ``n_positions``.
+        No sequences, or a sequence that is empty or longer than ``n_positions``, or a negative ``pad_id``.
+    TypeError
+        If ``n_positions`` or ``pad_id`` is not an integer.
 
     Examples
     --------
@@ -125,6 +128,37 @@ def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | N
 
     Shared by every structure built from token sequences (counts, per-sequence incidences), so that all of them
     truncate, pad and reject bad ids in exactly the same way.
+
+    Parameters
+    ----------
+    sequences : iterable of 1-D int arrays, or 2-D int array
+        Token id sequences.
+    n_positions : int
+        Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
+    vocab_size : int
+        Vocabulary size ``V``; every id must lie in ``[0, V)``.
+    pad_id : int, optional
+        If given, sequences shorter than ``n`` are padded with ``pad_id`` (and the padding appears in the output).
+
+    Returns
+    -------
+    positions : 1-D int64 ndarray
+        Position of each kept token within its sequence.
+    ids : 1-D int64 ndarray
+        Token id of each kept token, sequence after sequence.
+
+    Raises
+    ------
+    ValueError
+        No sequences, an id outside ``[0, V)``, or ``pad_id`` outside the vocabulary.
+    TypeError
+        Non-integer token ids or sizes.
+
+    Examples
+    --------
+    >>> positions, ids = flat_tokens([[4, 5, 6], [7]], n_positions=2, vocab_size=8)
+    >>> positions, ids
+    (array([0, 1, 0]), array([4, 5, 7]))
     """
     n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
     positions, ids = _flatten(sequences, n_positions, pad_id)
@@ -183,6 +217,13 @@ def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int
     scipy.sparse.csr_matrix of shape (n, V), dtype int64
         ``counts[i, v]`` is the number of sequences whose token at position ``i`` is ``v``.
 
+    Raises
+    ------
+    ValueError
+        No sequences, an id outside ``[0, V)``, or ``pad_id`` outside the vocabulary.
+    TypeError
+        Non-integer token ids, ``n_positions`` or ``vocab_size``.
+
     Notes
     -----
     Counts are additive: the counts of a corpus are the sum of the counts of any partition of its sequences.
@@ -222,11 +263,28 @@ def merge_counts(parts) -> sp.csr_matrix:
 
     Parameters
     ----------
-    parts : iterable of (n, V) sparse or dense integer count matrices, all of the same shape
+    parts : iterable of (n, V) sparse or dense integer count matrices
+        Count matrices of disjoint parts of one corpus, all of the same shape (counts, not ``mu_i``).
 
     Returns
     -------
     (n, V) CSR int64 matrix
+        The element-wise sum of the parts.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or the shapes differ.
+    TypeError
+        If a part has a non-integer dtype (e.g. distributions passed instead of counts).
+
+    Examples
+    --------
+    >>> a = position_counts([[0, 1]], n_positions=2, vocab_size=2)
+    >>> b = position_counts([[1, 1]], n_positions=2, vocab_size=2)
+    >>> merge_counts([a, b]).toarray()
+    array([[1, 1],
+           [0, 2]])
     """
     parts = list(parts)
     if not parts:
@@ -257,13 +315,26 @@ def position_distributions(counts, *, smoothing: float = 0.0):
 
     Returns
     -------
-    (n, V) CSR matrix when ``counts`` is sparse and ``smoothing == 0``, otherwise a dense array.
+    mu : (n, V) scipy.sparse.csr_matrix
+        Row ``i`` is ``mu_i``, the distribution of the token at position ``i`` over the sequences that reach ``i``.
+        Always a CSR matrix, whatever the input (call ``.toarray()`` for a dense copy); with smoothing every entry
+        is stored.
 
     Raises
     ------
     ValueError
         If a position has no observations (its distribution is undefined, whatever the smoothing), or counts are
-        negative or not finite.
+        negative or not finite, or ``smoothing`` is negative or not finite.
+
+    Examples
+    --------
+    >>> counts = position_counts([[0, 1], [0, 0]], n_positions=2, vocab_size=2)
+    >>> position_distributions(counts).toarray()
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    >>> position_distributions(counts, smoothing=1.0).toarray().round(3)
+    array([[0.75, 0.25],
+           [0.5 , 0.5 ]])
     """
     counts = check_matrix(counts, "counts", allow_sparse=True)
     smoothing = float(smoothing)
@@ -280,8 +351,6 @@ def position_distributions(counts, *, smoothing: float = 0.0):
             "mu_i is undefined there. Use fewer positions, longer sequences, or count padding (pad_id)"
         )
     if smoothing == 0:
-        if sp.issparse(counts):
-            return sp.csr_matrix(sp.diags(1.0 / totals) @ counts)
-        return counts / totals[:, None]
+        return sp.csr_matrix(sp.diags(1.0 / totals) @ sp.csr_matrix(counts))
     dense = counts.toarray() if sp.issparse(counts) else counts
-    return (dense + smoothing) / (totals + smoothing * dense.shape[1])[:, None]
+    return sp.csr_matrix((dense + smoothing) / (totals + smoothing * dense.shape[1])[:, None])

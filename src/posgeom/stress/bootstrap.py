@@ -44,17 +44,9 @@ _KINDS = ("encoding", "distances")
 
 def _induced_distances(encoding_or_distances, kind, n):
     X = encoding_or_distances
-    if kind is None:
-        X = check_matrix(X, "encoding_or_distances", min_rows=2)
-        kind = "encoding"
-        if X.shape == (n, n):
-            try:
-                check_distance_matrix(X, "encoding_or_distances")
-                kind = "distances"
-            except ValueError:
-                kind = "encoding"
     if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {_KINDS} or None (auto), got {kind!r}")
+        raise ValueError(f"kind must be one of {_KINDS} (say whether the array is an encoding or distances), "
+                         f"got {kind!r}")
     if kind == "distances":
         E = check_distance_matrix(X, "distances")
     else:
@@ -67,7 +59,7 @@ def _induced_distances(encoding_or_distances, kind, n):
     return E
 
 
-def bootstrap_stress(encoding_or_distances, data, *, rng, scale: str = "raw", kind: str | None = None,
+def bootstrap_stress(encoding_or_distances, data, *, rng, kind: str, scale: str = "raw",
                      n_boot: int = 200, confidence: float = 0.95, n_positions: int | None = None,
                      vocab_size: int | None = None, pad_id: int | None = None) -> BootstrapResult:
     """Bootstrap confidence interval for the stress of an encoding against the corpus's Hellinger distances.
@@ -82,9 +74,9 @@ def bootstrap_stress(encoding_or_distances, data, *, rng, scale: str = "raw", ki
     seed : int
     scale : {"raw", "optimal"}, default "raw"
         As in :func:`posgeom.stress_of_distances`.
-    kind : {"encoding", "distances"}, optional
-        How to read an array. ``None`` (auto): an ``n x n`` array that is a valid distance matrix (symmetric,
-        non-negative, zero diagonal) is read as distances, anything else as an encoding.
+    kind : {"encoding", "distances"}
+        How to read the array (or what the callable returns): an encoding's rows are positions, distances are an
+        ``n x n`` matrix. Required: an ``n x n`` encoding (``d = n``) is also a square array, so the shape cannot tell.
     n_boot, confidence
         As in :func:`bootstrap_statistic`.
 
