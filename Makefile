@@ -13,7 +13,7 @@ export PYTHONHASHSEED := 0
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: book test check bench install browser clean
+.PHONY: book pdf test check bench install browser clean
 
 install: $(STAMP)
 
@@ -25,6 +25,24 @@ $(STAMP): requirements.txt pyproject.toml
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
+
+# The whole book as one PDF, _build/book.pdf: the single-page HTML build (every chapter executed, as in `make book`)
+# printed by headless Chromium. MathJax is served by the build itself (book/_ext/offline_mathjax.py) and the figures
+# are local files, so no internet is needed. Sphinx writes that page to singlehtml/book/index.html with its links
+# relative to singlehtml/, so it is printed from a copy at singlehtml/index.html (in place of the redirect), with a
+# print style that wraps long code lines instead of clipping them. tests/site/test_pdf.py then reads the PDF back.
+pdf: $(STAMP) browser
+	$(BIN)/jupyter-book build . --builder singlehtml --all --warningiserror --keep-going
+	sed 's|</head>|<style media="print">@page { size: A4; margin: 14mm } pre { white-space: pre-wrap !important; overflow-wrap: anywhere } .highlight, div.output, .pst-scrollable-table-container { overflow: visible !important }</style></head>|' \
+	  _build/singlehtml/book/index.html > _build/singlehtml/index.html
+	rm -f _build/book.pdf
+	profile=$$(mktemp -d) && trap 'rm -rf "$$profile"' EXIT && \
+	  chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+	    --disable-component-update --disable-sync --user-data-dir="$$profile" --run-all-compositor-stages-before-draw \
+	    --virtual-time-budget=120000 --no-pdf-header-footer --print-to-pdf="$(CURDIR)/_build/book.pdf" \
+	    "file://$(CURDIR)/_build/singlehtml/index.html"
+	test -s _build/book.pdf
+	POSGEOM_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/site/test_pdf.py -q -p no:cacheprovider
 
 # The developer's inner loop: lint, then the unit, property and doctests, without building the book or a browser.
 check: $(STAMP)

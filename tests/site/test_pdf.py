@@ -1,0 +1,148 @@
+"""The book as one PDF (``make pdf`` writes ``_build/book.pdf``), read back with pypdf.
+
+Checks: every page of the table of contents is in it (the title of each file listed in ``_toc.yml``, read from its
+first ``# `` heading, appears in the text); the math was typeset (no raw ``$...$``, ``$$``, ``\\(`` or ``\\[`` left
+in the text outside code); the figures were embedded (at least one raster image in the PDF per image file of the
+single-page build). Text drawn in a monospace font is code (code cells, their outputs, inline code) and is left out of
+the math check: a code cell may well contain ``label="$d_H$"``.
+
+Skipped when there is no PDF, unless ``POSGEOM_REQUIRE_PDF=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+PDF = ROOT / "_build" / "book.pdf"
+SINGLEHTML = ROOT / "_build" / "singlehtml"
+
+if not PDF.is_file():
+    if os.environ.get("POSGEOM_REQUIRE_PDF") == "1":
+        pytest.fail(f"no PDF at {PDF}: run `make pdf` first", pytrace=False)
+    pytest.skip(f"no PDF at {PDF} (run `make pdf`)", allow_module_level=True)
+
+pypdf = pytest.importorskip("pypdf")
+
+_RAW_MATH = [
+    ("$$...$$", re.compile(r"\$\$")),
+    ("$...$", re.compile(r"\$[^\s$][^$\n]*\$")),
+    ("\\( ... \\)", re.compile(r"\\\(")),
+    ("\\[ ... \\]", re.compile(r"\\\[")),
+]
+
+
+def _toc_files() -> list[str]:
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                yield node["file"]
+            for key in ("root", "parts", "chapters", "sections"):
+                value = node.get(key)
+                if isinstance(value, str) and key == "root":
+                    yield value
+                elif isinstance(value, list):
+                    for child in value:
+                        yield from walk(child)
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return list(dict.fromkeys(walk(toc)))
+
+
+def _source(docname: str) -> Path:
+    for suffix in (".md", ".ipynb", ".rst"):
+        path = ROOT / f"{docname}{suffix}"
+        if path.is_file():
+            return path
+    raise AssertionError(f"_toc.yml lists {docname}, but there is no {docname}.md or .ipynb")
+
+
+def _markdown_of(path: Path) -> str:
+    if path.suffix == ".ipynb":
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return path.read_text(encoding="utf-8")
+
+
+def _title(path: Path) -> str:
+    in_fence = False
+    for line in _markdown_of(path).splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("# "):
+            return line[2:].strip()
+    raise AssertionError(f"{path.relative_to(ROOT)} has no `# ` title")
+
+
+def _plain(title: str) -> str:
+    """The title as a reader sees it: markdown emphasis and code marks removed."""
+    title = re.sub(r"`([^`]*)`", r"\1", title)
+    title = re.sub(r"(\*\*|__|\*|_)(\S.*?\S|\S)\1", r"\2", title)
+    return title
+
+
+def _normalise(text: str) -> str:
+    """Compare text as words: ligatures and typographic quotes/dashes folded, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.translate(str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                                         "\u2013": "-", "\u2014": "-", "\u2011": "-", "\u00ad": ""}))
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+@cache
+def _reader():
+    return pypdf.PdfReader(str(PDF))
+
+
+@cache
+def _pages() -> tuple[tuple[str, str], ...]:
+    """For each PDF page: (all its text, its text outside monospace fonts)."""
+    out = []
+    for page in _reader().pages:
+        prose: list[str] = []
+
+        def visit(text, cm, tm, font, size, prose=prose):
+            name = str(font.get("/BaseFont", "")) if font is not None else ""
+            prose.append(" " if re.search(r"mono|courier|consol|menlo", name, re.I) else text)
+
+        full = page.extract_text(visitor_text=visit)
+        out.append((full, "".join(prose)))
+    return tuple(out)
+
+
+def test_pdf_has_pages():
+    assert len(_reader().pages) > 10, f"{PDF} has only {len(_reader().pages)} pages: the build was incomplete"
+
+
+@pytest.mark.parametrize("docname", _toc_files())
+def test_every_toc_page_is_in_the_pdf(docname):
+    title = _plain(_title(_source(docname)))
+    text = _normalise(" ".join(full for full, _ in _pages()))
+    assert _normalise(title) in text, f"the title {title!r} of {docname} is not in {PDF.name}"
+
+
+def test_math_is_typeset():
+    raw = []
+    for number, (_, prose) in enumerate(_pages(), start=1):
+        for label, pattern in _RAW_MATH:
+            for match in pattern.finditer(prose):
+                context = prose[max(0, match.start() - 40) : match.end() + 40].replace("\n", " ")
+                raw.append(f"page {number}: {label} in ...{context}...")
+    assert not raw, f"{len(raw)} pieces of raw TeX in {PDF.name} (MathJax did not typeset them): {raw[:20]}"
+
+
+def test_figures_are_embedded():
+    images_dir = SINGLEHTML / "_images"
+    if not images_dir.is_dir():
+        pytest.skip("no single-page build beside the PDF to count its figures")
+    expected = sum(1 for p in images_dir.iterdir() if p.suffix.lower() in {".png", ".jpg", ".jpeg", ".gif"})
+    embedded = sum(len(page.images) for page in _reader().pages)
+    assert embedded >= expected, f"{PDF.name} embeds {embedded} raster images, the book has {expected}"
