@@ -49,10 +49,13 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
     first = "".join(code[0]["source"])
     assert first.startswith(INSTALL_MARKER), f"{path.name}: the first code cell must be the Colab install cell"
     assert f"git+{_repository_url()}" in first, f"{path.name}: install cell URL differs from _config.yml repository.url"
+    assert "posgeom[offline-model] @ git+" in first, (
+        f"{path.name}: the install cell must install posgeom[offline-model] (the chapters' default model)"
+    )
     assert "remove-cell" in code[0].get("metadata", {}).get("tags", []), f"{path.name}: tag the install cell remove-cell"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_is_a_proof_by_experiment(path):
     source = "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "code")
-    assert re.search(r"^\s*assert\b", source, re.M), f"{path.name} asserts nothing: it cannot fail"
+    assert re.search(r"^\s*(assert\b|check\()", source, re.M), f"{path.name} asserts nothing: it cannot fail"

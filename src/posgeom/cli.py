@@ -82,7 +82,29 @@ def _version() -> str:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``posgeom`` command; returns the exit code."""
+    """Entry point of the ``posgeom`` command; returns the exit code.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, 2 for bad arguments or unusable input (the error is printed to stderr), 1 for an unexpected
+        error.
+
+    Examples
+    --------
+    >>> main([])  # no command: prints the help and returns 2  # doctest: +ELLIPSIS
+    usage: posgeom ...
+    2
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     main(["report", tmp + "/missing.txt", "--out", tmp])
+    2
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -9,11 +9,37 @@ from __future__ import annotations
 
 __all__ = [
     "record",
+    "figure",
 ]
 
 
 def record(name: str, value):
-    """Glue ``value`` under ``name`` for the ledger (without displaying it) and return it unchanged."""
+    """Glue ``value`` under ``name`` for the ledger (without displaying it) and return it unchanged.
+
+    Parameters
+    ----------
+    name : str
+        The ledger's key, a Python identifier (unique within the chapter).
+    value : object
+        The number (or any gluable object) a chapter computed.
+
+    Returns
+    -------
+    object
+        ``value`` itself, so that ``x = record("x", compute())`` reads naturally.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not an identifier.
+
+    Examples
+    --------
+    Outside a book build (no kernel to glue into) the value is returned as it is:
+
+    >>> record("mds_rank", 3)
+    3
+    """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"glue names must be identifiers (letters, digits, _), got {name!r}")
     try:
@@ -22,3 +48,65 @@ def record(name: str, value):
         return value
     glue(name, value, display=False)
     return value
+
+
+def figure(name: str, fig):
+    """Hand a matplotlib figure to the book under ``name``, for a captioned ``{glue:figure}`` block.
+
+    In a book build (myst-nb available) the figure is glued without being displayed, and the chapter's markdown
+    places it with a numbered caption::
+
+        ```{glue:figure} name
+        :name: fig-name
+
+        The caption.
+        ```
+
+    Elsewhere (Colab, plain Jupyter) it is displayed inline as usual. Either way the figure is closed afterwards,
+    so it is shown exactly once.
+
+    Parameters
+    ----------
+    name : str
+        The glue key, a Python identifier unique within the chapter.
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig`` itself.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not an identifier.
+    TypeError
+        If ``fig`` is not a matplotlib figure.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> figure("fig_example", fig) is fig
+    True
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"glue names must be identifiers (letters, digits, _), got {name!r}")
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    import matplotlib.pyplot as plt
+
+    try:
+        from myst_nb import glue
+    except ImportError:  # Colab or plain Jupyter: show it where it was made
+        from IPython.display import display
+
+        display(fig)
+    else:
+        glue(name, fig, display=False)
+    plt.close(fig)
+    return fig

@@ -101,6 +101,14 @@ class PermutationTest:
         ``"greater"``: the null is at least the statistic; ``"two-sided"``: at least as large in absolute value.
     exact : bool
         Whether ``null`` enumerates every permutation.
+
+    Examples
+    --------
+    >>> null = np.array([0.1, 0.5, 0.95])
+    >>> test = PermutationTest(statistic=0.9, null=null, p_value=permutation_p_value(0.9, null),
+    ...                        alternative="greater", exact=False)
+    >>> test.p_value
+    0.5
     """
 
     statistic: float
@@ -112,6 +120,18 @@ class PermutationTest:
 
 def rank(a, axis: int = -1) -> np.ndarray:
     """Average ranks along ``axis`` (ties share the mean of their ranks), as in Spearman's rho.
+
+    Parameters
+    ----------
+    a : array_like
+        Values to rank.
+    axis : int, default -1
+        Axis along which to rank.
+
+    Returns
+    -------
+    float ndarray
+        Ranks ``1..m`` along ``axis``, same shape as ``a``.
 
     Examples
     --------
@@ -125,6 +145,16 @@ def pearson_rows(a, b) -> np.ndarray:
     """Pearson correlation of matching rows (last axis), broadcasting; NaN where a row is constant.
 
     The caller decides what a constant row means (see :func:`spearman`, which raises).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Arrays whose last axes have the same length and whose leading axes broadcast.
+
+    Returns
+    -------
+    float ndarray
+        Correlation of each pair of rows, shape of the broadcast leading axes; NaN for a constant row.
 
     Examples
     --------
@@ -181,9 +211,11 @@ def permutation_p_value(statistic: float, null, *, alternative: str = "greater",
     Parameters
     ----------
     statistic : float
+        The statistic on the data as observed.
     null : (B,) array_like
         The statistic on ``B`` permutations: random ones (Monte Carlo) or all of them (``exact=True``).
     alternative : {"greater", "two-sided"}, default "greater"
+        ``"greater"`` counts null values ``>= statistic``; ``"two-sided"`` counts ``|null| >= |statistic|``.
     exact : bool, default False
         Exact: ``#{extreme} / B``. Monte Carlo: ``(1 + #{extreme}) / (1 + B)``, which counts the observed
         arrangement as one of the permutations and so is never 0 and is a valid p-value for finite ``B``.
@@ -191,6 +223,7 @@ def permutation_p_value(statistic: float, null, *, alternative: str = "greater",
     Returns
     -------
     float
+        The p-value, in ``(0, 1]`` for Monte Carlo nulls and ``[0, 1]`` for exact ones.
 
     Raises
     ------

@@ -20,7 +20,36 @@ def _axes(ax):
 
 
 def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None = None, label: str = "$d_H$"):
-    """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left). Returns the axes."""
+    """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left). Returns the axes.
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        Distances between positions (e.g. Hellinger, ``d_H^2 = 1 - BC``).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new 4 x 3.4 inch figure if ``None``.
+    title : str, optional
+        Axes title.
+    vmax : float, optional
+        Upper end of the colour scale (default: the largest entry); the lower end is 0.
+    label : str, default "$d_H$"
+        Colour bar label.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> ax = distance_heatmap(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0))), title="ruler")
+    >>> ax.get_title(), ax.get_xlabel()
+    ('ruler', 'position $j$')
+    >>> plt.close("all")
+    """
     import seaborn as sns
 
     ax = _axes(ax)
@@ -39,7 +68,39 @@ def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None
 
 
 def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
-    """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line. Returns the axes."""
+    """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line. Returns the axes.
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        A distance matrix between positions.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if ``None``.
+    label : str, optional
+        Legend label of the line.
+    **line_kwargs
+        Passed to ``ax.plot`` for the line of means (e.g. ``color``, ``lw``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` is not a valid distance matrix.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> ax = lag_profile_plot(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), label="ruler", lw=2)
+    >>> ax.lines[0].get_ydata()
+    array([0., 1., 2., 3.])
+    >>> plt.close("all")
+    """
     from .geometry.shift import lag_profile
 
     ax = _axes(ax)
@@ -54,7 +115,34 @@ def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
 
 
 def spectrum_plot(eigenvalues, *, ax=None, label: str | None = None, n_show: int | None = None):
-    """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes."""
+    """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes.
+
+    Parameters
+    ----------
+    eigenvalues : 1-D array_like
+        Eigenvalues in the order to draw (e.g. ``ClassicalMDS.eigenvalues``, descending).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if ``None``.
+    label : str, optional
+        Legend label of the bars.
+    n_show : int, optional
+        Draw only the first ``n_show`` eigenvalues (default all).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> ax = spectrum_plot([3.0, 1.0, -0.5, -0.1], n_show=3)
+    >>> len(ax.patches)
+    3
+    >>> plt.close("all")
+    """
     ax = _axes(ax)
     lam = np.asarray(eigenvalues, dtype=float)[: n_show or None]
     colors = np.where(lam >= 0, "tab:blue", "tab:red")

@@ -56,6 +56,18 @@ class ReportSettings:
         Field/column of JSONL/Parquet shards.
     scheduler : str, optional
         Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, or a scheduler with a
+        bootstrap.
+
+    Examples
+    --------
+    >>> settings = ReportSettings("sst2", n_positions=16, special_tokens=False)
+    >>> settings.convention().describe()
+    'n=16, word pieces only, position i over sequences reaching it'
     """
 
     corpus: str
@@ -83,6 +95,23 @@ class ReportSettings:
                              "use --bootstrap 0 with --scheduler")
 
     def convention(self):
+        """The counting convention of these settings.
+
+        Returns
+        -------
+        posgeom.data.CountingConvention
+            Built from ``n_positions``, ``special_tokens``, ``count_padding``, ``truncation`` and ``min_length``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            An invalid convention (e.g. an unknown ``truncation``).
+
+        Examples
+        --------
+        >>> ReportSettings("imdb", n_positions=32, min_length=32).convention().key
+        'n32-s1-p0-model-m32'
+        """
         from .data.text import CountingConvention
 
         return CountingConvention(self.n_positions, special_tokens=self.special_tokens,
@@ -91,7 +120,39 @@ class ReportSettings:
 
 
 def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, text_field: str = "text") -> list[str]:
-    """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``."""
+    """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``.
+
+    Parameters
+    ----------
+    corpus : str
+        ``"sst2"`` or ``"imdb"`` (loaded with :mod:`posgeom.data`), or a file, folder or glob of shards.
+    split : str, default "train"
+        Split of a named corpus (ignored for shards).
+    limit : int, optional
+        Keep only the first ``limit`` documents.
+    text_field : str, default "text"
+        Field/column of JSONL/Parquet shards.
+
+    Returns
+    -------
+    list of str
+        The documents.
+
+    Raises
+    ------
+    ValueError
+        The corpus has no documents, or a shard cannot be read.
+    FileNotFoundError
+        No shard file matches ``corpus``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "reviews.txt").write_text("a fine film\\nskip it\\nloved it\\n", encoding="utf-8")
+    ...     load_texts(tmp, limit=2)
+    ['a fine film', 'skip it']
+    """
     if corpus in NAMED_CORPORA:
         from .data import datasets
 
@@ -117,10 +178,43 @@ def _model_shape(model: str) -> tuple[int, int]:
 def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False):
     """Compute the report and write its files into ``out`` (created if needed).
 
+    Parameters
+    ----------
+    settings : ReportSettings
+        Corpus, convention, model and bootstrap.
+    out : str or os.PathLike
+        Output folder: ``stress_table.csv``, ``stress_table.md``, ``distances.png``, ``mds_spectrum.png``,
+        ``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` are written there.
+    progress : bool, default False
+        Show a progress bar while tokenising.
+
     Returns
     -------
     posgeom.stress.StressTable
         The table that was written.
+
+    Raises
+    ------
+    ValueError
+        ``n_positions`` too large for the model's position table, a named corpus with a Dask scheduler, or an
+        empty corpus.
+    OSError, FileNotFoundError
+        Unreadable corpus or model files.
+
+    Examples
+    --------
+    A tiny report on the shipped toy reviews with the offline model (a few seconds, no network):
+
+    >>> import tempfile
+    >>> from posgeom.corpus import tiny_reviews
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(tiny_reviews(60, rng=0)), encoding="utf-8")
+    ...     table = make_report(ReportSettings(str(Path(tmp) / "reviews.txt"), n_positions=6), Path(tmp) / "out")
+    ...     names = sorted(p.name for p in (Path(tmp) / "out").iterdir())
+    >>> len(names), names[:4]
+    (7, ['distances.npy', 'distances.png', 'mds_spectrum.png', 'report.json'])
+    >>> table.n_positions, table.names[0]
+    (6, 'sinusoidal')
     """
     import matplotlib
 

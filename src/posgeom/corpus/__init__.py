@@ -6,19 +6,20 @@ The first step of the book's path; pure numpy/scipy.
 from __future__ import annotations
 
 from .counts import (
-    flat_tokens,
-    merge_counts,
     pad_sequences,
+    flat_tokens,
     position_counts,
+    merge_counts,
     position_distributions,
 )
 from .incidence import (
     SequenceIncidence,
 )
 from .synthetic import (
+    sample_sequences,
     REGIMES,
-    synthetic_corpus,
     synthetic_distributions,
+    synthetic_corpus,
 )
 from .toy_text import (
     tiny_reviews,
@@ -31,6 +32,7 @@ __all__ = [
     "merge_counts",
     "position_distributions",
     "SequenceIncidence",
+    "sample_sequences",
     "REGIMES",
     "synthetic_distributions",
     "synthetic_corpus",

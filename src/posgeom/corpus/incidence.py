@@ -53,6 +53,45 @@ class SequenceIncidence:
     left out: they carry no information about any ``mu_i``.
 
     Build it with :meth:`from_sequences` (token ids) or :func:`posgeom.data.corpus_incidence` (text).
+
+    Parameters
+    ----------
+    indptr : 1-D int array of length ``m + 1``
+        Token range ``cell[indptr[s]:indptr[s + 1]]`` of sequence ``s``; starts at 0, strictly increasing, ends at
+        ``len(cell)``.
+    cell : 1-D int array
+        For each counted token, its index into ``cells``.
+    cells : 1-D int array
+        Strictly increasing flat keys ``position * vocab_size + token`` in ``[0, n_positions * vocab_size)``.
+    n_positions : int
+        Number of positions ``n``.
+    vocab_size : int
+        Vocabulary size ``V``.
+
+    Attributes
+    ----------
+    n_positions, vocab_size : int
+        As passed.
+    indptr, cell, cells : ndarray
+        As passed (as int arrays).
+    positions, tokens : ndarray
+        Position and token of each entry of ``cells``.
+    used_tokens : ndarray
+        The sorted token ids that occur anywhere; ``columns`` maps each cell to its index in ``used_tokens``.
+
+    Raises
+    ------
+    ValueError
+        If the arrays are inconsistent (see the parameters) or a sequence holds no token.
+
+    Examples
+    --------
+    >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], n_positions=2, vocab_size=3)
+    >>> inc
+    SequenceIncidence(2 sequences, 3 tokens, n_positions=2, vocab_size=3, 2 distinct cells)
+    >>> inc.counts().toarray()
+    array([[2, 0, 0],
+           [0, 1, 0]])
     """
 
     def __init__(self, indptr, cell, cells, n_positions: int, vocab_size: int):
@@ -83,11 +122,29 @@ class SequenceIncidence:
         Parameters
         ----------
         sequences : 2-D int array or iterable of 1-D int arrays
+            Token id sequences; sequences left empty by the convention are dropped.
         n_positions : int
-            Tokens at positions ``>= n`` are truncated away.
+            Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
         vocab_size : int
+            Vocabulary size ``V``; every id must lie in ``[0, V)``.
         pad_id : int, optional
             If given, sequences shorter than ``n`` are padded with ``pad_id`` and the pads are counted.
+
+        Returns
+        -------
+        SequenceIncidence
+            One row per non-empty sequence.
+
+        Raises
+        ------
+        ValueError
+            No token at all within the first ``n_positions`` positions, or ids outside ``[0, V)``.
+
+        Examples
+        --------
+        >>> inc = SequenceIncidence.from_sequences(np.array([[1, 2], [1, 0]]), 2, 3)
+        >>> inc.n_sequences, inc.lengths
+        (2, array([2, 2]))
         """
         n, V, _ = _check_arguments(n_positions, vocab_size, pad_id)
         positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
@@ -107,7 +164,31 @@ class SequenceIncidence:
 
     @classmethod
     def concatenate(cls, parts):
-        """Stack the sequences of several incidences (same ``n_positions`` and ``vocab_size``)."""
+        """Stack the sequences of several incidences (same ``n_positions`` and ``vocab_size``).
+
+        Parameters
+        ----------
+        parts : iterable of SequenceIncidence
+            Incidences of disjoint parts of one corpus.
+
+        Returns
+        -------
+        SequenceIncidence
+            The sequences of all parts, in order; its counts are the sum of the parts' counts.
+
+        Raises
+        ------
+        ValueError
+            If ``parts`` is empty or the parts differ in ``n_positions`` or ``vocab_size``.
+
+        Examples
+        --------
+        >>> a = SequenceIncidence.from_sequences([[0, 1]], 2, 2)
+        >>> b = SequenceIncidence.from_sequences([[1]], 2, 2)
+        >>> SequenceIncidence.concatenate([a, b]).counts().toarray()
+        array([[1, 1],
+               [0, 1]])
+        """
         parts = list(parts)
         if not parts:
             raise ValueError("nothing to concatenate")
@@ -122,14 +203,55 @@ class SequenceIncidence:
 
     # -- persistence ----------------------------------------------------------------------------------------
     def save(self, path) -> None:
-        """Write to an ``.npz`` file atomically (temporary file + ``os.replace``)."""
+        """Write to an ``.npz`` file atomically (temporary file + ``os.replace``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Destination file, conventionally ending in ``.npz``.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> inc = SequenceIncidence.from_sequences([[0, 1], [1]], 2, 2)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     inc.save(os.path.join(tmp, "inc.npz"))
+        ...     SequenceIncidence.load(os.path.join(tmp, "inc.npz")).n_sequences
+        2
+        """
         with atomic_open(path) as fh:
             np.savez(fh, indptr=self.indptr, cell=self.cell, cells=self.cells,
                      shape=np.array([self.n_positions, self.vocab_size]))
 
     @classmethod
     def load(cls, path):
-        """Read an incidence written by :meth:`save` (plain arrays; ``allow_pickle=False``)."""
+        """Read an incidence written by :meth:`save` (plain arrays; ``allow_pickle=False``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            An ``.npz`` file written by :meth:`save`.
+
+        Returns
+        -------
+        SequenceIncidence
+            Equal to the saved one.
+
+        Raises
+        ------
+        ValueError
+            If the stored arrays are inconsistent.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = os.path.join(tmp, "inc.npz")
+        ...     SequenceIncidence.from_sequences([[0, 1]], 2, 2).save(path)
+        ...     SequenceIncidence.load(path).counts().toarray()
+        array([[1, 0],
+               [0, 1]])
+        """
         with np.load(path, allow_pickle=False) as z:
             n, V = (int(x) for x in z["shape"])
             return cls(z["indptr"], z["cell"], z["cells"], n, V)
@@ -158,27 +280,114 @@ class SequenceIncidence:
         return w
 
     def cell_counts(self, weights=None) -> np.ndarray:
-        """Counts per cell (aligned with ``cells``); sequence ``s`` counts ``weights[s]`` times (default 1)."""
+        """Counts per cell (aligned with ``cells``); sequence ``s`` counts ``weights[s]`` times (default 1).
+
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence, e.g. a bootstrap resample; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        1-D ndarray
+            int64 counts when ``weights`` is ``None``, float otherwise.
+
+        Raises
+        ------
+        ValueError
+            If ``weights`` has the wrong shape or negative or non-finite entries.
+
+        Examples
+        --------
+        >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], 2, 2)
+        >>> inc.cell_counts(), inc.cell_counts([2, 0])
+        (array([2, 1]), array([2., 2.]))
+        """
         if weights is None:
             return np.bincount(self.cell, minlength=self.cells.size).astype(np.int64)
         w = self._check_weights(weights)
         return np.bincount(self.cell, weights=np.repeat(w, self._lengths), minlength=self.cells.size)
 
     def counts(self, weights=None) -> sp.csr_matrix:
-        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), optionally weighted."""
+        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), optionally weighted.
+
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n, V)
+            Integer counts when unweighted, float otherwise.
+
+        Raises
+        ------
+        ValueError
+            If ``weights`` is malformed (see :meth:`cell_counts`).
+
+        Examples
+        --------
+        >>> inc = SequenceIncidence.from_sequences([[0, 1], [1, 1]], 2, 2)
+        >>> inc.counts([1, 3]).toarray()
+        array([[1., 3.],
+               [0., 4.]])
+        """
         c = self.cell_counts(weights)
         keep = c > 0
         return sp.csr_matrix((c[keep], (self.positions[keep], self.tokens[keep])),
                              shape=(self.n_positions, self.vocab_size))
 
     def sequences_per_position(self, weights=None) -> np.ndarray:
-        """How many sequences enter each position (weighted): the sample size behind each ``mu_i``."""
+        """How many sequences enter each position (weighted): the sample size behind each ``mu_i``.
+
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        (n,) float ndarray
+            Weighted number of sequences that reach each position.
+
+        Raises
+        ------
+        ValueError
+            If ``weights`` is malformed (see :meth:`cell_counts`).
+
+        Examples
+        --------
+        >>> SequenceIncidence.from_sequences([[0, 1], [0]], 2, 2).sequences_per_position()
+        array([2., 1.])
+        """
         return np.bincount(self.positions, weights=self.cell_counts(weights), minlength=self.n_positions)
 
     def sqrt_distributions(self, weights=None) -> np.ndarray:
         """Dense ``sqrt(mu_i)`` over the tokens that occur (n x U), for the given sequence weights.
 
-        Raises a ValueError naming the first position that receives no observation.
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        (n, U) float ndarray
+            Row ``i`` is the element-wise square root of the plug-in ``mu_i``, restricted to the ``U`` tokens in
+            ``used_tokens`` (tokens that never occur carry no mass).
+
+        Raises
+        ------
+        ValueError
+            Naming the first position that receives no observation (under these weights), or malformed weights.
+
+        Examples
+        --------
+        >>> inc = SequenceIncidence.from_sequences([[0, 1], [0, 0]], 2, 2)
+        >>> (inc.sqrt_distributions() ** 2).round(3)
+        array([[1. , 0. ],
+               [0.5, 0.5]])
         """
         c = self.cell_counts(weights).astype(np.float64)
         totals = np.bincount(self.positions, weights=c, minlength=self.n_positions)

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_distributions, check_positive_int, check_rng
 
 __all__ = [
+    "sample_sequences",
     "REGIMES",
     "synthetic_distributions",
     "synthetic_corpus",
@@ -67,15 +68,39 @@ def synthetic_distributions(
     Parameters
     ----------
     n_positions, vocab_size : int
-        ``n`` and ``V``.
-    seed : int
-        Seed of the topics (keyword-only, required: results are reproducible by construction).
-    regime : {"stationary", "smooth", "abrupt"}
+        ``n`` and ``V`` (``V >= 2``).
+    rng : int or numpy.random.Generator
+        Seed (``>= 0``) or generator of the topics (keyword-only, required: results are reproducible by
+        construction).
+    regime : {"stationary", "smooth", "abrupt"}, default "smooth"
+        How the topic weights ``w_i`` vary with the position (see :data:`REGIMES` and the module docstring).
     n_topics : int, default 4
+        Number of topics ``K`` (``K <= n`` in the abrupt regime).
     bandwidth : float, default 0.15
         Width of a topic's positional window as a fraction of ``n`` (smooth regime only).
     topic_concentration : float, default 0.1
         Dirichlet concentration of the topics.
+
+    Returns
+    -------
+    mu : (n, V) float ndarray
+        Row-stochastic: row ``i`` is the exact ``mu_i``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``regime``, a non-positive ``bandwidth`` or ``topic_concentration``, ``V < 2``, or
+        ``n_topics > n_positions`` in the abrupt regime.
+    TypeError
+        Non-integer sizes, or ``rng`` that is neither an int seed nor a Generator.
+
+    Examples
+    --------
+    >>> mu = synthetic_distributions(4, 6, rng=0, regime="abrupt", n_topics=2)
+    >>> mu.shape, mu.sum(axis=1).round(6)
+    ((4, 6), array([1., 1., 1., 1.]))
+    >>> bool(np.allclose(mu[0], mu[1])), bool(np.allclose(mu[1], mu[2]))
+    (True, False)
     """
     n = check_positive_int(n_positions, "n_positions")
     rng = check_rng(rng)
@@ -102,13 +127,35 @@ def synthetic_corpus(
 ) -> np.ndarray:
     """Sample token id sequences from the synthetic positional model.
 
-    Parameters are those of :func:`synthetic_distributions`, plus ``n_sequences``. The distributions are drawn
-    first, then the tokens, from one stream: for an int seed ``s``, ``synthetic_distributions(..., rng=s)`` gives
-    the exact ``mu_i`` of ``synthetic_corpus(..., rng=s)``.
+    The distributions are drawn first, then the tokens, from one stream: for an int seed ``s``,
+    ``synthetic_distributions(..., rng=s)`` gives the exact ``mu_i`` of ``synthetic_corpus(..., rng=s)``.
+
+    Parameters
+    ----------
+    n_sequences : int
+        Number of sequences ``m`` to sample.
+    n_positions, vocab_size : int
+        ``n`` and ``V`` (``V >= 2``); every sequence has length ``n``.
+    rng : int or numpy.random.Generator
+        Seed or generator of the topics and then the tokens (keyword-only, required).
+    regime : {"stationary", "smooth", "abrupt"}, default "smooth"
+        See :func:`synthetic_distributions`.
+    n_topics : int, default 4
+        Number of topics.
+    bandwidth : float, default 0.15
+        Positional window of a topic as a fraction of ``n`` (smooth regime only).
+    topic_concentration : float, default 0.1
+        Dirichlet concentration of the topics.
 
     Returns
     -------
-    (n_sequences, n_positions) int64 array of token ids in ``[0, vocab_size)``.
+    (n_sequences, n_positions) int64 ndarray
+        Token ids in ``[0, vocab_size)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`synthetic_distributions`, or a non-positive ``n_sequences``.
 
     Examples
     --------
@@ -121,6 +168,41 @@ def synthetic_corpus(
         n_positions, vocab_size, rng=rng, regime=regime, n_topics=n_topics, bandwidth=bandwidth,
         topic_concentration=topic_concentration,
     )
+    return sample_sequences(mu, m, rng=rng)
+
+
+def sample_sequences(mu, n_sequences: int, *, rng) -> np.ndarray:
+    """Sample sequences whose token at position ``i`` is drawn from ``mu_i``, independently across positions.
+
+    The positional model of the book's synthetic corpora: positions are independent given ``mu``, so every
+    ``mu_i`` is estimated from ``n_sequences`` independent draws.
+
+    Parameters
+    ----------
+    mu : (n, V) array_like
+        Row-stochastic: row ``i`` is ``mu_i``.
+    n_sequences : int
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    (n_sequences, n) int64 ndarray of token ids in ``[0, V)``.
+
+    Raises
+    ------
+    ValueError
+        If the rows of ``mu`` are not probability distributions or ``n_sequences < 1``.
+
+    Examples
+    --------
+    >>> sample_sequences([[1.0, 0.0], [0.0, 1.0]], 3, rng=0)
+    array([[0, 1],
+           [0, 1],
+           [0, 1]])
+    """
+    mu = check_distributions(np.asarray(mu, dtype=float), "mu")
+    m = check_positive_int(n_sequences, "n_sequences")
+    rng = check_rng(rng)
     cdf = np.cumsum(mu, axis=1)
     cdf[:, -1] = 1.0
     u = rng.random((mu.shape[0], m))

@@ -45,6 +45,31 @@ def tiny_reviews(n_reviews: int = 2000, *, rng=0) -> list[str]:
 
     Each review is: [opener] subject verb adjective [middle clause ...] verdict, with the sentiment of the
     adjectives and the verdict agreeing half of the time and mixed otherwise.
+
+    Parameters
+    ----------
+    n_reviews : int, default 2000
+        Number of reviews (``>= 1``).
+    rng : int or numpy.random.Generator, default 0
+        Seed or generator of the template choices (keyword-only).
+
+    Returns
+    -------
+    list of str
+        The reviews, words separated by single spaces.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``n_reviews`` is not a positive integer or ``rng`` is not a seed or Generator.
+
+    Examples
+    --------
+    >>> reviews = tiny_reviews(3, rng=0)
+    >>> len(reviews), reviews == tiny_reviews(3, rng=0)
+    (3, True)
+    >>> reviews[0].endswith(".")
+    True
     """
     n_reviews = check_positive_int(n_reviews, "n_reviews")
     rng = check_rng(rng)

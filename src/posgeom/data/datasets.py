@@ -98,6 +98,11 @@ class Source:
         sha256 of the mirror's (repacked) archive.
     splits : tuple of str
         The splits this corpus offers.
+
+    Examples
+    --------
+    >>> SOURCES["sst2"].splits, SOURCES["imdb"].mirror_filename
+    (('train', 'dev'), 'aclImdb_v1_labeled.tar.gz')
     """
 
     name: str
@@ -154,6 +159,12 @@ class Corpus:
         A stable identifier per document (SST-2: ``"train:<line number>"``; IMDB: ``"train/pos/123_9"``).
     source : str
         Path of the archive the corpus was read from.
+
+    Examples
+    --------
+    >>> corpus = Corpus("toy", "train", ["good", "bad", "fine"], np.array([1, 0, 1]), ["a", "b", "c"], "memory")
+    >>> len(corpus), corpus.subset([2, 0]).texts
+    (3, ['fine', 'good'])
     """
 
     name: str
@@ -166,8 +177,33 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def subset(self, indices) -> "Corpus":
-        """The documents at ``indices`` (kept in the given order)."""
+    def subset(self, indices) -> Corpus:
+        """The documents at ``indices`` (kept in the given order).
+
+        Parameters
+        ----------
+        indices : 1-D int array_like
+            Positions of the documents to keep, in ``[0, len(self))``; repeats are allowed.
+
+        Returns
+        -------
+        Corpus
+            Same name, split and source; texts, labels and ids at ``indices``.
+
+        Raises
+        ------
+        TypeError
+            If ``indices`` is not a 1-D integer array.
+        ValueError
+            If an index is out of range.
+
+        Examples
+        --------
+        >>> corpus = Corpus("toy", "train", ["good", "bad"], np.array([1, 0]), ["a", "b"], "memory")
+        >>> sub = corpus.subset([1])
+        >>> sub.texts, sub.labels, sub.ids
+        (['bad'], array([0]), ['b'])
+        """
         idx = np.asarray(indices)
         if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
             raise TypeError("indices must be a 1-D integer array")
@@ -176,10 +212,34 @@ class Corpus:
         return dataclasses.replace(self, texts=[self.texts[i] for i in idx], labels=self.labels[idx],
                                    ids=[self.ids[i] for i in idx])
 
-    def sample(self, size: int, *, rng) -> "Corpus":
+    def sample(self, size: int, *, rng) -> Corpus:
         """A random subset of ``size`` documents, stratified by label, in corpus order (same seed, same subset).
 
         Each label keeps its share of the corpus (rounded; the remainder goes to the largest classes first).
+
+        Parameters
+        ----------
+        size : int
+            Number of documents, ``1 <= size <= len(self)``.
+        rng : int or numpy.random.Generator
+            Seed or generator of the draw (keyword-only, required).
+
+        Returns
+        -------
+        Corpus
+            The sampled documents, in corpus order.
+
+        Raises
+        ------
+        ValueError
+            If ``size`` is not an integer in ``[1, len(self)]``.
+
+        Examples
+        --------
+        >>> corpus = Corpus("toy", "train", list("abcdef"), np.array([1, 1, 1, 1, 0, 0]), list("012345"), "memory")
+        >>> sample = corpus.sample(3, rng=0)
+        >>> len(sample), int(sample.labels.sum())
+        (3, 2)
         """
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= len(self):
             raise ValueError(f"size must be an integer in [1, {len(self)}], got {size!r}")
@@ -197,7 +257,22 @@ class Corpus:
 
 
 def cache_dir() -> Path:
-    """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``."""
+    """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not created here).
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get(CACHE_ENV)
+    >>> os.environ[CACHE_ENV] = "/tmp/posgeom-cache"
+    >>> str(cache_dir())
+    '/tmp/posgeom-cache'
+    >>> _ = os.environ.pop(CACHE_ENV) if old is None else os.environ.update({CACHE_ENV: old})
+    """
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env).expanduser()
@@ -273,10 +348,33 @@ def archive_path(name: str, *, data_dir: str | os.PathLike | None = None, progre
     Parameters
     ----------
     name : {"sst2", "imdb"}
+        The corpus.
     data_dir : path, optional
         A mirror folder; overrides ``$POSGEOM_DATA``.
     progress : bool, default False
         Show a download progress bar.
+
+    Returns
+    -------
+    pathlib.Path
+        The mirror file (hash checked) or the downloaded official archive (hash checked by pooch).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``name``, an empty ``$POSGEOM_DATA``, or a mirror file with the wrong sha256.
+    FileNotFoundError
+        The mirror folder or file does not exist.
+    OSError
+        The download failed.
+
+    Examples
+    --------
+    The corpora are read from the local mirror named by ``$POSGEOM_DATA`` (set in the book's tests and CI); without
+    it the official archive would be downloaded.
+
+    >>> archive_path("sst2").name
+    'SST-2.zip'
     """
     return _resolve(_source(name), data_dir, progress)[0]
 
@@ -443,7 +541,8 @@ def load_sst2(
 
     Parameters
     ----------
-    split : {"train", "dev"}
+    split : {"train", "dev"}, default "train"
+        The split.
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
         is downloaded into :func:`cache_dir` (once) and verified.
@@ -465,6 +564,16 @@ def load_sst2(
         The mirror folder or file does not exist.
     OSError
         The download failed (nothing is left in the cache).
+    TypeError
+        A split that is not a string.
+
+    Examples
+    --------
+    Read from the mirror named by ``$POSGEOM_DATA`` (a download without it):
+
+    >>> dev = load_sst2("dev")
+    >>> len(dev), int(dev.labels.sum()), dev.ids[0]
+    (872, 444, 'dev:2')
     """
     return _load("sst2", split, data_dir, progress, cache)
 
@@ -481,18 +590,40 @@ def load_imdb(
 
     Parameters
     ----------
-    split : {"train", "test"}
+    split : {"train", "test"}, default "train"
+        The split.
     html_breaks : {"keep", "space"}, default "keep"
         ``"keep"`` returns the reviews exactly as distributed, with their HTML line breaks ``<br />`` (which the
         WordPiece tokenizer turns into the four tokens ``<``, ``br``, ``/``, ``>``); ``"space"`` replaces every
         ``<br />`` (and ``<br/>``, ``<br>``) by one space.
-    data_dir, progress, cache
-        As in :func:`load_sst2` (the mirror file is ``aclImdb_v1_labeled.tar.gz``).
+    data_dir : path, optional
+        A mirror folder holding ``aclImdb_v1_labeled.tar.gz``; overrides ``$POSGEOM_DATA``.
+    progress : bool, default False
+        Show a download progress bar.
+    cache : bool, default True
+        Read/write the parsed corpus in ``cache_dir() / "parsed"``.
 
     Returns
     -------
     Corpus
         Negative reviews (label 0) then positive ones (label 1), each by increasing numeric file id.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``html_breaks`` or split, a mirror file with the wrong hash, or a corrupted archive.
+    FileNotFoundError
+        The mirror folder or file does not exist.
+    OSError
+        The download failed.
+
+    Examples
+    --------
+    Read from the mirror named by ``$POSGEOM_DATA`` (a few seconds the first time, then from the parsed cache):
+
+    >>> test = load_imdb("test", html_breaks="space")
+    >>> len(test), int(test.labels.sum()), "<br" in test.texts[0]
+    (25000, 12500, False)
     """
     if html_breaks not in ("keep", "space"):
         raise ValueError(f"html_breaks must be 'keep' or 'space', got {html_breaks!r}")

@@ -75,6 +75,27 @@ def sharded_position_counts(
     -------
     (n, V) CSR int64 matrix
         Exactly the counts of one pass over the concatenated shards.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``source`` holds no shard.
+    ImportError
+        Dask is needed (any ``scheduler`` but ``"local-process"``) and not installed.
+
+    Examples
+    --------
+    ``"local-process"`` gives the reference result without Dask; the other schedulers give the same counts.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from posgeom.data import CountingConvention
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "a.txt").write_text("a good film\\nbad\\n", encoding="utf-8")
+    ...     _ = (Path(tmp) / "b.txt").write_text("fine\\n", encoding="utf-8")
+    ...     counts = sharded_position_counts(tmp, CountingConvention(4), scheduler="local-process")
+    >>> counts.shape, counts.sum(axis=1).A.ravel()
+    ((4, 30522), array([3, 3, 3, 1]))
     """
     paths = [str(p) for p in shard_paths(source)]
     task = functools.partial(

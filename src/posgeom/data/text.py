@@ -89,6 +89,22 @@ class CountingConvention:
         ``"model"`` keeps ``[SEP]`` at position ``n-1`` of truncated sequences; ``"cut"`` drops it.
     min_length : int, optional
         Keep only sequences whose untruncated length is at least this (``1 <= min_length <= n``).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``truncation``, ``n_positions < 2`` with special tokens and model truncation, or ``min_length``
+        outside ``[1, n_positions]``.
+    TypeError
+        Non-bool flags or non-integer sizes.
+
+    Examples
+    --------
+    >>> convention = CountingConvention(4, min_length=3)
+    >>> convention.key
+    'n4-s1-p0-model-m3'
+    >>> convention.replace(special_tokens=False).describe()
+    'n=4, word pieces only, position i over sequences reaching it, only sequences of length >= 3'
     """
 
     n_positions: int
@@ -111,12 +127,45 @@ class CountingConvention:
             if m > n:
                 raise ValueError(f"min_length={m} exceeds n_positions={n}; use min_length <= n_positions")
 
-    def replace(self, **changes) -> "CountingConvention":
-        """A copy with some fields changed."""
+    def replace(self, **changes) -> CountingConvention:
+        """A copy with some fields changed.
+
+        Parameters
+        ----------
+        **changes
+            New values of fields (``n_positions``, ``special_tokens``, ``count_padding``, ``truncation``,
+            ``min_length``); validated as in the constructor.
+
+        Returns
+        -------
+        CountingConvention
+            The modified copy.
+
+        Raises
+        ------
+        ValueError, TypeError
+            An invalid field value, or an unknown field name (TypeError).
+
+        Examples
+        --------
+        >>> CountingConvention(8).replace(count_padding=True).count_padding
+        True
+        """
         return dataclasses.replace(self, **changes)
 
     def describe(self) -> str:
-        """A one-line human-readable statement of the convention."""
+        """A one-line human-readable statement of the convention.
+
+        Returns
+        -------
+        str
+            Window length, special tokens, padding rule, truncation and length filter.
+
+        Examples
+        --------
+        >>> CountingConvention(16, count_padding=True).describe()
+        'n=16, [CLS]/[SEP] counted, padding counted as [PAD], truncation=model'
+        """
         parts = [
             f"n={self.n_positions}",
             "[CLS]/[SEP] counted" if self.special_tokens else "word pieces only",
@@ -150,6 +199,20 @@ def load_tokenizer(name: str | os.PathLike = DEFAULT_MODEL):
     Returns
     -------
     transformers.PreTrainedTokenizerFast
+        A fast tokenizer (``tokenizer.is_fast`` is True).
+
+    Raises
+    ------
+    OSError
+        The tokenizer cannot be loaded (e.g. a hub id while offline).
+    TypeError
+        The tokenizer has no fast implementation.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()  # the offline all-MiniLM-L6-v2 files: no network
+    >>> len(tok), tok.cls_token_id, tok.sep_token_id, tok.pad_token_id
+    (30522, 101, 102, 0)
     """
     from transformers import AutoTokenizer
 
@@ -198,9 +261,11 @@ def iter_token_sequences(texts, tokenizer, convention: CountingConvention, *, ba
     Parameters
     ----------
     texts : sequence of str
+        The documents (not one string).
     tokenizer : transformers fast tokenizer
         E.g. from :func:`load_tokenizer`.
     convention : CountingConvention
+        What is counted.
     batch_size : int, default 1024
         Texts tokenised per call of the Rust batch encoder.
     progress : bool, default False
@@ -211,6 +276,20 @@ def iter_token_sequences(texts, tokenizer, convention: CountingConvention, *, ba
     list of 1-D int64 arrays
         The sequences of one batch, truncated to ``n`` and *not* padded (padding, when counted, is added by
         :func:`posgeom.position_counts` through its ``pad_id``). Sequences removed by ``min_length`` are left out.
+
+    Raises
+    ------
+    TypeError
+        ``convention`` is not a CountingConvention, ``texts`` is one string, or a text is not a string.
+    ValueError
+        Empty ``texts``, or special tokens requested from a tokenizer without ``[CLS]``/``[SEP]``.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()
+    >>> batches = iter_token_sequences(["the cat sat", "a dog"], tok, CountingConvention(4))
+    >>> [s.tolist() for batch in batches for s in batch]
+    [[101, 1996, 4937, 102], [101, 1037, 3899, 102]]
     """
     if not isinstance(convention, CountingConvention):
         raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
@@ -269,13 +348,18 @@ def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 10
     Parameters
     ----------
     texts : sequence of str
+        The documents.
     tokenizer : transformers fast tokenizer
+        E.g. from :func:`load_tokenizer`; ``V = len(tokenizer)``.
     convention : CountingConvention or int
         The convention, or just ``n_positions`` with the other fields given as keywords
         (``special_tokens``, ``count_padding``, ``truncation``, ``min_length``; see :class:`CountingConvention`).
     batch_size : int, default 1024
+        Texts tokenised per call of the Rust batch encoder.
     progress : bool, default False
         Show a ``tqdm`` progress bar.
+    **convention_fields
+        Fields of the convention when ``convention`` is an int (not allowed with a CountingConvention).
 
     Returns
     -------
@@ -284,11 +368,20 @@ def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 10
         Row sums are the number of sequences entering each position. Turn into ``mu_i`` with
         :func:`posgeom.position_distributions`.
 
+    Raises
+    ------
+    ValueError
+        No sequence passes the convention, or padding counted with a tokenizer without ``[PAD]``.
+    TypeError
+        Both a CountingConvention and keyword fields, or invalid texts.
+
     Examples
     --------
-    >>> tok = load_tokenizer()  # doctest: +SKIP
-    >>> corpus_position_counts(["a b", "c"], tok, 4).sum(axis=1).A.ravel()  # doctest: +SKIP
+    >>> tok = load_tokenizer()
+    >>> corpus_position_counts(["a b", "c"], tok, 4).sum(axis=1).A.ravel()
     array([2, 2, 2, 1])
+    >>> corpus_position_counts(["a b", "c"], tok, 4, count_padding=True).sum(axis=1).A.ravel()
+    array([2, 2, 2, 2])
     """
     convention = _as_convention(convention, convention_fields)
     vocab_size = len(tokenizer)
@@ -329,9 +422,39 @@ def corpus_incidence(texts, tokenizer, convention, *, batch_size: int = 1024, pr
 
     Same parameters and conventions as :func:`corpus_position_counts`; ``incidence.counts()`` equals its result.
 
+    Parameters
+    ----------
+    texts : sequence of str
+        The documents.
+    tokenizer : transformers fast tokenizer
+        E.g. from :func:`load_tokenizer`.
+    convention : CountingConvention or int
+        The convention, or ``n_positions`` with the other fields as keywords.
+    batch_size : int, default 1024
+        Texts tokenised per batch.
+    progress : bool, default False
+        Show a ``tqdm`` progress bar.
+    **convention_fields
+        Fields of the convention when ``convention`` is an int.
+
     Returns
     -------
     posgeom.corpus.SequenceIncidence
+        One row per counted sequence.
+
+    Raises
+    ------
+    ValueError
+        No sequence passes the convention, or padding counted with a tokenizer without ``[PAD]``.
+    TypeError
+        Both a CountingConvention and keyword fields, or invalid texts.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()
+    >>> inc = corpus_incidence(["a b", "c"], tok, 4)
+    >>> inc.n_sequences, (inc.counts() != corpus_position_counts(["a b", "c"], tok, 4)).nnz
+    (2, 0)
     """
     from ..corpus.incidence import SequenceIncidence
 
@@ -370,6 +493,32 @@ class TokenizedCorpus:
     are all decided from the first ``min(L, n)`` word pieces). Stored compactly as ``indptr`` + ``ids`` (int32).
 
     Build it with :func:`tokenize_corpus` or :func:`cached_tokenized_corpus`.
+
+    Parameters
+    ----------
+    indptr : 1-D int array of length ``m + 1``
+        Text ``k`` holds ``ids[indptr[k]:indptr[k + 1]]``; starts at 0 and ends at ``len(ids)``.
+    ids : 1-D int array
+        The word pieces of all texts, concatenated (stored as int32).
+    max_pieces : int
+        Word pieces kept per text: the largest ``n_positions`` the corpus can serve.
+    vocab_size : int
+        Vocabulary size ``V`` of the tokenizer.
+    cls_id, sep_id, pad_id : int or None
+        Ids of ``[CLS]``, ``[SEP]`` and ``[PAD]`` (``None`` if the tokenizer has none).
+
+    Raises
+    ------
+    ValueError
+        Inconsistent ``indptr``, or non-positive sizes.
+
+    Examples
+    --------
+    >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
+    >>> tc, len(tc), tc.lengths
+    (TokenizedCorpus(2 texts, 3 word pieces, max_pieces=4), 2, array([2, 1]))
+    >>> [s.tolist() for s in tc.sequences(CountingConvention(3))]
+    [[1, 7, 2], [1, 9, 2]]
     """
 
     def __init__(self, indptr, ids, *, max_pieces: int, vocab_size: int, cls_id, sep_id, pad_id):
@@ -406,7 +555,31 @@ class TokenizedCorpus:
             raise ValueError("count_padding=True needs a tokenizer with a [PAD] token")
 
     def sequences(self, convention: CountingConvention) -> list:
-        """The counted sequences (unpadded int64 arrays) under ``convention``."""
+        """The counted sequences (unpadded int64 arrays) under ``convention``.
+
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
+        Returns
+        -------
+        list of 1-D int64 ndarray
+            One per text that passes the convention (special tokens added, truncated, not padded).
+
+        Raises
+        ------
+        ValueError
+            ``n_positions > max_pieces``, special tokens or padding the tokenizer lacks, or no sequence passes.
+        TypeError
+            ``convention`` is not a CountingConvention.
+
+        Examples
+        --------
+        >>> tc = TokenizedCorpus([0, 3, 4], [7, 8, 9, 5], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
+        >>> [s.tolist() for s in tc.sequences(CountingConvention(4, truncation="cut"))]
+        [[1, 7, 8, 9], [1, 5, 2]]
+        """
         self._check(convention)
         out = []
         for a, b in zip(self.indptr[:-1], self.indptr[1:]):
@@ -420,12 +593,56 @@ class TokenizedCorpus:
         return out
 
     def counts(self, convention: CountingConvention) -> sp.csr_matrix:
-        """Position counts under ``convention`` (equal to :func:`corpus_position_counts` on the texts)."""
+        """Position counts under ``convention`` (equal to :func:`corpus_position_counts` on the texts).
+
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
+        Returns
+        -------
+        (n, V) CSR int64 matrix
+            Counts of the tokens at each position.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`sequences`.
+
+        Examples
+        --------
+        >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
+        >>> tc.counts(CountingConvention(4, count_padding=True)).toarray()[3]
+        array([1, 0, 1, 0, 0, 0, 0, 0, 0, 0])
+        """
         pad = self.pad_id if convention.count_padding else None
         return position_counts(self.sequences(convention), convention.n_positions, self.vocab_size, pad_id=pad)
 
     def incidence(self, convention: CountingConvention):
-        """The :class:`posgeom.corpus.SequenceIncidence` under ``convention``."""
+        """The :class:`posgeom.corpus.SequenceIncidence` under ``convention``.
+
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
+        Returns
+        -------
+        posgeom.corpus.SequenceIncidence
+            Its ``counts()`` equal :meth:`counts`.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`sequences`.
+
+        Examples
+        --------
+        >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
+        >>> tc.incidence(CountingConvention(4)).lengths
+        array([4, 3])
+        """
         from ..corpus.incidence import SequenceIncidence
 
         pad = self.pad_id if convention.count_padding else None
@@ -433,15 +650,56 @@ class TokenizedCorpus:
                                                 pad_id=pad)
 
     def save(self, path) -> None:
-        """Write to ``.npz`` atomically (temporary file + ``os.replace``)."""
+        """Write to ``.npz`` atomically (temporary file + ``os.replace``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Destination file, conventionally ending in ``.npz``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=None)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     tc.save(Path(tmp) / "tokens.npz")
+        ...     back = TokenizedCorpus.load(Path(tmp) / "tokens.npz")
+        >>> back, back.pad_id
+        (TokenizedCorpus(2 texts, 3 word pieces, max_pieces=4), None)
+        """
         meta = [self.max_pieces, self.vocab_size] + [-1 if x is None else int(x)
                                                      for x in (self.cls_id, self.sep_id, self.pad_id)]
         with atomic_open(path) as fh:
             np.savez(fh, indptr=self.indptr, ids=self.ids, meta=np.array(meta, dtype=np.int64))
 
     @classmethod
-    def load(cls, path) -> "TokenizedCorpus":
-        """Read a file written by :meth:`save` (plain arrays, ``allow_pickle=False``)."""
+    def load(cls, path) -> TokenizedCorpus:
+        """Read a file written by :meth:`save` (plain arrays, ``allow_pickle=False``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            An ``.npz`` file written by :meth:`save`.
+
+        Returns
+        -------
+        TokenizedCorpus
+            Equal to the saved one.
+
+        Raises
+        ------
+        OSError, KeyError, ValueError
+            An unreadable or foreign file.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     TokenizedCorpus([0, 1], [5], max_pieces=2, vocab_size=6, cls_id=1, sep_id=2, pad_id=0).save(
+        ...         Path(tmp) / "t.npz")
+        ...     TokenizedCorpus.load(Path(tmp) / "t.npz").ids
+        array([5], dtype=int32)
+        """
         with np.load(path, allow_pickle=False) as z:
             max_pieces, vocab_size, cls_id, sep_id, pad_id = (int(x) for x in z["meta"])
             return cls(z["indptr"], z["ids"], max_pieces=max_pieces, vocab_size=vocab_size,
@@ -456,15 +714,32 @@ def tokenize_corpus(texts, tokenizer, max_pieces: int = 512, *, batch_size: int 
     Parameters
     ----------
     texts : sequence of str
+        The documents.
     tokenizer : transformers fast tokenizer
+        E.g. from :func:`load_tokenizer`.
     max_pieces : int, default 512
         Largest ``n_positions`` the result can serve.
     batch_size : int, default 1024
+        Texts tokenised per batch.
     progress : bool, default False
+        Show a ``tqdm`` progress bar.
 
     Returns
     -------
     TokenizedCorpus
+        The first ``max_pieces`` word pieces of every text, with the tokenizer's special ids.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Empty or invalid ``texts``, or a non-positive ``max_pieces``.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()
+    >>> tc = tokenize_corpus(["the cat sat", "a dog"], tok, max_pieces=8)
+    >>> tc.lengths, tc.counts(CountingConvention(4)).sum(axis=1).A.ravel()
+    (array([3, 2]), array([2, 2, 2, 2]))
     """
     texts = _check_texts(texts)
     max_pieces = check_positive_int(max_pieces, "max_pieces")
@@ -486,18 +761,40 @@ def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: i
     Parameters
     ----------
     corpus : posgeom.data.Corpus
+        The texts (with ``name`` and ``split``, used in the cache file name).
     model : str, default "all-MiniLM-L6-v2"
         Tokenizer name (part of the cache key).
     max_pieces : int, default 512
+        Largest ``n_positions`` the result can serve (part of the cache key).
     tokenizer : transformers fast tokenizer, optional
         Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
         Cache folder; default ``posgeom.data.cache_dir() / "tokens"``.
+    batch_size : int, default 1024
+        Texts tokenised per batch (on a cache miss).
+    progress : bool, default False
+        Show a ``tqdm`` progress bar (on a cache miss).
+
+    Returns
+    -------
+    TokenizedCorpus
+        Read from the cache, or tokenised and then written to it (a read-only cache is not an error).
 
     Notes
     -----
     The key hashes the texts themselves, the model name and ``max_pieces``, so a changed corpus never reads a
     stale entry. Entries are ``.npz`` files (no pickle) written atomically; an unreadable entry is rebuilt.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from posgeom.data import Corpus
+    >>> corpus = Corpus("toy", "train", ["a good film", "dull"], np.array([1, 0]), ["0", "1"], "memory")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     first = cached_tokenized_corpus(corpus, max_pieces=8, cache=tmp)
+    ...     again = cached_tokenized_corpus(corpus, max_pieces=8, cache=tmp)  # read from the .npz entry
+    ...     len(list(Path(tmp).glob("*.npz"))), again.lengths
+    (1, array([3, 1]))
     """
     from .datasets import cache_dir
 

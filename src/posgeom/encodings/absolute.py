@@ -34,7 +34,30 @@ __all__ = [
 
 
 def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE."""
+    """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE.
+
+    Parameters
+    ----------
+    d : int
+        Width (even): one frequency per sine/cosine pair.
+    base : float, default 10000.0
+        Wavelength base, ``> 1``.
+
+    Returns
+    -------
+    (d // 2,) float ndarray
+        Decreasing frequencies, starting at 1.
+
+    Raises
+    ------
+    ValueError
+        Odd ``d`` or ``base <= 1``.
+
+    Examples
+    --------
+    >>> sinusoidal_frequencies(4, base=100.0)
+    array([1. , 0.1])
+    """
     d = check_positive_int(d, "d")
     if d % 2:
         raise ValueError(f"d must be even (sine/cosine pairs), got d={d}")
@@ -58,10 +81,27 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     d : int
         Model width (even).
     base : float, default 10000.0
+        Wavelength base of :func:`sinusoidal_frequencies`.
 
     Returns
     -------
-    (n, d) float array
+    (n, d) float ndarray
+        Row ``i`` encodes position ``i``.
+
+    Raises
+    ------
+    ValueError
+        Odd ``d``, non-positive ``n`` or ``base <= 1``.
+
+    Examples
+    --------
+    >>> P = sinusoidal_encoding(3, 4)
+    >>> P.round(3)
+    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
+           [ 0.841,  0.54 ,  0.01 ,  1.   ],
+           [ 0.909, -0.416,  0.02 ,  1.   ]])
+    >>> np.linalg.norm(P, axis=1).round(6)
+    array([1.414214, 1.414214, 1.414214])
     """
     n = check_positive_int(n, "n")
     theta = sinusoidal_frequencies(d, base)
@@ -79,14 +119,30 @@ def orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
     ----------
     d, r : int
         Model width and configuration dimension, ``1 <= r <= d``.
-    seed : int or None, default None
+    rng : int, numpy.random.Generator or None, default None
         ``None``: the first ``r`` standard basis vectors (``W = [I_r; 0]``, i.e. the configuration is padded with
-        ``d - r`` zero coordinates). An int: a Haar-random frame, the Q factor (signs fixed so ``diag(R) > 0``) of
-        the QR decomposition of a standard Gaussian ``d x r`` matrix drawn with ``numpy.random.default_rng(seed)``.
+        ``d - r`` zero coordinates). A seed or Generator: a Haar-random frame, the Q factor (signs fixed so
+        ``diag(R) > 0``) of the QR decomposition of a standard Gaussian ``d x r`` matrix drawn from it.
 
     Returns
     -------
-    (d, r) float array with orthonormal columns.
+    (d, r) float ndarray
+        Orthonormal columns.
+
+    Raises
+    ------
+    ValueError
+        ``r > d`` or a non-positive size.
+
+    Examples
+    --------
+    >>> orthonormal_frame(3, 2)
+    array([[1., 0.],
+           [0., 1.],
+           [0., 0.]])
+    >>> W = orthonormal_frame(5, 2, rng=0)
+    >>> np.allclose(W.T @ W, np.eye(2))
+    True
     """
     d = check_positive_int(d, "d")
     r = check_positive_int(r, "r")
@@ -104,6 +160,35 @@ def place_in_width(X, d: int, *, rng=None) -> np.ndarray:
 
     An orthonormal ``W`` is an isometry from ``R^r`` into ``R^d``: every distance ``||x_i - x_j||`` is kept, so the
     stress of the placed encoding equals the stress of ``X``, whatever ``rng``.
+
+    Parameters
+    ----------
+    X : (n, r) array_like
+        A configuration, rows are positions.
+    d : int
+        Model width, ``>= r``.
+    rng : int, numpy.random.Generator or None, default None
+        Frame of :func:`orthonormal_frame`: ``None`` pads with zeros, a seed draws a random orthonormal frame.
+
+    Returns
+    -------
+    (n, d) float ndarray
+        ``X W^T``, with the same pairwise distances as ``X``.
+
+    Raises
+    ------
+    ValueError
+        ``r > d``, or ``X`` not a finite 2-D array.
+
+    Examples
+    --------
+    >>> place_in_width([[1.0], [2.0]], 3)
+    array([[1., 0., 0.],
+           [2., 0., 0.]])
+    >>> from posgeom.geometry import pairwise_distances
+    >>> pairwise_distances(place_in_width([[0.0], [2.0]], 4, rng=0)).round(6)
+    array([[0., 2.],
+           [2., 0.]])
     """
     X = check_matrix(X, "X")
     W = orthonormal_frame(d, X.shape[1], rng=rng)
@@ -125,14 +210,30 @@ def mds_encoding(D, d: int, rank: int | None = None, *, rng=None, tol: float | N
         Model width; must be ``>= rank``.
     rank : int, optional
         Number of MDS dimensions ``r``. ``None`` keeps the whole positive part of ``B`` (its numerical rank).
-    seed : int or None, default None
-        Placement: ``None`` pads with zeros (first ``r`` coordinates), an int draws a seeded random orthonormal frame.
+    rng : int, numpy.random.Generator or None, default None
+        Placement: ``None`` pads with zeros (first ``r`` coordinates), a seed draws a random orthonormal frame.
     tol : float, optional
         Eigenvalue tolerance passed to :func:`posgeom.classical_mds`.
 
     Returns
     -------
-    (n, d) float array; rows are positions.
+    (n, d) float ndarray
+        Rows are positions.
+
+    Raises
+    ------
+    ValueError
+        An invalid ``D``, a ``rank`` above the numerical rank or above ``d``, or a ``D`` that is zero everywhere.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> P = mds_encoding(D, d=3)
+    >>> P.shape
+    (4, 3)
+    >>> from posgeom.geometry import pairwise_distances
+    >>> np.allclose(pairwise_distances(P), D)
+    True
     """
     d = check_positive_int(d, "d")
     result = classical_mds(D, rank, tol=tol)
@@ -161,6 +262,14 @@ class LowRankFactors:
         ``left @ right``.
     singular_values : (min(n, d),) array
         All singular values of ``P``, descending.
+
+    Examples
+    --------
+    >>> f = low_rank_factors(sinusoidal_encoding(16, 8), 2)
+    >>> f.left.shape, f.right.shape, f.rank, f.n_parameters, f.n_full_parameters
+    ((16, 2), (2, 8), 2, 48, 128)
+    >>> round(f.saving, 3), round(f.relative_error, 3)
+    (0.625, 0.408)
     """
 
     left: np.ndarray
@@ -196,7 +305,21 @@ class LowRankFactors:
         return float(np.sqrt(np.sum(s[self.rank :] ** 2) / total)) if total > 0 else 0.0
 
     def product(self) -> np.ndarray:
-        """The rank-``r`` encoding ``left @ right`` (n x d)."""
+        """The rank-``r`` encoding ``left @ right`` (n x d).
+
+        Returns
+        -------
+        (n, d) float ndarray
+            The best rank-``r`` approximation of the factorised encoding.
+
+        Examples
+        --------
+        >>> P = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
+        >>> np.allclose(low_rank_factors(P, 2).product(), P)
+        True
+        >>> low_rank_factors(P, 1).product().shape
+        (3, 2)
+        """
         return self.left @ self.right
 
 
@@ -218,6 +341,19 @@ def low_rank_factors(P, r: int) -> LowRankFactors:
     Returns
     -------
     LowRankFactors
+        ``left`` (n x r), ``right`` (r x d) and all singular values.
+
+    Raises
+    ------
+    ValueError
+        ``r > min(n, d)`` or ``P`` not a finite 2-D array.
+
+    Examples
+    --------
+    >>> P = sinusoidal_encoding(8, 4)
+    >>> f = low_rank_factors(P, 4)
+    >>> np.allclose(f.product(), P), round(f.relative_error, 6)
+    (True, 0.0)
     """
     P = check_matrix(P, "P")
     r = check_positive_int(r, "r")

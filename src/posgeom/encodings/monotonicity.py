@@ -68,6 +68,12 @@ class RankCorrelation:
         Number of pairs ``i < j`` used.
     max_lag : int or None
         Largest lag used (``None``: all lags).
+
+    Examples
+    --------
+    >>> r = rank_correlations(np.arange(5.0)[:, None])
+    >>> r.spearman, r.kendall, r.n_positions, r.n_pairs, r.max_lag
+    (1.0, 1.0, 5, 10, None)
     """
 
     spearman: float
@@ -89,6 +95,12 @@ class TripleMonotonicity:
         Fraction of monotone triples over all anchors (anchors weighted by their number of triples).
     n_triples : int
         Number of triples counted.
+
+    Examples
+    --------
+    >>> t = triple_monotonicity(np.arange(4.0)[:, None])
+    >>> t.per_position, t.overall, t.n_triples
+    (array([1., 1., 1., 1.]), 1.0, 8)
     """
 
     per_position: np.ndarray
@@ -116,12 +128,25 @@ def position_distances(X, *, kind: str = "encoding", first: int | None = None) -
     X : (n, d) array or (n, n) distance matrix
         An encoding (rows = positions) or, with ``kind="distances"``, a distance matrix.
     kind : {"encoding", "distances"}, default "encoding"
+        How ``X`` is read: an encoding whose Euclidean row distances are taken, or a distance matrix.
     first : int, optional
         Keep positions ``0..first-1`` (``2 <= first <= n``); default all.
 
     Returns
     -------
-    (k, k) float array: Euclidean distances ``||p_i - p_j||`` (encoding) or the validated matrix (distances).
+    (k, k) float ndarray
+        Euclidean distances ``||p_i - p_j||`` (encoding) or the validated matrix (distances).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``kind``, an invalid encoding or distance matrix, or ``first`` outside ``[2, n]``.
+
+    Examples
+    --------
+    >>> position_distances([[0.0], [1.0], [3.0]], first=2)
+    array([[0., 1.],
+           [1., 0.]])
     """
     kind = _check_kind(kind)
     if kind == "encoding":
@@ -150,7 +175,20 @@ def distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
 
     Returns
     -------
-    distances, lags : 1-D arrays of equal length, in ``numpy.triu_indices`` order (row-major over ``i < j``).
+    distances : 1-D float ndarray
+        ``D_ij`` of each pair, in ``numpy.triu_indices`` order (row-major over ``i < j``).
+    lags : 1-D int ndarray
+        ``j - i`` of each pair, same length and order.
+
+    Raises
+    ------
+    ValueError
+        As :func:`position_distances`, or ``max_lag`` outside ``[2, k - 1]``.
+
+    Examples
+    --------
+    >>> distance_lag_pairs([[0.0], [1.0], [3.0]])
+    (array([1., 3., 2.]), array([1, 2, 1]))
     """
     D = position_distances(X, kind=kind, first=first)
     i, j = np.triu_indices(D.shape[0], k=1)
@@ -179,7 +217,9 @@ def rank_correlations(X, *, kind: str = "encoding", first: int | None = None, ma
     Parameters
     ----------
     X : (n, d) encoding or (n, n) distance matrix
+        What is measured.
     kind : {"encoding", "distances"}, default "encoding"
+        How ``X`` is read (see :func:`position_distances`).
     first : int, optional
         Use positions ``0..first-1`` only.
     max_lag : int, optional
@@ -191,11 +231,12 @@ def rank_correlations(X, *, kind: str = "encoding", first: int | None = None, ma
     Returns
     -------
     RankCorrelation
+        Both correlations with the numbers of positions and pairs used.
 
     Raises
     ------
     ValueError
-        All distances are equal (the correlation is undefined).
+        All distances are equal (the correlation is undefined), or invalid ``X``, ``kind``, ``first``, ``max_lag``.
 
     Examples
     --------
@@ -235,6 +276,19 @@ def triple_monotonicity(X, *, kind: str = "encoding", first: int | None = None) 
     Returns
     -------
     TripleMonotonicity
+        Per-anchor and pooled fractions of monotone triples.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 positions, or invalid ``X``, ``kind`` or ``first``.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0], [2.0]])  # position 3 lies between 1 and 2
+    >>> t = triple_monotonicity(X)
+    >>> t.per_position.round(3), round(t.overall, 3), t.n_triples
+    (array([0.667, 0.   , 1.   , 1.   ]), 0.75, 8)
 
     Notes
     -----
@@ -272,6 +326,7 @@ def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearm
     rng : int or numpy.random.Generator
         Randomness of the permutations.
     n_permutations : int, default 200
+        Number of random permutations ``B`` in the Monte Carlo null.
     method : {"spearman", "kendall"}, default "spearman"
         Kendall costs about ``0.1 s`` per permutation for 512 positions; Spearman uses a fast exact path (the
         multiset of pair distances is permutation-invariant, so its ranks are computed once).
@@ -281,6 +336,17 @@ def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearm
     posgeom.inference.PermutationTest
         One-sided (``alternative="greater"``): how often an encoding with the same distances but no positional
         order is at least as monotone.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``, constant distances, or invalid ``X``, ``kind``, ``first``, ``max_lag``.
+
+    Examples
+    --------
+    >>> test = permutation_test(np.arange(8.0)[:, None], rng=0, n_permutations=50)
+    >>> test.statistic, round(test.p_value, 4), test.null.shape
+    (1.0, 0.0196, (50,))
     """
     method = _check_method(method)
     rng = check_rng(rng)
@@ -332,17 +398,33 @@ def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95,
     P : (n, d) array, d >= 2
         The encoding.
     rng : int or numpy.random.Generator
+        Seed of the column resampling.
     n_boot : int, default 200
+        Number of resamples (``>= 2``).
     confidence : float, default 0.95
         Coverage of the percentile interval (:class:`posgeom.inference.BootstrapResult`).
     method : {"spearman", "kendall"}, default "spearman"
+        The rank correlation bootstrapped.
     first, max_lag
         As in :func:`rank_correlations`.
 
     Returns
     -------
     posgeom.inference.BootstrapResult
-        ``estimate`` on ``P`` itself, ``samples`` on the resamples.
+        ``estimate`` on ``P`` itself, ``samples`` on the resamples (a resample with constant distances scores 0).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 columns, ``n_boot < 2``, ``confidence`` outside ``(0, 1)``, unknown ``method``, or ``first``
+        larger than ``n``.
+
+    Examples
+    --------
+    >>> from posgeom.encodings import sinusoidal_encoding
+    >>> res = bootstrap_dimensions(sinusoidal_encoding(10, 8), rng=0, n_boot=20)
+    >>> res.samples.shape, round(res.estimate, 3)
+    ((20,), 0.148)
     """
     method = _check_method(method)
     rng = check_rng(rng)

@@ -2,7 +2,8 @@
 each induces between positions.
 
 ALiBi, RoPE and T5 add no vector to the tokens, so their stress needs an *induced distance* between positions
-(the paper leaves this open; the book's convention, used by every chapter, is in :func:`posgeom.encodings.induced_distances`):
+(the paper leaves this open; the book's convention, used by every chapter, is in
+:func:`posgeom.encodings.induced_distances`):
 
 * ALiBi: ``m |i - j|``, the magnitude of its linear attention bias (:func:`alibi_distances`), with head slopes
   ``m_h`` from :func:`alibi_slopes`;
@@ -49,7 +50,13 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
     Returns
     -------
-    (n_heads,) float array of positive slopes.
+    (n_heads,) float ndarray
+        Positive, decreasing slopes.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``n_heads`` is not a positive integer.
 
     Examples
     --------
@@ -80,6 +87,23 @@ def alibi_distances(n: int, slope: float = 1.0) -> np.ndarray:
     slope : float, default 1.0
         The head's slope ``m > 0``. Stress is scale-dependent, so the slope matters for raw stress and not for
         scale-optimal stress.
+
+    Returns
+    -------
+    (n, n) float ndarray
+        ``slope * |i - j|``.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2`` or a slope that is not a finite positive number.
+
+    Examples
+    --------
+    >>> alibi_distances(3, slope=0.5)
+    array([[0. , 0.5, 1. ],
+           [0.5, 0. , 0.5],
+           [1. , 0.5, 0. ]])
     """
     n = check_positive_int(n, "n", minimum=2)
     if not (isinstance(slope, numbers.Real) and np.isfinite(slope) and slope > 0):
@@ -114,6 +138,7 @@ def rope_distances(n: int, d: int, base: float = 10000.0, *, x=None) -> np.ndarr
     d : int
         Head dimension (even).
     base : float, default 10000.0
+        Wavelength base of :func:`~posgeom.encodings.sinusoidal_frequencies`.
     x : (d,) array, optional
         The rotated vector. Default: every block of unit norm, ``x = (0, 1, 0, 1, ...)``. With this choice
         ``R_i x`` is *exactly* row ``i`` of :func:`sinusoidal_encoding` and the distances are exactly
@@ -122,7 +147,20 @@ def rope_distances(n: int, d: int, base: float = 10000.0, *, x=None) -> np.ndarr
 
     Returns
     -------
-    (n, n) float array, symmetric, zero diagonal; computed by rotating ``x``, not from the closed form.
+    (n, n) float ndarray
+        Symmetric, zero diagonal; computed by rotating ``x``, not from the closed form.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2``, odd ``d``, ``base <= 1``, or an ``x`` of the wrong length or with NaN/inf.
+
+    Examples
+    --------
+    >>> from posgeom.encodings import sinusoidal_encoding
+    >>> from posgeom.geometry import pairwise_distances
+    >>> np.allclose(rope_distances(5, 4), pairwise_distances(sinusoidal_encoding(5, 4)))
+    True
     """
     n = check_positive_int(n, "n", minimum=2)
     theta = sinusoidal_frequencies(d, base)
@@ -148,10 +186,30 @@ def t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 1
     ----------
     relative_position : int array
         ``j - i`` (key position minus query position).
+    num_buckets : int, default 32
+        Total number of buckets (``>= 4``), split in two halves when ``bidirectional``.
+    max_distance : int, default 128
+        Offsets at or beyond it share the last bucket; must exceed the number of exact buckets.
+    bidirectional : bool, default True
+        Separate buckets for positive and negative offsets; ``False`` buckets only ``j <= i`` (positive offsets
+        map to bucket 0).
 
     Returns
     -------
-    int array of bucket ids in ``[0, num_buckets)``, same shape as the input.
+    int64 ndarray
+        Bucket ids in ``[0, num_buckets)``, same shape as the input.
+
+    Raises
+    ------
+    TypeError
+        Non-integer ``relative_position``.
+    ValueError
+        ``num_buckets < 4``, or ``max_distance`` not above the number of exact buckets.
+
+    Examples
+    --------
+    >>> t5_bucket(np.array([-200, -20, -3, 0, 3, 20]))
+    array([15, 10,  3,  0, 19, 26])
     """
     num_buckets = check_positive_int(num_buckets, "num_buckets", minimum=4)
     max_distance = check_positive_int(max_distance, "max_distance", minimum=2)
@@ -185,6 +243,33 @@ def t5_bucket_distances(n: int, *, num_buckets: int = 32, max_distance: int = 12
     ``delta_ij = bucket(|i - j|)`` (the bucket of the non-negative offset in the bidirectional scheme): equal to
     ``|i - j|`` for short offsets and growing logarithmically for long ones (saturating at ``max_distance``). It is
     symmetric with a zero diagonal; it is not guaranteed to satisfy the triangle inequality.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (``>= 2``).
+    num_buckets : int, default 32
+        Total number of buckets of the bidirectional scheme.
+    max_distance : int, default 128
+        Offsets at or beyond it share the last bucket.
+
+    Returns
+    -------
+    (n, n) float ndarray
+        ``bucket(|i - j|)``.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2`` or invalid bucket parameters (see :func:`t5_bucket`).
+
+    Examples
+    --------
+    >>> t5_bucket_distances(4, num_buckets=8, max_distance=16)
+    array([[0., 1., 2., 2.],
+           [1., 0., 1., 2.],
+           [2., 1., 0., 1.],
+           [2., 2., 1., 0.]])
     """
     n = check_positive_int(n, "n", minimum=2)
     i = np.arange(n)

@@ -23,6 +23,30 @@ __all__ = [
 
 
 def pairwise_distances(P) -> np.ndarray:
-    """Euclidean distances ``||p_i - p_j||`` between the rows of an encoding ``P`` (n x d) as an (n x n) array."""
+    """Euclidean distances ``||p_i - p_j||`` between the rows of an encoding ``P`` (n x d) as an (n x n) array.
+
+    Parameters
+    ----------
+    P : (n, d) array_like
+        An encoding: row ``i`` is the vector of position ``i`` (``n >= 2``).
+
+    Returns
+    -------
+    (n, n) float ndarray
+        Symmetric, zero diagonal.
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not 2-D, has fewer than two rows, or holds NaN/inf.
+    TypeError
+        If ``P`` is not numeric.
+
+    Examples
+    --------
+    >>> pairwise_distances([[0.0, 0.0], [3.0, 4.0]])
+    array([[0., 5.],
+           [5., 0.]])
+    """
     P = check_matrix(P, "P", min_rows=2)
     return squareform(pdist(P))

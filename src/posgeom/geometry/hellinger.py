@@ -48,7 +48,20 @@ def bhattacharyya_coefficients(P) -> np.ndarray:
 
     Returns
     -------
-    (n, n) float array, symmetric, with unit diagonal, entries clipped to ``[0, 1]``.
+    BC : (n, n) float ndarray
+        Symmetric, with unit diagonal, entries clipped to ``[0, 1]``; ``d_H^2 = 1 - BC``.
+
+    Raises
+    ------
+    ValueError
+        If a row is not a probability distribution (negative entries, or not summing to 1), or ``P`` is not
+        finite and 2-D.
+
+    Examples
+    --------
+    >>> bhattacharyya_coefficients([[0.5, 0.5], [1.0, 0.0]]).round(3)
+    array([[1.   , 0.707],
+           [0.707, 1.   ]])
     """
     BC = _sqrt_gram(P)
     BC = np.clip(BC, 0.0, 1.0)
@@ -89,10 +102,19 @@ def hellinger_distances(P) -> np.ndarray:
 
     Returns
     -------
-    (n, n) float array, symmetric, zero diagonal, entries in ``[0, 1]``.
+    D : (n, n) float ndarray
+        Symmetric, zero diagonal, entries in ``[0, 1]``, with ``D**2 = 1 - BC``.
+
+    Raises
+    ------
+    ValueError
+        If a row is not a probability distribution, or ``P`` is not finite and 2-D.
 
     Examples
     --------
+    >>> hellinger_distances([[0.5, 0.5], [1.0, 0.0]]).round(3)
+    array([[0.   , 0.541],
+           [0.541, 0.   ]])
     >>> hellinger_distances([[1.0, 0.0], [0.0, 1.0]])
     array([[0., 1.],
            [1., 0.]])
@@ -111,6 +133,26 @@ def hellinger_from_products(sq_norm_a, sq_norm_b, cross):
 
     ``d_H = sqrt((||a||^2 + ||b||^2) / 2 - a.b)``, clipped to ``[0, 1]``: the one formula every Hellinger computation
     of the package uses (with the computed norms, equal distributions give exactly 0). Arrays broadcast.
+
+    Parameters
+    ----------
+    sq_norm_a : float or array
+        ``||a||^2 = sum_k mu_k`` as computed (1 up to rounding).
+    sq_norm_b : float or array
+        ``||b||^2 = sum_k nu_k`` as computed.
+    cross : float or array
+        ``a.b``, the Bhattacharyya coefficient ``BC(mu, nu)``.
+
+    Returns
+    -------
+    float ndarray
+        ``d_H`` (Hellinger normalisation ``d_H^2 = 1 - BC`` for unit norms), broadcast shape of the inputs.
+
+    Examples
+    --------
+    >>> a, b = np.sqrt([0.5, 0.5]), np.sqrt([1.0, 0.0])
+    >>> float(hellinger_from_products(a @ a, b @ b, a @ b).round(3))
+    0.541
     """
     return np.sqrt(np.clip(0.5 * (sq_norm_a + sq_norm_b) - cross, 0.0, 1.0))
 
@@ -120,5 +162,26 @@ def fisher_rao_distances(P) -> np.ndarray:
 
     Relation to the Hellinger distance: ``d_FR = 4 arcsin(d_H / sqrt(2))`` (arc against chord on the sphere of
     radius 2), so ``d_FR >= 2 sqrt(2) d_H`` with equality only in the limit of nearby distributions.
+
+    Parameters
+    ----------
+    P : (n, V) array or sparse matrix
+        Rows are probability distributions.
+
+    Returns
+    -------
+    (n, n) float ndarray
+        Symmetric, zero diagonal, entries in ``[0, pi]`` (``pi`` for disjoint supports).
+
+    Raises
+    ------
+    ValueError
+        If a row is not a probability distribution, or ``P`` is not finite and 2-D.
+
+    Examples
+    --------
+    >>> fisher_rao_distances([[1.0, 0.0], [0.0, 1.0]]).round(4)
+    array([[0.    , 3.1416],
+           [3.1416, 0.    ]])
     """
     return 2.0 * np.arccos(bhattacharyya_coefficients(P))

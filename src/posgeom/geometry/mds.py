@@ -43,6 +43,12 @@ class ClassicalMDS:
         Numerical rank of the positive part of ``B``: the number of eigenvalues ``> tol``.
     tol : float
         The tolerance used, ``n * eps * max|lambda|`` unless given.
+
+    Examples
+    --------
+    >>> result = classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]])
+    >>> result.rank, result.embedding.shape, round(result.negative_mass, 6)
+    (2, (3, 2), 0.0)
     """
 
     embedding: np.ndarray
@@ -53,7 +59,14 @@ class ClassicalMDS:
 
     @property
     def negative_mass(self) -> float:
-        """Share of ``sum |lambda|`` carried by negative eigenvalues beyond ``tol``: 0 for a Euclidean ``D``."""
+        """Share of ``sum |lambda|`` carried by negative eigenvalues beyond ``tol``: 0 for a Euclidean ``D``.
+
+        Examples
+        --------
+        >>> D = np.array([[0.0, 1.0, 1.0, 1.0], [1.0, 0.0, 2.0, 2.0], [1.0, 2.0, 0.0, 2.0], [1.0, 2.0, 2.0, 0.0]])
+        >>> round(classical_mds(D).negative_mass, 3)  # no four points in any R^k have these distances
+        0.059
+        """
         lam = self.eigenvalues
         total = float(np.abs(lam).sum())
         return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
@@ -75,6 +88,11 @@ def eigenvector_signs(U) -> np.ndarray:
     (k,) ndarray of +1.0 / -1.0
         Multiply ``U`` (and, for an SVD, the matching rows of ``V^T``) by it.
 
+    Raises
+    ------
+    ValueError
+        If ``U`` is not 2-D.
+
     Examples
     --------
     >>> eigenvector_signs(np.array([[0.6, -0.1], [-0.8, 0.2]]))
@@ -88,7 +106,29 @@ def eigenvector_signs(U) -> np.ndarray:
 
 
 def double_centered_gram(D) -> np.ndarray:
-    """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration)."""
+    """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration).
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        Symmetric, non-negative, zero-diagonal distances (``n >= 2``); ``D * D`` is the element-wise square.
+
+    Returns
+    -------
+    B : (n, n) float ndarray
+        Symmetric, rows and columns summing to 0; positive semidefinite exactly when ``D`` is Euclidean.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` is not a valid distance matrix (square, finite, non-negative, symmetric, zero diagonal).
+
+    Examples
+    --------
+    >>> double_centered_gram([[0.0, 2.0], [2.0, 0.0]])
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
     D = check_distance_matrix(D)
     D2 = D * D
     B = D2 - D2.mean(axis=0, keepdims=True) - D2.mean(axis=1, keepdims=True) + D2.mean()
@@ -97,7 +137,27 @@ def double_centered_gram(D) -> np.ndarray:
 
 
 def numerical_rank(eigenvalues, tol: float | None = None) -> int:
-    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``)."""
+    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``).
+
+    Parameters
+    ----------
+    eigenvalues : 1-D array_like
+        Eigenvalues ``lambda`` (any order); negative ones never count.
+    tol : float, optional
+        Threshold; eigenvalues ``<= tol`` count as zero.
+
+    Returns
+    -------
+    int
+        How many eigenvalues exceed ``tol``.
+
+    Examples
+    --------
+    >>> numerical_rank([2.0, 1e-17, -0.5])
+    1
+    >>> numerical_rank([2.0, 0.1], tol=0.5)
+    1
+    """
     lam = np.asarray(eigenvalues, dtype=float)
     if tol is None:
         tol = lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
@@ -120,6 +180,26 @@ def classical_mds(D, rank: int | None = None, *, tol: float | None = None) -> Cl
     Returns
     -------
     ClassicalMDS
+        The embedding (``n x r``) with all eigenvalues, eigenvectors, the numerical rank and the tolerance.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` is not a valid distance matrix, or ``rank`` exceeds ``n`` or the numerical rank.
+    TypeError
+        If ``rank`` is not an integer.
+
+    Examples
+    --------
+    >>> D = [[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]
+    >>> from posgeom.geometry import pairwise_distances
+    >>> X = classical_mds(D).embedding
+    >>> pairwise_distances(X).round(6)
+    array([[0., 3., 5.],
+           [3., 0., 4.],
+           [5., 4., 0.]])
+    >>> classical_mds(D, rank=1).embedding.shape
+    (3, 1)
     """
     B = double_centered_gram(D)
     n = B.shape[0]

@@ -56,6 +56,12 @@ def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | Non
         Randomness of the splits.
     n_splits : int, default 1
         Number of independent random splits.
+    n_positions : int, optional
+        Number of positions ``n`` (token id sequences only).
+    vocab_size : int, optional
+        Vocabulary size ``V`` (token id sequences only).
+    pad_id : int, optional
+        Count padding with this id (token id sequences only), as in :func:`posgeom.position_counts`.
 
     Returns
     -------
@@ -67,7 +73,18 @@ def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | Non
     Raises
     ------
     ValueError
-        A position receives no sequence in one half (too few sequences reach it): use fewer positions.
+        A position receives no sequence in one half (too few sequences reach it): use fewer positions; or fewer
+        than 2 sequences.
+    TypeError
+        ``n_positions``/``vocab_size`` missing for sequences, or passed together with a ``SequenceIncidence``.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> X = synthetic_corpus(200, 4, 10, rng=0)
+    >>> floor = split_half_distances(X, rng=0, n_splits=2, n_positions=4, vocab_size=10)
+    >>> floor.shape, bool(floor.max() < 0.3)
+    ((2, 4), True)
     """
     inc = _as_incidence(data, n_positions, vocab_size, pad_id)
     rng = check_rng(rng)
@@ -97,7 +114,8 @@ def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: 
 
     Parameters
     ----------
-    data : SequenceIncidence, or token id sequences (then also ``n_positions``, ``vocab_size``, ``pad_id``)
+    data : SequenceIncidence, or token id sequences
+        With sequences, also pass ``n_positions`` and ``vocab_size`` (and ``pad_id`` to count padding).
     statistic : callable
         ``statistic(D) -> float or ndarray`` with ``D`` the (n x n) Hellinger distance matrix of a (re)sample.
     rng : int or numpy.random.Generator
@@ -105,20 +123,44 @@ def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: 
     n_boot : int, default 200
         Number of resamples.
     confidence : float, default 0.95
+        Coverage of the percentile intervals, strictly between 0 and 1.
+    n_positions : int, optional
+        Number of positions ``n`` (token id sequences only).
+    vocab_size : int, optional
+        Vocabulary size ``V`` (token id sequences only).
+    pad_id : int, optional
+        Count padding with this id (token id sequences only).
     dtype : numpy dtype, default float64
         Storage type of the replicates (float32 halves the memory of matrix-valued statistics).
 
     Returns
     -------
     BootstrapResult
+        ``estimate`` on the whole corpus, ``samples`` of shape ``(n_boot, *shape)``, and the intervals.
+
+    Raises
+    ------
+    ValueError
+        ``n_boot < 2``, ``confidence`` outside ``(0, 1)``, or a resample that leaves a position without observations.
+    TypeError
+        ``statistic`` not callable, or ``n_positions``/``vocab_size`` missing for sequences.
 
     Notes
     -----
     Each resample draws ``m`` sequences uniformly with replacement (``w = bincount(integers(0, m, m))``). The cost
     of a resample is one pass over the tokens plus one Hellinger matrix (an ``n x n x U`` product over the ``U``
-    tokens that occur), computed with single-threaded BLAS (faster for these products, and bit-reproducible). A resample that leaves a position without observations raises a ValueError: use fewer
-    positions. Percentile intervals describe sampling variability; they are not centred on the true value when the
-    estimator is biased (see :attr:`BootstrapResult.bias`).
+    tokens that occur), computed with single-threaded BLAS (faster for these products, and bit-reproducible). A
+    resample that leaves a position without observations raises a ValueError: use fewer positions. Percentile
+    intervals describe sampling variability; they are not centred on the true value when the estimator is biased
+    (see :attr:`BootstrapResult.bias`).
+
+    Examples
+    --------
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> X = synthetic_corpus(100, 4, 10, rng=0, regime="abrupt", n_topics=2)
+    >>> res = bootstrap_statistic(X, lambda D: D[0, 3], rng=0, n_boot=20, n_positions=4, vocab_size=10)
+    >>> res.samples.shape, bool(res.lower <= res.estimate <= res.upper)
+    ((20,), True)
     """
     inc = _as_incidence(data, n_positions, vocab_size, pad_id)
     rng = check_rng(rng)
@@ -149,6 +191,43 @@ def bootstrap_distances(data, *, rng, n_boot: int = 200, confidence: float = 0.9
     Same parameters as :func:`bootstrap_statistic`. Replicates are stored as ``float32`` by default
     (``n_boot * n^2 * 4`` bytes; 200 MB at ``n = 512``, ``n_boot = 200``): pass a reduced statistic to
     :func:`bootstrap_statistic` when memory matters.
+
+    Parameters
+    ----------
+    data : SequenceIncidence, or token id sequences
+        With sequences, also pass ``n_positions`` and ``vocab_size`` (and ``pad_id`` to count padding).
+    rng : int or numpy.random.Generator
+        Seed of the resampling.
+    n_boot : int, default 200
+        Number of resamples (``>= 2``).
+    confidence : float, default 0.95
+        Coverage of the percentile intervals.
+    n_positions : int, optional
+        Number of positions ``n`` (token id sequences only).
+    vocab_size : int, optional
+        Vocabulary size ``V`` (token id sequences only).
+    pad_id : int, optional
+        Count padding with this id (token id sequences only).
+    dtype : numpy dtype, default float32
+        Storage type of the replicates.
+
+    Returns
+    -------
+    BootstrapResult
+        ``estimate`` is the (n, n) plug-in Hellinger matrix; ``samples`` has shape ``(n_boot, n, n)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`bootstrap_statistic`.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> X = synthetic_corpus(100, 3, 8, rng=0)
+    >>> res = bootstrap_distances(X, rng=0, n_boot=10, n_positions=3, vocab_size=8)
+    >>> res.samples.shape, res.samples.dtype, res.lower.shape
+    ((10, 3, 3), dtype('float32'), (3, 3))
     """
     return bootstrap_statistic(data, lambda D: D, rng=rng, n_boot=n_boot, confidence=confidence,
                                n_positions=n_positions, vocab_size=vocab_size, pad_id=pad_id, dtype=dtype)

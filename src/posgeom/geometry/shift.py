@@ -41,13 +41,57 @@ def lag_profile(D) -> np.ndarray:
 
     If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
     matrix built from this profile.
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        A distance matrix between positions (symmetric, non-negative, zero diagonal).
+
+    Returns
+    -------
+    (n,) float ndarray
+        ``profile[k]``, the mean of the ``k``-th superdiagonal.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` is not a valid distance matrix.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
+    >>> lag_profile(D)
+    array([0., 1., 2., 3.])
     """
     D = check_distance_matrix(D)
     return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
 
 
 def toeplitz_part(D) -> np.ndarray:
-    """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean."""
+    """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean.
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        A distance matrix between positions.
+
+    Returns
+    -------
+    (n, n) float ndarray
+        ``T[i, j] = lag_profile(D)[|i - j|]``.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` is not a valid distance matrix.
+
+    Examples
+    --------
+    >>> toeplitz_part([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    array([[0., 2., 2.],
+           [2., 0., 2.],
+           [2., 2., 0.]])
+    """
     profile = lag_profile(D)
     n = profile.size
     return profile[np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])]
@@ -57,6 +101,29 @@ def shift_equivariance_defect(D) -> float:
     """How far ``D`` is from depending on ``|i - j|`` only: ``||D - T(D)||_F / ||D||_F`` with ``T`` the Toeplitz part.
 
     0 for exactly shift-equivariant statistics; at most 1 (the Toeplitz part is an orthogonal projection).
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        A distance matrix between positions, not identically zero.
+
+    Returns
+    -------
+    float
+        The relative Frobenius distance of ``D`` to its Toeplitz part, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` is not a valid distance matrix or is zero everywhere.
+
+    Examples
+    --------
+    >>> round(shift_equivariance_defect([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]]), 3)
+    0.378
+    >>> from posgeom.geometry import hellinger_distances
+    >>> round(shift_equivariance_defect(hellinger_distances(shift_equivariant_distributions(5))), 6)
+    0.0
     """
     D = check_distance_matrix(D)
     norm = np.linalg.norm(D)
@@ -94,7 +161,21 @@ def shift_equivariant_distributions(n_positions: int, *, width: float = 3.0, ste
 
     Returns
     -------
-    (n, V) float array; rows are probability distributions.
+    (n, V) float ndarray
+        Rows are probability distributions ``mu_i``.
+
+    Raises
+    ------
+    ValueError
+        ``n_positions < 2``, ``step < 1`` or a non-positive or non-finite ``width``.
+    TypeError
+        Non-integer ``n_positions`` or ``step``, or a non-bool ``cyclic``.
+
+    Examples
+    --------
+    >>> mu = shift_equivariant_distributions(4, width=1.0, step=2, cyclic=True)
+    >>> mu.shape, np.allclose(np.roll(mu[0], 2), mu[1])
+    ((4, 8), True)
     """
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     step = check_positive_int(step, "step")
@@ -129,7 +210,19 @@ def fourier_basis(n: int, m: int, kind: str = "dct") -> np.ndarray:
 
     Returns
     -------
-    (n, m) float array with orthonormal columns, each orthogonal to the constant vector.
+    (n, m) float ndarray
+        Orthonormal columns, each orthogonal to the constant vector.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2``, ``m`` outside ``[1, n - 1]``, or an unknown ``kind``.
+
+    Examples
+    --------
+    >>> F = fourier_basis(6, 3, kind="dft")
+    >>> F.shape, np.allclose(F.T @ F, np.eye(3)), np.allclose(F.sum(axis=0), 0.0)
+    ((6, 3), True, True)
     """
     n = check_positive_int(n, "n", minimum=2)
     m = check_positive_int(m, "m")
@@ -160,6 +253,31 @@ def subspace_alignment(U, F) -> float:
     1 iff the subspaces coincide, 0 iff they are orthogonal. It does not depend on the bases chosen, so degenerate
     eigenvalues (sine/cosine pairs) do not matter. A uniformly random ``m``-dimensional subspace of the ``(n - 1)``
     -dimensional centred space scores ``m / (n - 1)`` on average against a fixed one: the chance level.
+
+    Parameters
+    ----------
+    U : (n, m) array_like
+        Full-rank basis (columns) of the first subspace.
+    F : (n, m) array_like
+        Full-rank basis of the second subspace, same shape as ``U``.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        Different shapes or linearly dependent columns.
+
+    Examples
+    --------
+    >>> U = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> round(subspace_alignment(U, U @ [[2.0, 1.0], [0.0, 1.0]]), 6)
+    1.0
+    >>> subspace_alignment(U[:, :1], np.array([[0.0], [0.0], [1.0]]))
+    0.0
     """
     U = check_matrix(U, "U")
     F = check_matrix(F, "F")
@@ -180,6 +298,32 @@ def fourier_alignment(D, m: int, kind: str = "dct") -> float:
     rank-``m`` MDS encoding. They are compared with :func:`fourier_basis` ``(n, m, kind)``. For ``kind="dft"`` pass
     an odd ``m`` only if the highest frequency's sine/cosine pair is split on purpose; an even ``m`` compares whole
     pairs.
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        A distance matrix between positions.
+    m : int
+        Number of eigenvectors and modes compared, ``1 <= m <= n - 1``.
+    kind : {"dct", "dft"}, default "dct"
+        Fourier family, see :func:`fourier_basis`.
+
+    Returns
+    -------
+    float
+        :func:`subspace_alignment` of the two ``m``-dimensional spaces, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        An invalid ``D``, ``m > n - 1`` or an unknown ``kind``.
+
+    Examples
+    --------
+    >>> from posgeom.geometry import hellinger_distances
+    >>> D = hellinger_distances(shift_equivariant_distributions(8, width=1.0, cyclic=True))
+    >>> round(fourier_alignment(D, 2, kind="dft"), 3)
+    1.0
     """
     result = classical_mds(D)
     n = result.eigenvectors.shape[0]

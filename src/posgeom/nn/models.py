@@ -47,6 +47,19 @@ class SelfAttention(nn.Module):
     ----------
     d_model, n_heads : int
         Width and number of heads (``d_model`` divisible by ``n_heads``).
+
+    Raises
+    ------
+    ValueError
+        ``d_model`` not divisible by ``n_heads``.
+
+    Examples
+    --------
+    >>> from posgeom.nn import make_positional
+    >>> _ = torch.manual_seed(0)
+    >>> attn = SelfAttention(8, 2)
+    >>> attn(torch.randn(3, 5, 8), make_positional("alibi", 5, 8, 2)).shape
+    torch.Size([3, 5, 8])
     """
 
     def __init__(self, d_model: int, n_heads: int):
@@ -62,7 +75,36 @@ class SelfAttention(nn.Module):
     def attention_weights(
         self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool, padding_mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return ``(weights, v)``: attention weights (batch, heads, L, L) and values (batch, heads, L, d_head)."""
+        """Return ``(weights, v)``: attention weights (batch, heads, L, L) and values (batch, heads, L, d_head).
+
+        Parameters
+        ----------
+        x : torch.Tensor of shape (batch, L, d_model)
+            Input (already layer-normalised in a block).
+        positional : PositionalScheme
+            The model's scheme: it rotates queries and keys (RoPE) and adds its bias to the logits (ALiBi).
+        causal : bool
+            Let position ``i`` attend to ``j <= i`` only (keyword-only).
+        padding_mask : torch.Tensor of shape (batch, L), bool, or None
+            True at padding tokens, which are never attended to (keyword-only).
+
+        Returns
+        -------
+        weights : torch.Tensor of shape (batch, heads, L, L)
+            ``softmax(q k^T / sqrt(d_head) + bias + mask)``; rows sum to 1 (0 for a query that sees nothing).
+        v : torch.Tensor of shape (batch, heads, L, d_head)
+            The values.
+
+        Examples
+        --------
+        >>> from posgeom.nn import make_positional
+        >>> _ = torch.manual_seed(0)
+        >>> attn = SelfAttention(8, 2)
+        >>> w, v = attn.attention_weights(torch.randn(1, 4, 8), make_positional("none", 4, 8, 2), causal=True,
+        ...                               padding_mask=None)
+        >>> w.shape, bool(torch.all(w[0, 0].triu(1) == 0)), torch.allclose(w.sum(-1), torch.ones(1, 2, 4))
+        (torch.Size([1, 2, 4, 4]), True, True)
+        """
         b, length, _ = x.shape
         q, k, v = self.qkv(x).view(b, length, 3, self.n_heads, self.d_head).permute(2, 0, 3, 1, 4)
         q, k = positional.rotate(q, k)
@@ -82,13 +124,55 @@ class SelfAttention(nn.Module):
         return weights, v
 
     def forward(self, x, positional, *, causal=False, padding_mask=None):
+        """Attention output ``Out(weights @ v)`` of shape (batch, L, d_model).
+
+        Parameters
+        ----------
+        x : torch.Tensor of shape (batch, L, d_model)
+            Input.
+        positional : PositionalScheme
+            The model's scheme: it rotates queries and keys (RoPE) and adds its bias to the logits (ALiBi).
+        causal : bool
+            Let position ``i`` attend to ``j <= i`` only (keyword-only, default False).
+        padding_mask : torch.Tensor of shape (batch, L), bool, or None
+            True at padding tokens, which are never attended to (default None).
+
+        Returns
+        -------
+        torch.Tensor of shape (batch, L, d_model)
+            Heads concatenated and projected.
+
+        Examples
+        --------
+        >>> from posgeom.nn import make_positional
+        >>> _ = torch.manual_seed(0)
+        >>> mask = torch.tensor([[False, False, True]])
+        >>> SelfAttention(4, 1)(torch.randn(1, 3, 4), make_positional("rope", 3, 4, 1), padding_mask=mask).shape
+        torch.Size([1, 3, 4])
+        """
         weights, v = self.attention_weights(x, positional, causal=causal, padding_mask=padding_mask)
         b, _, length, _ = weights.shape
         return self.out((weights @ v).transpose(1, 2).reshape(b, length, self.d_model))
 
 
 class TransformerBlock(nn.Module):
-    """Pre-LN block: ``h + Attention(LN(h))`` then ``h + MLP(LN(h))`` with an MLP of width ``4 d``."""
+    """Pre-LN block: ``h + Attention(LN(h))`` then ``h + MLP(LN(h))`` with an MLP of width ``4 d``.
+
+    Parameters
+    ----------
+    d_model : int
+        Width ``d``.
+    n_heads : int
+        Attention heads (``d_model`` divisible by ``n_heads``).
+
+    Examples
+    --------
+    >>> from posgeom.nn import make_positional
+    >>> _ = torch.manual_seed(0)
+    >>> block = TransformerBlock(8, 2)
+    >>> block(torch.randn(2, 4, 8), make_positional("sinusoidal", 4, 8, 2)).shape
+    torch.Size([2, 4, 8])
+    """
 
     def __init__(self, d_model: int, n_heads: int):
         super().__init__()
@@ -98,6 +182,31 @@ class TransformerBlock(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
     def forward(self, h, positional, *, causal=False, padding_mask=None):
+        """One block: ``h + Attention(LN(h))``, then ``+ MLP(LN(.))``.
+
+        Parameters
+        ----------
+        h : torch.Tensor of shape (batch, L, d_model)
+            Hidden states.
+        positional : PositionalScheme
+            The model's scheme: it rotates queries and keys (RoPE) and adds its bias to the logits (ALiBi).
+        causal : bool
+            Let position ``i`` attend to ``j <= i`` only (keyword-only, default False).
+        padding_mask : torch.Tensor of shape (batch, L), bool, or None
+            True at padding tokens, which are never attended to (default None).
+
+        Returns
+        -------
+        torch.Tensor of shape (batch, L, d_model)
+            The new hidden states.
+
+        Examples
+        --------
+        >>> from posgeom.nn import make_positional
+        >>> _ = torch.manual_seed(0)
+        >>> TransformerBlock(4, 1)(torch.randn(1, 3, 4), make_positional("none", 3, 4, 1), causal=True).shape
+        torch.Size([1, 3, 4])
+        """
         h = h + self.attn(self.ln1(h), positional, causal=causal, padding_mask=padding_mask)
         return h + self.mlp(self.ln2(h))
 
@@ -176,7 +285,20 @@ class TransformerClassifier(nn.Module):
         return self.positional.name
 
     def positional_encoding(self) -> torch.Tensor | None:
-        """``P`` (n_positions x d_model) for absolute schemes (a view of the parameter), ``None`` otherwise."""
+        """``P`` (n_positions x d_model) for absolute schemes (a view of the parameter), ``None`` otherwise.
+
+        Returns
+        -------
+        torch.Tensor of shape (n_positions, d_model) or None
+            The encoding matrix of the scheme (see :meth:`~posgeom.nn.PositionalScheme.encoding_matrix`).
+
+        Examples
+        --------
+        >>> TransformerClassifier(10, 8, 16, 2, 1).positional_encoding().shape
+        torch.Size([8, 16])
+        >>> TransformerClassifier(10, 8, 16, 2, 1, positional="alibi").positional_encoding() is None
+        True
+        """
         return self.positional.encoding_matrix()
 
     def _check_inputs(self, ids, padding_mask):
@@ -202,7 +324,34 @@ class TransformerClassifier(nn.Module):
                 raise ValueError("a sequence is padding only: every sequence needs at least one real token")
 
     def hidden_states(self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Final (layer-normalised) hidden states, shape (batch, L, d_model)."""
+        """Final (layer-normalised) hidden states, shape (batch, L, d_model).
+
+        Parameters
+        ----------
+        ids : torch.Tensor of shape (batch, L), integer
+            Token ids in ``[0, vocab_size)``, ``1 <= L <= n_positions``.
+        padding_mask : torch.Tensor of shape (batch, L), bool, optional
+            True at padding tokens; every sequence needs a real token.
+
+        Returns
+        -------
+        torch.Tensor of shape (batch, L, d_model)
+            The hidden states after the final LayerNorm.
+
+        Raises
+        ------
+        TypeError
+            Non-tensor or non-integer ids, or a non-bool mask.
+        ValueError
+            Wrong shapes, ids outside the vocabulary, ``L > n_positions``, or a padding-only sequence.
+
+        Examples
+        --------
+        >>> _ = torch.manual_seed(0)
+        >>> model = TransformerClassifier(10, 8, 16, 2, 1, positional="sinusoidal")
+        >>> model.hidden_states(torch.tensor([[1, 2, 3]])).shape
+        torch.Size([1, 3, 16])
+        """
         self._check_inputs(ids, padding_mask)
         h = self.positional.embed(self.token_embedding(ids.long()))
         for block in self.blocks:
@@ -215,6 +364,34 @@ class TransformerClassifier(nn.Module):
         """Logits: pooled (batch, n_classes) by default, per token (batch, L, n_classes) with ``pooled=False``.
 
         The pooled output is the head applied to the mean of the final hidden states over non-padding tokens.
+
+        Parameters
+        ----------
+        ids : torch.Tensor of shape (batch, L), integer
+            Token ids in ``[0, vocab_size)``, ``1 <= L <= n_positions``.
+        padding_mask : torch.Tensor of shape (batch, L), bool, optional
+            True at padding tokens (not attended to, left out of the mean).
+        pooled : bool, default True
+            Pooled logits, or one row of logits per token.
+
+        Returns
+        -------
+        torch.Tensor
+            Shape (batch, n_classes) when pooled, (batch, L, n_classes) otherwise.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Invalid inputs (see :meth:`hidden_states`).
+
+        Examples
+        --------
+        >>> _ = torch.manual_seed(0)
+        >>> model = TransformerClassifier(10, 8, 16, 2, 1, n_classes=3)
+        >>> ids = torch.tensor([[1, 2, 0], [4, 0, 0]])
+        >>> mask = ids == 0
+        >>> model(ids, padding_mask=mask).shape, model(ids, pooled=False).shape
+        (torch.Size([2, 3]), torch.Size([2, 3, 3]))
         """
         h = self.hidden_states(ids, padding_mask=padding_mask)
         if not pooled:

@@ -65,6 +65,20 @@ class PositionalScheme(nn.Module):
         Model width ``d``.
     n_heads : int
         Number of attention heads (the per-head width is ``d_model // n_heads``).
+
+    Raises
+    ------
+    ValueError
+        ``d_model`` not divisible by ``n_heads``, or non-positive sizes.
+
+    Examples
+    --------
+    >>> scheme = PositionalScheme(8, 4, 2)
+    >>> scheme
+    PositionalScheme(n_positions=8, d_model=4, n_heads=2)
+    >>> x = torch.ones(1, 3, 4)
+    >>> torch.equal(scheme.embed(x), x), scheme.bias(3, dtype=torch.float32), scheme.encoding_matrix()
+    (True, None, None)
     """
 
     name = "base"
@@ -80,7 +94,28 @@ class PositionalScheme(nn.Module):
             )
 
     def check_length(self, length: int) -> int:
-        """Return ``length`` after checking that it fits the position table."""
+        """Return ``length`` after checking that it fits the position table.
+
+        Parameters
+        ----------
+        length : int
+            Number of positions ``L`` of an input.
+
+        Returns
+        -------
+        int
+            ``length`` unchanged.
+
+        Raises
+        ------
+        ValueError
+            If ``length > n_positions``.
+
+        Examples
+        --------
+        >>> PositionalScheme(8, 4, 2).check_length(5)
+        5
+        """
         if length > self.n_positions:
             raise ValueError(
                 f"input has {length} positions but the {self.name!r} scheme was built for n_positions="
@@ -89,33 +124,167 @@ class PositionalScheme(nn.Module):
         return length
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        """Add the absolute encoding to token embeddings ``x`` (batch, L, d). Identity here."""
+        """Add the absolute encoding to token embeddings ``x`` (batch, L, d). Identity here.
+
+        Parameters
+        ----------
+        x : torch.Tensor of shape (batch, L, d)
+            Token embeddings, ``L <= n_positions``.
+
+        Returns
+        -------
+        torch.Tensor of shape (batch, L, d)
+            ``x + P[:L]`` for absolute schemes, ``x`` itself otherwise.
+
+        Raises
+        ------
+        ValueError
+            If ``L > n_positions`` (absolute schemes).
+
+        Examples
+        --------
+        >>> scheme = SinusoidalPosition(4, 2, 1)
+        >>> scheme.embed(torch.zeros(1, 2, 2))
+        tensor([[[0.0000, 1.0000],
+                 [0.8415, 0.5403]]])
+        """
         return x
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rotate queries and keys (batch, heads, L, d_head). Identity here."""
+        """Rotate queries and keys (batch, heads, L, d_head). Identity here.
+
+        Parameters
+        ----------
+        q, k : torch.Tensor of shape (batch, heads, L, d_head)
+            Queries and keys, ``L <= n_positions``.
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            The rotated ``(q, k)`` for RoPE (pair ``(2k, 2k+1)`` at position ``i`` by the angle ``i theta_k``), the
+            inputs themselves otherwise.
+
+        Raises
+        ------
+        ValueError
+            If ``L > n_positions`` (RoPE).
+
+        Examples
+        --------
+        >>> rope = RotaryPosition(4, 2, 1)
+        >>> q = torch.tensor([[[[1.0, 0.0], [1.0, 0.0]]]])
+        >>> rope.rotate(q, q)[0]
+        tensor([[[[1.0000, 0.0000],
+                  [0.5403, 0.8415]]]])
+        """
         return q, k
 
     def bias(self, length: int, *, dtype: torch.dtype, device=None) -> torch.Tensor | None:
-        """Additive attention bias (heads, L, L), or ``None`` for no bias (here)."""
+        """Additive attention bias (heads, L, L), or ``None`` for no bias (here).
+
+        Parameters
+        ----------
+        length : int
+            Number of positions ``L <= n_positions``.
+        dtype : torch.dtype
+            Dtype of the bias (that of the attention logits).
+        device : torch.device or str, optional
+            Device of the bias.
+
+        Returns
+        -------
+        torch.Tensor of shape (heads, L, L) or None
+            ALiBi: ``-m_h |i - j|``; ``None`` for schemes without a bias.
+
+        Raises
+        ------
+        ValueError
+            If ``length > n_positions`` (ALiBi).
+
+        Examples
+        --------
+        >>> ALiBiPosition(4, 4, 1).bias(3, dtype=torch.float32)
+        tensor([[[-0.0000, -0.0039, -0.0078],
+                 [-0.0039, -0.0000, -0.0039],
+                 [-0.0078, -0.0039, -0.0000]]])
+        """
         return None
 
     def encoding_matrix(self) -> torch.Tensor | None:
-        """The absolute encoding ``P`` (n_positions x d), or ``None`` for schemes that add no vector."""
+        """The absolute encoding ``P`` (n_positions x d), or ``None`` for schemes that add no vector.
+
+        Returns
+        -------
+        torch.Tensor of shape (n_positions, d_model) or None
+            A buffer (sinusoidal, fixed), a parameter (learned) or ``A @ B`` (low rank); ``None`` for ``"none"``,
+            ``"rope"`` and ``"alibi"``.
+
+        Examples
+        --------
+        >>> SinusoidalPosition(16, 8, 2).encoding_matrix().shape
+        torch.Size([16, 8])
+        >>> RotaryPosition(16, 8, 2).encoding_matrix() is None
+        True
+        """
         return None
 
     def extra_repr(self) -> str:
+        """The constructor arguments shown in the module's ``repr``.
+
+        Returns
+        -------
+        str
+            ``"n_positions=..., d_model=..., n_heads=..."``.
+
+        Examples
+        --------
+        >>> NoPosition(8, 4, 2).extra_repr()
+        'n_positions=8, d_model=4, n_heads=2'
+        """
         return f"n_positions={self.n_positions}, d_model={self.d_model}, n_heads={self.n_heads}"
 
 
 class NoPosition(PositionalScheme):
-    """No positional signal at all (the setting of Theorem 1)."""
+    """No positional signal at all (the setting of Theorem 1).
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+
+    Examples
+    --------
+    >>> scheme = NoPosition(8, 4, 2)
+    >>> scheme.name, scheme.encoding_matrix() is None
+    ('none', True)
+    """
 
     name = "none"
 
 
 class AbsolutePosition(PositionalScheme):
-    """Base of the additive schemes: ``x_i <- x_i + p_i`` with ``P`` given by :meth:`encoding_matrix`."""
+    """Base of the additive schemes: ``x_i <- x_i + p_i`` with ``P`` given by :meth:`encoding_matrix`.
+
+    Subclasses define :meth:`encoding_matrix`; instantiate one of them (e.g. :class:`SinusoidalPosition`).
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+
+    Examples
+    --------
+    >>> issubclass(LearnedPosition, AbsolutePosition), issubclass(RotaryPosition, AbsolutePosition)
+    (True, False)
+    """
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         length = self.check_length(x.shape[-2])
@@ -123,7 +292,25 @@ class AbsolutePosition(PositionalScheme):
 
 
 class SinusoidalPosition(AbsolutePosition):
-    """The fixed sinusoidal encoding of Vaswani et al. (2017), from :func:`posgeom.sinusoidal_encoding`."""
+    """The fixed sinusoidal encoding of Vaswani et al. (2017), from :func:`posgeom.sinusoidal_encoding`.
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+    base : float, default 10000.0
+        Wavelength base of the frequencies.
+
+    Examples
+    --------
+    >>> scheme = SinusoidalPosition(8, 4, 2)
+    >>> scheme.encoding_matrix().shape, scheme.encoding_matrix().requires_grad
+    (torch.Size([8, 4]), False)
+    """
 
     name = "sinusoidal"
 
@@ -141,9 +328,29 @@ class LearnedPosition(AbsolutePosition):
 
     Parameters
     ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
     init_std : float, default 0.02
         Standard deviation of the initial entries (the BERT convention). With ``0`` every ``p_i`` starts equal, so any
         separation between positions is produced by training (used for Theorem 4).
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite ``init_std``.
+
+    Examples
+    --------
+    >>> _ = torch.manual_seed(0)
+    >>> scheme = LearnedPosition(8, 4, 2)
+    >>> scheme.encoding_matrix().shape, scheme.encoding_matrix().requires_grad
+    (torch.Size([8, 4]), True)
+    >>> float(LearnedPosition(8, 4, 2, init_std=0.0).encoding_matrix().detach().abs().max())
+    0.0
     """
 
     name = "learned"
@@ -160,7 +367,32 @@ class LearnedPosition(AbsolutePosition):
 
 
 class FixedPosition(AbsolutePosition):
-    """A given, frozen encoding matrix (e.g. an MDS encoding), of shape (n_positions, d_model)."""
+    """A given, frozen encoding matrix (e.g. an MDS encoding), of shape (n_positions, d_model).
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+    encoding : (n_positions, d_model) array or tensor
+        The encoding, rows are positions (keyword-only, required); stored as a float32 buffer.
+
+    Raises
+    ------
+    ValueError
+        A missing encoding or one of the wrong shape.
+
+    Examples
+    --------
+    >>> scheme = FixedPosition(3, 2, 1, encoding=np.arange(6.0).reshape(3, 2))
+    >>> scheme.encoding_matrix()
+    tensor([[0., 1.],
+            [2., 3.],
+            [4., 5.]])
+    """
 
     name = "fixed"
 
@@ -185,6 +417,29 @@ class LowRankPosition(AbsolutePosition):
 
     ``A`` and ``B`` are initialised ``N(0, init_std)`` entrywise with ``init_std = (0.02 / sqrt(r))^(1/2)``, so that
     the entries of ``P`` have standard deviation ``0.02`` as in :class:`LearnedPosition`.
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+    rank : int
+        The ``r`` of ``P = A @ B`` (keyword-only, required), ``1 <= r <= min(n_positions, d_model)``.
+
+    Raises
+    ------
+    ValueError
+        A missing rank or one above ``min(n_positions, d_model)``.
+
+    Examples
+    --------
+    >>> _ = torch.manual_seed(0)
+    >>> scheme = LowRankPosition(16, 8, 2, rank=2)
+    >>> scheme.A.shape, scheme.B.shape, int(torch.linalg.matrix_rank(scheme.encoding_matrix().detach()))
+    (torch.Size([16, 2]), torch.Size([2, 8]), 2)
     """
 
     name = "low_rank"
@@ -213,6 +468,30 @@ class RotaryPosition(PositionalScheme):
     Pair ``(2k, 2k+1)`` of a per-head vector at position ``i`` is rotated by the angle ``i theta_k``,
     ``theta_k = base^(-2k/d_head)``: ``(x, y) -> (x cos - y sin, x sin + y cos)``. Since rotations compose,
     ``<R_i q, R_j k> = <q, R_{j-i} k>`` depends on positions through ``i - j`` only.
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+    base : float, default 10000.0
+        Wavelength base of the frequencies (per-head width ``d_model // n_heads``, which must be even).
+
+    Raises
+    ------
+    ValueError
+        An odd per-head width.
+
+    Examples
+    --------
+    >>> rope = RotaryPosition(8, 4, 1)
+    >>> q = torch.randn(1, 1, 5, 4, generator=torch.Generator().manual_seed(0))
+    >>> rq, rk = rope.rotate(q, q)
+    >>> torch.allclose(rq.norm(dim=-1), q.norm(dim=-1))  # rotations keep norms
+    True
     """
 
     name = "rope"
@@ -240,7 +519,23 @@ class RotaryPosition(PositionalScheme):
 
 
 class ALiBiPosition(PositionalScheme):
-    """Attention with linear biases (ALiBi, Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``."""
+    """Attention with linear biases (ALiBi, Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``.
+
+    Parameters
+    ----------
+    n_positions : int
+        Size of the position table: inputs may have at most this many positions.
+    d_model : int
+        Model width ``d`` (divisible by ``n_heads``).
+    n_heads : int
+        Number of attention heads.
+
+    Examples
+    --------
+    >>> alibi = ALiBiPosition(8, 8, 2)
+    >>> alibi.slopes, alibi.bias(4, dtype=torch.float32).shape
+    (tensor([0.0625, 0.0039]), torch.Size([2, 4, 4]))
+    """
 
     name = "alibi"
 
@@ -275,12 +570,32 @@ def make_positional(
     Parameters
     ----------
     name : {"none", "sinusoidal", "learned", "rope", "alibi", "fixed", "low_rank"}
+        The scheme.
     n_positions, d_model, n_heads : int
         Size of the position table, model width, number of heads.
     rank : int, optional
         Required for ``"low_rank"`` (the ``r`` of ``P = A @ B``), rejected otherwise.
     encoding : (n_positions, d_model) array or tensor, optional
         Required for ``"fixed"``, rejected otherwise.
+
+    Returns
+    -------
+    PositionalScheme
+        The module of the scheme (with default ``base`` and ``init_std``).
+
+    Raises
+    ------
+    TypeError
+        ``name`` is not a string.
+    ValueError
+        Unknown ``name``, or ``rank``/``encoding`` given to a scheme that does not use it (or missing where needed).
+
+    Examples
+    --------
+    >>> make_positional("rope", 16, 8, 2)
+    RotaryPosition(n_positions=16, d_model=8, n_heads=2)
+    >>> make_positional("low_rank", 16, 8, 2, rank=2).rank
+    2
     """
     if not isinstance(name, str):
         raise TypeError(f"positional must be a scheme name (str), got {type(name).__name__}")

@@ -28,7 +28,7 @@ Randomness: ``rng`` is an int seed or a Generator; the same seed gives the same 
 
 from __future__ import annotations
 
-from .._validation import check_distance_matrix, check_matrix
+from .._validation import check_distance_matrix
 from ..corpus.incidence import _as_incidence
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.noise import BootstrapResult, bootstrap_statistic
@@ -70,19 +70,50 @@ def bootstrap_stress(encoding_or_distances, data, *, rng, kind: str, scale: str 
         An encoding ``P`` (rows = positions), the distances ``E`` it induces (for relative schemes), or a callable
         ``D -> P or E`` that is *refitted* on every resample (e.g. ``lambda D: classical_mds(D, rank=3).embedding``)
         so that the interval includes the fitting noise.
-    data : SequenceIncidence, or token id sequences (then also ``n_positions``, ``vocab_size``, ``pad_id``)
-    seed : int
+    data : SequenceIncidence, or token id sequences
+        The corpus; with sequences also pass ``n_positions`` and ``vocab_size`` (and ``pad_id`` to count padding).
+        ``mu_i`` is the plug-in distribution of the sequences reaching position ``i``; ``D`` is its Hellinger matrix
+        (``d_H^2 = 1 - BC``).
+    rng : int or numpy.random.Generator
+        Seed of the resampling (required, keyword-only).
     scale : {"raw", "optimal"}, default "raw"
-        As in :func:`posgeom.stress_of_distances`.
+        Raw or scale-optimal stress, as in :func:`posgeom.stress_of_distances`.
     kind : {"encoding", "distances"}
         How to read the array (or what the callable returns): an encoding's rows are positions, distances are an
         ``n x n`` matrix. Required: an ``n x n`` encoding (``d = n``) is also a square array, so the shape cannot tell.
-    n_boot, confidence
-        As in :func:`bootstrap_statistic`.
+    n_boot : int, default 200
+        Number of resamples of the sequences (``>= 2``).
+    confidence : float, default 0.95
+        Coverage of the percentile interval.
+    n_positions : int, optional
+        Number of positions ``n`` (token id sequences only).
+    vocab_size : int, optional
+        Vocabulary size ``V`` (token id sequences only).
+    pad_id : int, optional
+        Count padding with this id (token id sequences only).
 
     Returns
     -------
-    BootstrapResult with scalar samples.
+    BootstrapResult
+        Scalar ``estimate`` and ``(n_boot,)`` samples of the stress.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``kind`` or ``scale``, an encoding for a different number of positions, or a resample that leaves a
+        position without observations.
+    TypeError
+        ``n_positions``/``vocab_size`` missing for sequences, or passed with a ``SequenceIncidence``.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> from posgeom.encodings import sinusoidal_encoding
+    >>> X = synthetic_corpus(100, 4, 10, rng=0)
+    >>> res = bootstrap_stress(sinusoidal_encoding(4, 4), X, rng=0, kind="encoding", scale="optimal", n_boot=10,
+    ...                        n_positions=4, vocab_size=10)
+    >>> res.samples.shape, 0.0 <= res.estimate <= 1.0
+    ((10,), True)
     """
     inc = _as_incidence(data, n_positions, vocab_size, pad_id)
     n = inc.n_positions

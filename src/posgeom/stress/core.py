@@ -40,7 +40,31 @@ def _upper(E, D):
 
 
 def optimal_scale(E, D) -> float:
-    """The scalar ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``."""
+    """The scalar ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``.
+
+    Parameters
+    ----------
+    E : (n, n) array_like
+        Distances induced by an encoding.
+    D : (n, n) array_like
+        Target distances, not zero for every pair.
+
+    Returns
+    -------
+    float
+        ``a* >= 0`` when ``E`` and ``D`` are distance matrices; scale-optimal stress is ``stress(a* E, D)``.
+
+    Raises
+    ------
+    ValueError
+        Invalid or differently shaped distance matrices, or ``D`` zero for every pair.
+
+    Examples
+    --------
+    >>> D = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> optimal_scale(4 * D, D)
+    0.25
+    """
     e, d = _upper(E, D)
     ee = float(e @ e)
     return float(e @ d) / ee if ee > 0 else 0.0
@@ -56,13 +80,25 @@ def stress_of_distances(E, D, *, scale: str = "raw") -> float:
         induced distance; see :mod:`posgeom.encodings`).
     D : (n, n) array
         Target distances, e.g. Hellinger distances between positional distributions.
-    scale : {"raw", "optimal"}
-        ``"raw"``: the definition as is. ``"optimal"``: ``min_a stress(a E, D)`` in closed form.
+    scale : {"raw", "optimal"}, default "raw"
+        ``"raw"``: the definition as is, ``sum_{i<j} (E_ij - D_ij)^2 / sum_{i<j} D_ij^2``. ``"optimal"``:
+        ``min_a stress(a E, D)`` in closed form, ``1 - (sum E D)^2 / (sum E^2 sum D^2)``.
 
     Returns
     -------
     float
         Stress, ``>= 0``; the scale-optimal value lies in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``scale``, invalid or differently shaped distance matrices, or ``D`` zero for every pair.
+
+    Examples
+    --------
+    >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]])
+    >>> stress_of_distances(3 * D, D), stress_of_distances(3 * D, D, scale="optimal")
+    (4.0, 0.0)
     """
     if scale not in _SCALES:
         raise ValueError(f"scale must be one of {_SCALES}, got {scale!r}")
@@ -78,6 +114,32 @@ def stress(P, D, *, scale: str = "raw") -> float:
     """Stress of an encoding ``P`` (n x d, rows = positions) against target distances ``D`` (n x n).
 
     See the module docstring for the definition and the two scale conventions.
+
+    Parameters
+    ----------
+    P : (n, d) array_like
+        An encoding, rows are positions; its Euclidean row distances are compared with ``D``.
+    D : (n, n) array_like
+        Target distances between the same ``n`` positions (e.g. Hellinger distances, ``d_H^2 = 1 - BC``).
+    scale : {"raw", "optimal"}, default "raw"
+        Raw stress as defined, or scale-optimal stress ``min_{a >= 0} stress(a P, D)``, in ``[0, 1]``.
+
+    Returns
+    -------
+    float
+        The stress.
+
+    Raises
+    ------
+    ValueError
+        ``P`` and ``D`` describe different numbers of positions, an invalid ``D``, or an unknown ``scale``.
+
+    Examples
+    --------
+    >>> P = np.array([[0.0], [2.0], [4.0]])
+    >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]])
+    >>> stress(P, D), stress(P, D, scale="optimal")
+    (1.0, 0.0)
     """
     P = check_matrix(P, "P", min_rows=2)
     D = np.asarray(D, dtype=float)

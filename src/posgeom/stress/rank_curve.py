@@ -36,6 +36,29 @@ def strain(X, D) -> float:
 
     ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (:func:`posgeom.double_centered_gram`) and ``Xc`` is ``X``
     with its column means removed (the Gram matrix of a centred configuration). 0 iff ``X`` reproduces ``B``.
+
+    Parameters
+    ----------
+    X : (n, r) array_like
+        A configuration, rows are positions.
+    D : (n, n) array_like
+        Target distances between the same positions.
+
+    Returns
+    -------
+    float
+        Relative strain, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        Different numbers of positions, an invalid ``D``, or ``D`` zero everywhere.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+    >>> round(strain([[0.0], [1.0], [2.0]], D), 6), round(strain([[0.0], [0.0], [1.0]], D), 3)
+    (0.0, 0.782)
     """
     X = check_matrix(X, "X", min_rows=2)
     B = double_centered_gram(D)
@@ -57,12 +80,20 @@ class RankCurve:
     method : str
         ``"classical"`` or ``"smacof"``.
     ranks : (k,) int array
+        The ranks ``r``, in the order requested.
     stress_raw, stress_optimal : (k,) arrays
         The paper's raw stress and the scale-optimal stress ``min_a stress(a X)``.
     strain : (k,) array
         Relative strain (:func:`strain`).
     embeddings : tuple of arrays
         The configurations, one (n x r) array per rank.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> curve = stress_by_rank(D, [1])
+    >>> curve.method, curve.ranks, curve.stress_raw.round(6), curve.embeddings[0].shape
+    ('classical', array([1]), array([0.]), (4, 1))
     """
 
     method: str
@@ -88,7 +119,7 @@ def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int
         ``"classical"``: one eigendecomposition, ``X_r = U_r L_r^{1/2}`` for all ranks. ``"smacof"``: one
         :func:`posgeom.stress.smacof_encoding` fit per rank, started from classical MDS (plus ``n_init - 1``
         random starts).
-    seed : int, optional
+    rng : int or numpy.random.Generator, optional
         Required for ``"smacof"`` (its random starts), ignored by ``"classical"``.
     n_init : int, default 1
         SMACOF starts per rank.
@@ -98,6 +129,23 @@ def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int
     Returns
     -------
     RankCurve
+        Raw and scale-optimal stress, strain and the configurations, one entry per rank.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``, empty ``ranks``, a rank above the numerical rank (classical) or ``n - 1`` (SMACOF), no
+        ``rng`` for SMACOF, or an invalid ``D``.
+
+    Examples
+    --------
+    >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
+    >>> D = hellinger_distances(shift_equivariant_distributions(6))
+    >>> curve = stress_by_rank(D, [1, 2, 3])
+    >>> bool(np.all(np.diff(curve.strain) < 0)), curve.stress_optimal.shape
+    (True, (3,))
+    >>> stress_by_rank(D, [2], method="smacof", rng=0).embeddings[0].shape
+    (6, 2)
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")

@@ -49,6 +49,13 @@ class SmacofResult:
         Which start won: ``"classical"`` or ``"random-<k>"``.
     stresses : tuple of float
         Raw stress reached from every start, in order (classical first).
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> result = smacof_encoding(D, 1, rng=0, n_init=2)
+    >>> result.start, round(result.stress, 6), len(result.stresses), result.embedding.shape
+    ('classical', 0.0, 2, (4, 1))
     """
 
     embedding: np.ndarray
@@ -94,11 +101,12 @@ def smacof_encoding(
         Target distances.
     rank : int
         Dimension of the configuration, ``1 <= rank <= n - 1``.
-    seed : int
+    rng : int or numpy.random.Generator
         Seed of the random starts (required, keyword-only).
     n_init : int, default 4
         Number of starts, the best (lowest raw stress) wins.
     init : {"classical", "random"}, default "classical"
+        Whether the first start is classical MDS or every start is random.
     max_iter : int, default 3000
         Maximum Guttman iterations per start.
     eps : float, default 1e-8
@@ -109,6 +117,23 @@ def smacof_encoding(
     Returns
     -------
     SmacofResult
+        The best configuration with its raw stress, iterations, convergence flag, winning start and all stresses.
+
+    Raises
+    ------
+    ValueError
+        ``rank > n - 1``, unknown ``init``, a negative or non-finite ``eps``, an invalid ``D``, or ``D`` zero
+        everywhere.
+    TypeError
+        Non-integer ``rank``, ``n_init`` or ``max_iter``, or a missing ``rng``.
+
+    Examples
+    --------
+    >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
+    >>> D = hellinger_distances(shift_equivariant_distributions(6))
+    >>> result = smacof_encoding(D, 2, rng=0, n_init=2)
+    >>> result.embedding.shape, result.stress <= result.stresses[0]
+    ((6, 2), True)
     """
     from sklearn.manifold import smacof  # imported here: scikit-learn is only needed for this comparison
 

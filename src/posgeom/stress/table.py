@@ -58,8 +58,8 @@ import io
 import math
 import numbers
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -104,6 +104,19 @@ class Candidate:
         encodings ignore ``D``; fitted ones (MDS) compute ``E`` from it.
     fitted : bool
         True if ``E`` depends on ``D``; such rows are refitted on every bootstrap resample.
+
+    Raises
+    ------
+    ValueError
+        An empty name.
+    TypeError
+        A non-string description, a non-callable ``distances`` or a non-bool ``fitted``.
+
+    Examples
+    --------
+    >>> c = Candidate("ruler", "E_ij = |i - j|", lambda D: np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0))))
+    >>> c.name, c.fitted, c.distances(None)[0]
+    ('ruler', False, array([0., 1., 2.]))
     """
 
     name: str
@@ -123,14 +136,67 @@ class Candidate:
 
 
 def fixed_distances(name: str, E, description: str = "") -> Candidate:
-    """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's."""
+    """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's.
+
+    Parameters
+    ----------
+    name : str
+        Row label.
+    E : (n, n) array_like
+        The induced distances (validated, stored read-only); the row ignores the target ``D``.
+    description : str, default ""
+        Conventions behind the row.
+
+    Returns
+    -------
+    Candidate
+        A row with ``fitted=False``.
+
+    Raises
+    ------
+    ValueError
+        ``E`` is not a valid distance matrix, or an empty name.
+
+    Examples
+    --------
+    >>> from posgeom.encodings import alibi_distances
+    >>> c = fixed_distances("ALiBi", alibi_distances(3), "slope 1")
+    >>> c.distances(None)[0], c.fitted
+    (array([0., 1., 2.]), False)
+    """
     E = check_distance_matrix(E, f"{name}: E")
     E.setflags(write=False)
     return Candidate(name, description, lambda D: E, fitted=False)
 
 
 def fixed_encoding(name: str, P, description: str = "") -> Candidate:
-    """A candidate given by an absolute encoding ``P`` (n x d, rows = positions); ``E_ij = ||p_i - p_j||``."""
+    """A candidate given by an absolute encoding ``P`` (n x d, rows = positions); ``E_ij = ||p_i - p_j||``.
+
+    Parameters
+    ----------
+    name : str
+        Row label.
+    P : (n, d) array_like
+        The encoding, rows are positions (``n >= 2``).
+    description : str, default ""
+        Conventions behind the row.
+
+    Returns
+    -------
+    Candidate
+        A row with ``fitted=False`` whose distances are the Euclidean row distances of ``P``.
+
+    Raises
+    ------
+    ValueError
+        ``P`` is not a finite 2-D array with at least 2 rows, or an empty name.
+
+    Examples
+    --------
+    >>> fixed_encoding("line", [[0.0], [3.0]]).distances(None)
+    array([[0., 3.],
+           [3., 0.]])
+    """
     P = check_matrix(P, f"{name}: P", min_rows=2)
     return fixed_distances(name, pairwise_distances(P), description)
 
@@ -139,6 +205,32 @@ def mds_candidate(rank: int | None = None, *, name: str | None = None, tol: floa
     """Classical MDS of the target itself (Algorithm 1), at ``rank`` dimensions (``None``: full positive part).
 
     The row is refitted on every bootstrap resample, so its interval includes the fitting noise.
+
+    Parameters
+    ----------
+    rank : int, optional
+        MDS dimensions; ``None`` keeps the positive part of ``B``.
+    name : str, optional
+        Row label; default ``"MDS full rank"`` or ``"MDS rank <r>"``.
+    tol : float, optional
+        Eigenvalue tolerance of :func:`posgeom.classical_mds`.
+
+    Returns
+    -------
+    Candidate
+        A row with ``fitted=True``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``rank`` is not a positive integer.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> c = mds_candidate(1)
+    >>> c.name, c.fitted, np.allclose(c.distances(D), D)
+    ('MDS rank 1', True, True)
     """
     if rank is not None:
         rank = check_positive_int(rank, "rank")
@@ -213,6 +305,20 @@ def standard_candidates(
     Returns
     -------
     list of Candidate
+        The rows, in the book's order.
+
+    Raises
+    ------
+    ValueError
+        ``d`` not divisible by ``n_heads`` or an odd head width, ``model`` without ``pretrained``, or a learned table
+        with too few rows for ``offset + n``.
+    TypeError
+        Non-bool ``t5`` or ``constant``, or non-integer sizes.
+
+    Examples
+    --------
+    >>> [c.name for c in standard_candidates(8, d=16, n_heads=2, mds_ranks=(1,))]
+    ['sinusoidal', 'RoPE', 'ALiBi', 'T5 buckets', 'constant (no order)', 'MDS full rank', 'MDS rank 1']
     """
     n = check_positive_int(n, "n", minimum=2)
     d = check_positive_int(d, "d")
@@ -265,6 +371,7 @@ class StressRow:
     Attributes
     ----------
     name, description : str
+        Label and conventions of the candidate.
     raw : float
         The paper's (raw) stress of the induced distances against ``D``.
     optimal : float
@@ -280,6 +387,12 @@ class StressRow:
         ``interval="basic"`` then.
     fitted : bool
         Whether the row was fitted to ``D`` (and refitted per resample).
+
+    Examples
+    --------
+    >>> row = StressRow("line", "", raw=0.25, optimal=0.0, scale=0.5)
+    >>> row.raw_ci is None, row.as_dict()["optimal_stress"]
+    (True, 0.0)
     """
 
     name: str
@@ -294,7 +407,21 @@ class StressRow:
     optimal_bias: float | None = None
 
     def as_dict(self) -> dict:
-        """A flat, JSON-ready dict (``None`` where there is no interval)."""
+        """A flat, JSON-ready dict (``None`` where there is no interval).
+
+        Returns
+        -------
+        dict
+            Keys ``encoding``, ``description``, ``raw_stress``, ``raw_ci_low``, ``raw_ci_high``,
+            ``optimal_stress``, ``optimal_ci_low``, ``optimal_ci_high``, ``optimal_scale``, ``raw_bias``,
+            ``optimal_bias``, ``fitted``.
+
+        Examples
+        --------
+        >>> d = StressRow("line", "ruler", raw=0.25, optimal=0.0, scale=0.5, raw_ci=(0.2, 0.3)).as_dict()
+        >>> d["encoding"], d["raw_ci_low"], d["optimal_ci_low"]
+        ('line', 0.2, None)
+        """
         lo_r, hi_r = self.raw_ci if self.raw_ci is not None else (None, None)
         lo_o, hi_o = self.optimal_ci if self.optimal_ci is not None else (None, None)
         return {
@@ -325,14 +452,24 @@ class StressTable:
     rows : tuple of StressRow
         In the order of the candidates.
     n_positions : int
+        Number of positions ``n`` of the target ``D``.
     n_boot : int
         Resamples behind the intervals (0: no bootstrap).
     confidence : float or None
+        Coverage of the intervals (``None`` without a bootstrap).
     interval : str or None
         ``"percentile"`` or ``"basic"`` (see :func:`stress_table`).
     seed : int or None
+        The int seed of the bootstrap, if one was given.
     title : str
         Free text (e.g. corpus and counting convention), printed by :meth:`to_markdown`.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> table = stress_table(D, [fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(1)])
+    >>> len(table), table.names, table["line x2"].raw
+    (2, ['line x2', 'MDS rank 1'], 1.0)
     """
 
     rows: tuple
@@ -362,16 +499,48 @@ class StressTable:
 
     @property
     def names(self) -> list:
+        """The row names, in order."""
         return [r.name for r in self.rows]
 
     def to_records(self) -> list:
-        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``."""
+        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``.
+
+        Returns
+        -------
+        list of dict
+            The keys of :meth:`StressRow.as_dict` plus ``table``, ``n_positions``, ``n_boot``, ``confidence``,
+            ``interval`` and ``seed``.
+
+        Examples
+        --------
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> records = stress_table(D, [mds_candidate(1)], title="toy").to_records()
+        >>> records[0]["table"], records[0]["encoding"], records[0]["n_boot"]
+        ('toy', 'MDS rank 1', 0)
+        """
         meta = {"table": self.title, "n_positions": self.n_positions, "n_boot": self.n_boot,
                 "confidence": self.confidence, "interval": self.interval, "seed": self.seed}
         return [{**meta, **r.as_dict()} for r in self.rows]
 
     def to_frame(self):
-        """A ``pandas.DataFrame`` of :meth:`to_records` (needs pandas, imported here)."""
+        """A ``pandas.DataFrame`` of :meth:`to_records` (needs pandas, imported here).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per candidate, columns as the keys of :meth:`to_records`.
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed.
+
+        Examples
+        --------
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> stress_table(D, [mds_candidate(1)]).to_frame().shape
+        (1, 18)
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover
@@ -379,7 +548,25 @@ class StressTable:
         return pd.DataFrame(self.to_records())
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str:
-        """The records as CSV text (header row first); also written to ``path`` if given."""
+        """The records as CSV text (header row first); also written to ``path`` if given.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            File to write the text to (UTF-8).
+
+        Returns
+        -------
+        str
+            The CSV text.
+
+        Examples
+        --------
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> text = stress_table(D, [mds_candidate(1)]).to_csv()
+        >>> text.splitlines()[0].split(",")[:3]
+        ['table', 'n_positions', 'n_boot']
+        """
         records = self.to_records()
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
@@ -395,6 +582,31 @@ class StressTable:
         """A Markdown (pipe) table: raw stress, scale-optimal stress and their intervals.
 
         Numbers are printed with ``digits`` significant digits (scientific notation for very small or large ones).
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Significant digits.
+        descriptions : bool, default True
+            Include the "conventions" column.
+
+        Returns
+        -------
+        str
+            The Markdown text (title, table, and a line on the intervals when bootstrapped).
+
+        Raises
+        ------
+        ValueError, TypeError
+            If ``digits`` is not a positive integer.
+
+        Examples
+        --------
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> print(stress_table(D, [fixed_encoding("double", [[0.0], [2.0], [4.0]])]).to_markdown(descriptions=False))
+        | encoding | raw stress | raw CI | scale-optimal stress | scale-optimal CI |
+        |---|---|---|---|---|
+        | double | 1 | - | 0 | - |
         """
         digits = check_positive_int(digits, "digits")
         ci = f"{self.confidence:.0%} CI" if self.n_boot else "CI"
@@ -466,6 +678,7 @@ def stress_table(
     n_boot : int, default 200
         Resamples (``>= 2``). Each costs one Hellinger matrix plus one refit of every fitted row.
     confidence : float, default 0.95
+        Coverage of the intervals.
     interval : {"percentile", "basic"}, default "percentile"
         ``"percentile"``: quantiles of the replicates. ``"basic"``: ``(2 s - upper, 2 s - lower)``, which corrects
         for a shift of the replicates away from the estimate ``s`` (see
@@ -476,6 +689,26 @@ def stress_table(
     Returns
     -------
     StressTable
+        One :class:`StressRow` per candidate with raw stress, scale-optimal stress, the optimal scale and, with
+        ``data``, intervals and bias estimates.
+
+    Raises
+    ------
+    ValueError
+        No candidates, repeated names, unknown ``interval``, neither ``D`` nor ``data``, a ``D`` that is not the
+        Hellinger matrix of ``data``, a candidate for a different ``n``, or a bootstrap without ``rng``.
+    TypeError
+        Non-Candidate rows, a non-string title, or ``data`` that is not a ``SequenceIncidence``.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+    >>> from posgeom.encodings import sinusoidal_encoding
+    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(200, 5, 12, rng=0), 5, 12)
+    >>> table = stress_table(None, [fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(2)],
+    ...                      data=inc, rng=0, n_boot=10)
+    >>> table.n_boot, table.seed, table["MDS rank 2"].optimal_ci is not None
+    (10, 0, True)
     """
     candidates = list(candidates)
     if not candidates:
@@ -564,6 +797,12 @@ class ShiftInvariantStress:
         weighted by the number of pairs ``n - k`` at lag ``k``.
     stress : float
         ``1 - (1 - delta^2) c^2``, equal to ``stress_of_distances(E, D, scale="optimal")``.
+
+    Examples
+    --------
+    >>> s = ShiftInvariantStress(defect=0.1, profile_cosine=1.0, stress=0.01)
+    >>> round(s.floor, 6)
+    0.01
     """
 
     defect: float
@@ -572,7 +811,18 @@ class ShiftInvariantStress:
 
     @property
     def floor(self) -> float:
-        """``delta^2``: the scale-optimal stress that *no* shift-invariant encoding can go below."""
+        """``delta^2``: the scale-optimal stress that *no* shift-invariant encoding can go below.
+
+        Returns
+        -------
+        float
+            The squared defect.
+
+        Examples
+        --------
+        >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).floor
+        0.25
+        """
         return self.defect**2
 
 
@@ -597,10 +847,27 @@ def shift_invariant_decomposition(E, D, *, atol: float = 1e-9) -> ShiftInvariant
         Induced distances of a shift-invariant encoding (checked: its own defect must be ``<= atol``).
     D : (n, n) array
         Target distances.
+    atol : float, default 1e-9
+        Largest shift-equivariance defect of ``E`` accepted as shift-invariant.
 
     Returns
     -------
     ShiftInvariantStress
+        ``defect``, ``profile_cosine`` and the scale-optimal ``stress`` they give.
+
+    Raises
+    ------
+    ValueError
+        Different shapes, invalid matrices, ``E`` zero everywhere or not shift-invariant.
+
+    Examples
+    --------
+    >>> from posgeom.encodings import alibi_distances
+    >>> from posgeom.stress import stress_of_distances
+    >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    >>> parts = shift_invariant_decomposition(alibi_distances(3), D)
+    >>> round(parts.stress, 6) == round(stress_of_distances(alibi_distances(3), D, scale="optimal"), 6)
+    True
     """
     from ..geometry.shift import lag_profile, shift_equivariance_defect
 

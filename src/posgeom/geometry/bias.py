@@ -1,0 +1,97 @@
+"""The plug-in bias of the Hellinger distance, exactly: what two finite samples are expected to show.
+
+For independent multinomial samples of sizes ``m`` and ``m'`` from ``mu`` and ``nu``, the plug-in estimates
+``p_k = X_k / m`` and ``q_k = Y_k / m'`` give
+
+``E[d_H^2(p, q)] = 1 - sum_k E[sqrt(p_k)] E[sqrt(q_k)]``,
+
+because ``d_H^2 = 1 - BC`` is linear in the products ``sqrt(p_k q_k)`` and the two samples are independent; each
+marginal ``X_k`` is Binomial(``m``, ``mu_k``), so ``E[sqrt(p_k)]`` is a finite sum. Since
+``E[sqrt(p_k)] <= sqrt(mu_k)`` (Jensen), the expectation exceeds the true ``d_H^2(mu, nu)``: the bias is upward. For
+``mu = nu`` with ``K`` frequent categories the delta method gives ``E[d_H^2] ~ (K - 1) / 8 * (1/m + 1/m')``, that
+is ``(K - 1) / (4m)`` for equal sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_distributions, check_positive_int
+
+__all__ = ["expected_sqrt_frequencies", "expected_plugin_squared_distance"]
+
+
+def expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
+    """``E[sqrt(X_k / m)]`` for ``X ~ Multinomial(m, mu)``, category by category (exact binomial sums).
+
+    Parameters
+    ----------
+    mu : (V,) array_like
+        A probability vector.
+    m : int
+        Sample size, ``>= 1``.
+
+    Returns
+    -------
+    (V,) ndarray
+        In ``[0, sqrt(mu_k)]``; 0 where ``mu_k = 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` is not a probability vector or ``m < 1``.
+
+    Examples
+    --------
+    >>> expected_sqrt_frequencies([0.5, 0.5], 1)
+    array([0.5, 0.5])
+    """
+    mu = np.asarray(check_distributions(np.atleast_2d(np.asarray(mu, dtype=float)), "mu"))
+    if mu.shape[0] != 1:
+        raise ValueError(f"mu must be one probability vector, got shape {mu.shape}")
+    mu = mu[0]
+    m = check_positive_int(m, "m")
+    x = np.arange(m + 1)
+    root = np.sqrt(x / m)
+    out = np.zeros(mu.size)
+    for k in np.flatnonzero(mu > 0):
+        out[k] = root @ stats.binom.pmf(x, m, mu[k])
+    return out
+
+
+def expected_plugin_squared_distance(mu, nu, m: int, m_other: int | None = None) -> float:
+    """The expected plug-in ``d_H^2`` between independent samples of sizes ``m`` (from ``mu``) and ``m_other``
+    (from ``nu``), exactly.
+
+    Parameters
+    ----------
+    mu, nu : (V,) array_like
+        Probability vectors on the same categories.
+    m : int
+        Size of the sample from ``mu``.
+    m_other : int, optional
+        Size of the sample from ``nu`` (default ``m``).
+
+    Returns
+    -------
+    float
+        ``1 - sum_k E[sqrt(p_k)] E[sqrt(q_k)]``: the true ``d_H^2(mu, nu)`` plus the plug-in bias.
+
+    Raises
+    ------
+    ValueError
+        Inputs that are not probability vectors of the same length, or sizes below 1.
+
+    Examples
+    --------
+    Two samples of one fair coin: the true distance is 0, the expected plug-in one is not.
+
+    >>> round(expected_plugin_squared_distance([0.5, 0.5], [0.5, 0.5], 10), 4)
+    0.0281
+    """
+    mu, nu = np.asarray(mu, dtype=float), np.asarray(nu, dtype=float)
+    if mu.shape != nu.shape:
+        raise ValueError(f"mu and nu must have the same length, got shapes {mu.shape} and {nu.shape}")
+    m_other = m if m_other is None else m_other
+    return float(1.0 - expected_sqrt_frequencies(mu, m) @ expected_sqrt_frequencies(nu, m_other))
