@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
-INSTALL_MARKER = "# On Colab or Binder without posgeom installed, install the book's package (and nothing else)."
+INSTALL_MARKER = "# On Colab or Binder without posgeom, install the book's package (nothing else)."
 
 
 def _repository_url() -> str:
