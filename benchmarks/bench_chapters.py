@@ -68,4 +68,5 @@ def run() -> list[dict]:
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['benchmark']}: {row['measured']:.1f} s (target {row['target']}): {'met' if row['met'] else 'NOT met'}")
+        verdict = "met" if row["met"] else "NOT met"
+        print(f"{row['benchmark']}: {row['measured']:.1f} s (target {row['target']}): {verdict}")

@@ -94,7 +94,8 @@ def bench_hellinger(n: int, *, nnz: int, seed: int, repeats: int, skip_slow: boo
         raise AssertionError(f"posgeom and pdist disagree at n={n}: max |difference| = {err:.2e}")
     ratio = t_slow / t_fast
     row.update(baseline_s=t_slow, ratio=ratio, met=(ratio >= TARGET) if n == 512 else None,
-               note=f"max |diff| {err:.1e}; baseline {'best of ' + str(slow_repeats) if slow_repeats > 1 else 'run once'}")
+               note=f"max |diff| {err:.1e}; baseline "
+               + (f"best of {slow_repeats}" if slow_repeats > 1 else "run once"))
     return row
 
 
@@ -133,7 +134,8 @@ def _fmt_s(x):
 
 
 def format_table(rows) -> str:
-    head = f"{'benchmark':<24} {'n':>5} {'posgeom s':>10} {'baseline s':>11} {'ratio':>8} {'target':>7} {'met':>8}  note"
+    head = (f"{'benchmark':<24} {'n':>5} {'posgeom s':>10} {'baseline s':>11} {'ratio':>8} {'target':>7} "
+            f"{'met':>8}  note")
     lines = [head, "-" * len(head)]
     for r in rows:
         met = "-" if r["met"] is None else ("met" if r["met"] else "NOT MET")

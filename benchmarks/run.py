@@ -50,8 +50,9 @@ def main() -> int:
         # Each benchmark runs in a fresh process, so peak-memory readings are its own.
         code = f"import json, {name}; print('ROWS=' + json.dumps({name}.run(), default=float))"
         proc = subprocess.run([sys.executable, "-c", code], cwd=HERE, capture_output=True, text=True)
-        sys.stdout.write("".join(l + "\n" for l in proc.stdout.splitlines() if not l.startswith("ROWS=")))
-        found = [l[5:] for l in proc.stdout.splitlines() if l.startswith("ROWS=")]
+        lines = proc.stdout.splitlines()
+        sys.stdout.write("".join(line + "\n" for line in lines if not line.startswith("ROWS=")))
+        found = [line[5:] for line in lines if line.startswith("ROWS=")]
         if proc.returncode or not found:
             failures.append(f"{name}: exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}")
             continue

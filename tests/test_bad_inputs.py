@@ -56,7 +56,8 @@ CASES = [
     ("unknown positional scheme",
      lambda: _models().TransformerClassifier(10, 8, 16, 2, 1, positional="fourier"), ValueError, "fourier"),
     ("sequence longer than the position table",
-     lambda: _models().TransformerClassifier(10, 8, 16, 2, 1)(__import__("torch").zeros(1, 9, dtype=__import__("torch").long)),
+     lambda: _models().TransformerClassifier(10, 8, 16, 2, 1)(
+         __import__("torch").zeros(1, 9, dtype=__import__("torch").long)),
      ValueError, "8"),
 ]
 

@@ -96,3 +96,27 @@ def test_bad_inputs():
         non_stationarity(np.zeros((3, 2), dtype=int), 5, rng=0, alpha=1.5)
     with pytest.raises(TypeError, match="callable"):
         label_flip_rate(3, np.zeros((3, 2), dtype=int), rng=0)
+
+
+def test_within_sequence_permutation_is_calibrated_on_dependent_pairs():
+    # x_1 is a copy of x_0 in 80% of the sequences: exchangeable, strongly dependent. The within-sequence test keeps
+    # its level; it must also detect a pair whose distributions differ.
+    from scipy.stats import binom
+
+    K, alpha = 40, 0.05
+    hits = 0
+    for k in range(K):
+        rng = np.random.default_rng(k)
+        x0 = rng.integers(6, size=200)
+        x1 = np.where(rng.random(200) < 0.8, x0, rng.integers(6, size=200))
+        hits += non_stationarity(np.column_stack([x0, x1]), 6, rng=k, alpha=alpha, n_permutations=99,
+                                 permutation="within").distinct[0, 1]
+    assert hits <= binom.ppf(0.999, K, alpha)
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(3, size=200), rng.integers(3, 6, size=200)])
+    assert non_stationarity(X, 6, rng=0, permutation="within").distinct[0, 1]
+
+
+def test_within_sequence_permutation_rejects_unknown_scheme():
+    with pytest.raises(ValueError, match="permutation"):
+        non_stationarity(np.zeros((3, 2), dtype=int), 5, rng=0, permutation="paired")

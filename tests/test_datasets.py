@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posgeom.data import datasets
-from posgeom.data import SOURCES, load_imdb, load_sst2
+from posgeom.data import SOURCES, datasets, load_imdb, load_sst2
 
 MIRROR = Path(os.environ.get("POSGEOM_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 has_mirror = pytest.mark.skipif(
@@ -235,7 +234,8 @@ def test_corrupted_archive_with_matching_hash(server, monkeypatch, name):
     payload = _tiny_sst2() if name == "sst2" else _tiny_imdb()
     _publish(monkeypatch, www, base, name, payload[: len(payload) // 2])
     loader = load_sst2 if name == "sst2" else load_imdb
-    with pytest.raises(ValueError, match=rf"cannot read the archive .*{SOURCES[name].filename}.*truncated or corrupted"):
+    message = rf"cannot read the archive .*{SOURCES[name].filename}.*truncated or corrupted"
+    with pytest.raises(ValueError, match=message):
         loader("train")
     assert not (cache / "parsed").exists() or not list((cache / "parsed").iterdir())
 

@@ -40,7 +40,8 @@ def test_bootstrap_is_seeded():
 
     X = pg.synthetic_corpus(300, 10, 30, rng=2, regime="smooth")
     P = pg.sinusoidal_encoding(10, 8)
-    a, b = _twice(lambda: bootstrap_stress(P, X, kind="encoding", rng=5, n_boot=20, n_positions=10, vocab_size=30).samples)
+    a, b = _twice(lambda: bootstrap_stress(P, X, kind="encoding", rng=5, n_boot=20, n_positions=10,
+                                           vocab_size=30).samples)
     assert np.array_equal(a, b)
 
 

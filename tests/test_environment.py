@@ -7,7 +7,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pins(text):
-    return {m.group(1).lower(): m.group(2).strip() for m in re.finditer(r"^\s*-?\s*([A-Za-z0-9_.-]+)\s*((?:==|>=|<|,)[^#\n]*)", text, re.M)}
+    pattern = r"^\s*-?\s*([A-Za-z0-9_.-]+)\s*((?:==|>=|<|,)[^#\n]*)"
+    return {m.group(1).lower(): m.group(2).strip() for m in re.finditer(pattern, text, re.M)}
 
 
 def test_environment_yml_pins_what_requirements_txt_pins():
@@ -15,7 +16,7 @@ def test_environment_yml_pins_what_requirements_txt_pins():
     env = _pins((ROOT / "environment.yml").read_text())
     assert req["torch"] == "==2.13.0"
     for name, spec in req.items():
-        assert env.get(name) == spec, f"environment.yml must pin {name}{spec} like requirements.txt (has {env.get(name)})"
+        assert env.get(name) == spec, f"environment.yml must pin {name}{spec} like requirements.txt ({env.get(name)})"
 
 
 def test_package_dependencies_are_ranges_not_pins():

@@ -120,7 +120,7 @@ def test_module_map_is_written_alike_in_readme_docstring_and_api_page():
     for line in api.splitlines():
         if line.startswith(".. automodule:: "):
             documented.add(line.split()[-1])
-    for path, parts in MODULES:
+    for _path, parts in MODULES:
         if parts[-1] == "__init__" or parts[-1].startswith("_"):
             continue
         name = "posgeom." + ".".join(parts)

@@ -52,7 +52,8 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
     assert "posgeom[offline-model] @ git+" in first, (
         f"{path.name}: the install cell must install posgeom[offline-model] (the chapters' default model)"
     )
-    assert "remove-cell" in code[0].get("metadata", {}).get("tags", []), f"{path.name}: tag the install cell remove-cell"
+    tags = code[0].get("metadata", {}).get("tags", [])
+    assert "remove-cell" in tags, f"{path.name}: tag the install cell remove-cell"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

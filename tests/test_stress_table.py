@@ -179,7 +179,8 @@ def test_learned_row_reads_the_offline_model():
     P = learned_position_embeddings()
     with pytest.raises(ValueError, match="learned_position_embeddings"):
         standard_candidates(8, model="all-MiniLM-L6-v2", mds_ranks=())
-    rows = standard_candidates(8, model="all-MiniLM-L6-v2", pretrained=P, offset=1, t5=False, constant=False, mds_ranks=())
+    rows = standard_candidates(8, model="all-MiniLM-L6-v2", pretrained=P, offset=1, t5=False, constant=False,
+                               mds_ranks=())
     learned = next(c for c in rows if c.name == "learned (pretrained)")
     assert np.allclose(learned.distances(None), pg.pairwise_distances(P[1:9]))
     assert "positions 1..8" in learned.description

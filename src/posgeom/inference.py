@@ -7,17 +7,25 @@ the geometry (:mod:`posgeom.geometry.noise`) and the chapters' studies:
 * :func:`rank`, :func:`pearson_rows`, :func:`spearman`: Spearman's rho as the Pearson correlation of average ranks,
   vectorised over rows;
 * :class:`PermutationTest` and :func:`permutation_p_value`: a permutation null and its p-value,
-  ``(1 + #{null at least as extreme}) / (1 + B)`` for Monte Carlo nulls (never 0), ``#{...} / B`` for exact ones.
+  ``(1 + #{null at least as extreme}) / (1 + B)`` for Monte Carlo nulls (never 0), ``#{...} / B`` for exact ones;
+* :class:`Interval`, :func:`t_interval` (a mean over seeds, ``n - 1`` degrees of freedom) and
+  :func:`spearman_interval` (Fisher z with the Bonett-Wright variance);
+* :func:`spearman_power`: the smallest rank correlation a design detects, by simulation (a null result is an
+  interval with a power analysis, not a p-value above 0.05).
 
 Pure numpy/scipy; the base layer of the package, below ``corpus``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 from scipy.stats import rankdata
+
+from ._validation import check_confidence, check_positive_int, check_rng
 
 __all__ = [
     "BootstrapResult",
@@ -26,6 +34,11 @@ __all__ = [
     "pearson_rows",
     "spearman",
     "permutation_p_value",
+    "Interval",
+    "t_interval",
+    "spearman_interval",
+    "SpearmanPower",
+    "spearman_power",
 ]
 
 _ALTERNATIVES = ("greater", "two-sided")
@@ -246,3 +259,197 @@ def permutation_p_value(statistic: float, null, *, alternative: str = "greater",
     else:
         hits = int(np.count_nonzero(np.abs(null) >= abs(statistic) - tol))
     return hits / null.size if exact else (1 + hits) / (1 + null.size)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a two-sided confidence interval.
+
+    Attributes
+    ----------
+    estimate, lower, upper : float
+    confidence : float
+        Nominal coverage, e.g. 0.95.
+
+    Examples
+    --------
+    >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.0)
+    True
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    confidence: float
+
+    def excludes(self, value: float) -> bool:
+        """Whether ``value`` lies outside the interval.
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.3)
+        False
+        """
+        return bool(value < self.lower or value > self.upper)
+
+
+def t_interval(x, *, confidence: float = 0.95) -> Interval:
+    """Student-t interval for a mean: ``mean +- t_{1-a/2, n-1} s / sqrt(n)`` (``n - 1`` degrees of freedom).
+
+    Parameters
+    ----------
+    x : (n,) array with n >= 2
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Interval
+
+    Examples
+    --------
+    >>> r = t_interval([1.0, 2.0, 3.0])
+    >>> round(r.estimate, 3), round(r.upper - r.estimate, 3)  # t_{0.975, 2} = 4.303, s / sqrt(3) = 0.577
+    (2.0, 2.484)
+    """
+    confidence = check_confidence(confidence)
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
+        raise ValueError("x must be a finite 1-D array with at least 2 values")
+    m, se = float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+    half = float(stats.t.ppf((1 + confidence) / 2, x.size - 1)) * se
+    return Interval(m, m - half, m + half, confidence)
+
+
+def spearman_interval(x, y, *, confidence: float = 0.95) -> Interval:
+    """Spearman's rank correlation with a Fisher-z interval using the Bonett-Wright variance.
+
+    ``z = atanh(r_s)``, standard error ``sqrt((1 + r_s^2 / 2) / (n - 3))`` (Bonett & Wright 2000, Psychometrika
+    65:23-28), interval ``tanh(z +- z_{1-a/2} se)``. Ties get average ranks.
+
+    Parameters
+    ----------
+    x, y : (n,) arrays, n >= 4
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Interval
+
+    Examples
+    --------
+    >>> r = spearman_interval(np.arange(10.0), np.arange(10.0) ** 2)
+    >>> r.estimate, r.lower > 0.5
+    (1.0, True)
+    """
+    confidence = check_confidence(confidence)
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape or x.size < 4:
+        raise ValueError(f"x and y must have the same size >= 4, got {x.size} and {y.size}")
+    r = float(spearman(x, y))
+    if not np.isfinite(r):
+        raise ValueError("Spearman's correlation is undefined (a constant variable)")
+    return Interval(r, *_bw_bounds(r, x.size, confidence), confidence)
+
+
+def _bw_bounds(r, n, confidence):
+    z = math.atanh(min(max(r, -0.999999), 0.999999))
+    se = math.sqrt((1 + r * r / 2) / (n - 3))
+    q = float(stats.norm.ppf((1 + confidence) / 2))
+    return math.tanh(z - q * se), math.tanh(z + q * se)
+
+
+@dataclass(frozen=True)
+class SpearmanPower:
+    """Result of :func:`spearman_power`.
+
+    Attributes
+    ----------
+    n : int
+        Sample size of the design (pairs).
+    alpha : float
+        Two-sided level.
+    critical : float
+        ``|r_s|`` above which the test rejects: the ``1 - alpha`` quantile of ``|r_s|`` simulated at rho = 0.
+    rho : (G,) array
+        Bivariate-normal correlations of the grid.
+    rho_s : (G,) array
+        The matching population Spearman correlations ``(6 / pi) arcsin(rho / 2)``.
+    power : (G,) array
+        Share of simulated designs that reject.
+    n_sim : int
+    """
+
+    n: int
+    alpha: float
+    critical: float
+    rho: np.ndarray
+    rho_s: np.ndarray
+    power: np.ndarray
+    n_sim: int
+
+    def detectable(self, target: float = 0.8) -> float:
+        """Smallest population Spearman correlation detected with probability ``target`` (linear interpolation on
+        the grid); ``nan`` if the grid never reaches it."""
+        above = np.flatnonzero(self.power >= target)
+        if above.size == 0:
+            return float("nan")
+        k = int(above[0])
+        if k == 0:
+            return float(self.rho_s[0])
+        p0, p1 = self.power[k - 1], self.power[k]
+        w = (target - p0) / (p1 - p0)
+        return float(self.rho_s[k - 1] + w * (self.rho_s[k] - self.rho_s[k - 1]))
+
+
+def spearman_power(n: int, *, rng, alpha: float = 0.05, rho=None, n_sim: int = 4000) -> SpearmanPower:
+    """Power of the two-sided Spearman test on ``n`` pairs, by simulation under bivariate normal data.
+
+    The test rejects when ``|r_s|`` exceeds the ``1 - alpha`` quantile of its null distribution, itself simulated
+    (``n_sim`` independent samples of size ``n``); the power at correlation ``rho`` is the rejection rate over
+    ``n_sim`` samples of size ``n`` from a bivariate normal law with correlation ``rho``.
+
+    Parameters
+    ----------
+    n : int, >= 4
+    rng : int or numpy.random.Generator
+    alpha : float, default 0.05
+    rho : sequence of float in [0, 1), optional
+        Grid (default 0, 0.05, ..., 0.95).
+    n_sim : int, default 4000
+
+    Returns
+    -------
+    SpearmanPower
+
+    Examples
+    --------
+    >>> pw = spearman_power(25, rng=0, n_sim=500)
+    >>> bool(abs(pw.power[0] - 0.05) < 0.04), bool(0.3 < pw.detectable(0.8) < 0.8)
+    (True, True)
+    """
+    rng = check_rng(rng)
+    n = check_positive_int(n, "n", minimum=4)
+    n_sim = check_positive_int(n_sim, "n_sim", minimum=100)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    grid = np.arange(0.0, 0.951, 0.05) if rho is None else np.asarray(rho, dtype=float)
+    if grid.ndim != 1 or np.any((grid < 0) | (grid >= 1)):
+        raise ValueError("rho must be a 1-D grid in [0, 1)")
+
+    def draw(r):
+        x = rng.standard_normal((n_sim, n))
+        y = r * x + math.sqrt(1 - r * r) * rng.standard_normal((n_sim, n))
+        return np.abs(pearson_rows(rank(x), rank(y)))
+
+    critical = float(np.quantile(draw(0.0), 1 - alpha))
+    power = np.array([np.mean(draw(r) > critical) for r in grid])
+    return SpearmanPower(n=n, alpha=float(alpha), critical=critical, rho=grid,
+                         rho_s=(6 / np.pi) * np.arcsin(grid / 2), power=power, n_sim=n_sim)

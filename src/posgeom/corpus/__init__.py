@@ -6,20 +6,20 @@ The first step of the book's path; pure numpy/scipy.
 from __future__ import annotations
 
 from .counts import (
-    pad_sequences,
     flat_tokens,
-    position_counts,
     merge_counts,
+    pad_sequences,
+    position_counts,
     position_distributions,
 )
 from .incidence import (
     SequenceIncidence,
 )
 from .synthetic import (
-    sample_sequences,
     REGIMES,
-    synthetic_distributions,
+    sample_sequences,
     synthetic_corpus,
+    synthetic_distributions,
 )
 from .toy_text import (
     tiny_reviews,

@@ -1,16 +1,12 @@
-"""Positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
+"""Absolute positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
 
-Absolute schemes are returned as matrices:
-
-* :func:`sinusoidal_encoding` (Vaswani et al.);
+* :func:`sinusoidal_encoding` (Vaswani et al.) and its frequencies :func:`sinusoidal_frequencies`;
 * :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
-  placed in ``R^d`` by an orthonormal map, see :func:`place_in_width`);
-* :func:`smacof_encoding`, a stress-minimising configuration (SMACOF, via scikit-learn), the honest comparison for
-  classical MDS when the rank is truncated;
+  placed in ``R^d`` by an orthonormal map, see :func:`place_in_width` and :func:`orthonormal_frame`);
 * :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
 
-Relative schemes (ALiBi, RoPE, T5 buckets) are not vectors added to tokens; they are described by the distance they
-induce between positions (the functions named ``*_distances``), which is what stress needs.
+Relative schemes (RoPE, ALiBi, T5) are in :mod:`posgeom.encodings.relative`; the stress-minimising SMACOF
+configuration is in :mod:`posgeom.stress.smacof`.
 """
 
 from __future__ import annotations

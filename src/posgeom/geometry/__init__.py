@@ -3,7 +3,17 @@ shift-equivariance and Toeplitz structure, and the sampling noise of the estimat
 """
 from __future__ import annotations
 
+from .bias import (
+    expected_plugin_squared_distance,
+    expected_sqrt_frequencies,
+)
 from .estimators import (
+    CorrectedBootstrapResult,
+    CorrectedDistances,
+    EstimatorErrors,
+    bootstrap_corrected,
+    corrected_distances,
+    estimator_errors,
     plugin_distances,
 )
 from .euclidean import (
@@ -43,7 +53,15 @@ __all__ = [
     "hellinger_from_products",
     "fisher_rao_distances",
     "pairwise_distances",
+    "expected_sqrt_frequencies",
+    "expected_plugin_squared_distance",
     "plugin_distances",
+    "CorrectedDistances",
+    "corrected_distances",
+    "CorrectedBootstrapResult",
+    "bootstrap_corrected",
+    "EstimatorErrors",
+    "estimator_errors",
     "split_half_distances",
     "bootstrap_statistic",
     "bootstrap_distances",

@@ -1,13 +1,7 @@
-"""Stress: how well an encoding's distances reproduce the statistical distances between positions.
+"""Euclidean distances between the rows of an encoding: the distances an absolute encoding induces between positions.
 
-Definition (the paper's, used verbatim): for an encoding ``P`` with rows ``p_i`` and target distances ``D``,
-
-``stress(P) = sum_{i<j} (||p_i - p_j|| - D_ij)^2 / sum_{i<j} D_ij^2``.
-
-This *raw* stress depends on the scale of ``P``: sinusoidal distances reach ``sqrt(d)`` while Hellinger distances
-are at most 1. The *scale-optimal* stress is ``min_{a >= 0} stress(a P)``; with ``E_ij = ||p_i - p_j||`` the minimiser
-is ``a* = sum E D / sum E^2`` and ``stress(a* P) = 1 - (sum E D)^2 / (sum E^2 sum D^2)``, a number in ``[0, 1]``.
-The book always says which of the two it reports.
+``pairwise_distances(P)[i, j] = ||p_i - p_j||_2``; the stress of an encoding compares these with the statistical
+distances (:mod:`posgeom.stress`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,18 @@
-"""The information geometry of positional distributions: Hellinger and Fisher-Rao distances.
+"""Shift-equivariance of positional statistics: lag profiles, Toeplitz structure, and the Fourier modes of MDS.
 
-Conventions (used everywhere in the book):
+* :func:`lag_profile`, :func:`toeplitz_part`, :func:`shift_equivariance_defect`: how far a distance matrix ``D`` is
+  from depending on the gap ``|i - j|`` only (the defect is ``||D - T(D)||_F / ||D||_F`` with ``T(D)`` the closest
+  Toeplitz matrix, each diagonal replaced by its mean).
 
-* **Bhattacharyya coefficient** ``BC(mu, nu) = sum_k sqrt(mu_k nu_k)`` in ``[0, 1]``.
-* **Hellinger distance** ``d_H(mu, nu) = sqrt(1 - BC(mu, nu)) = ||sqrt(mu) - sqrt(nu)||_2 / sqrt(2)``, in ``[0, 1]``.
-  This is the *chordal* distance between the points ``sqrt(mu) / sqrt(2)`` on a sphere of radius ``1/sqrt(2)``:
-  a Euclidean distance, hence exactly embeddable by classical MDS.
-* **Fisher-Rao distance** ``d_FR(mu, nu) = 2 arccos(BC(mu, nu))``, in ``[0, pi]``: the geodesic (great-circle)
-  distance on the sphere of radius 2 that the map ``mu -> 2 sqrt(mu)`` carries the simplex onto, which is the
-  Fisher information metric. It is *not* Euclidean-embeddable in general; this is where curvature enters.
+If the statistics are *shift-equivariant* (``d(mu_i, mu_j)`` depends only on ``i - j``), the distance matrix ``D``
+is Toeplitz. If moreover it depends only on ``(i - j) mod n`` it is circulant; circulant matrices are diagonalised by
+the discrete Fourier basis, and so is ``B = -1/2 J D^2 J`` (``J`` is itself circulant), so the MDS coordinates are
+exactly sines and cosines. A Toeplitz ``D`` is not circulant, and its eigenvectors are only close to Fourier modes,
+of the cosine-transform family (the "horseshoe" of classical MDS on a line).
 
-Both are computed from one (sparse) matrix product ``sqrt(P) sqrt(P)^T``; results are exactly symmetric with a zero
-diagonal. Accuracy: Hellinger distances are computed as ``sqrt((G_ii + G_jj)/2 - G_ij)`` from the Gram matrix
-``G = sqrt(P) sqrt(P)^T``, so two equal rows give exactly 0; for nearly equal distributions the square root still
-turns the ``1e-16`` rounding of ``G`` into an absolute error of up to about ``1e-8``.
+This module builds exactly shift-equivariant distributions (:func:`shift_equivariant_distributions`), the two
+Fourier bases (:func:`fourier_basis`) and a basis-independent measure of how close the MDS eigenvectors are to
+them (:func:`subspace_alignment`, :func:`fourier_alignment`).
 """
 
 from __future__ import annotations

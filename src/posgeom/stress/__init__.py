@@ -3,34 +3,34 @@ curve, the stress table with its bootstrap intervals.
 """
 from __future__ import annotations
 
+from .bootstrap import (
+    bootstrap_stress,
+)
 from .core import (
     optimal_scale,
-    stress_of_distances,
     stress,
+    stress_of_distances,
+)
+from .rank_curve import (
+    RankCurve,
+    strain,
+    stress_by_rank,
 )
 from .smacof import (
     SmacofResult,
     smacof_encoding,
 )
-from .rank_curve import (
-    strain,
-    RankCurve,
-    stress_by_rank,
-)
 from .table import (
     Candidate,
+    ShiftInvariantStress,
+    StressRow,
+    StressTable,
     fixed_distances,
     fixed_encoding,
     mds_candidate,
-    standard_candidates,
-    StressRow,
-    StressTable,
-    stress_table,
-    ShiftInvariantStress,
     shift_invariant_decomposition,
-)
-from .bootstrap import (
-    bootstrap_stress,
+    standard_candidates,
+    stress_table,
 )
 
 __all__ = [

@@ -1,16 +1,10 @@
-"""Positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
+"""SMACOF: a configuration that minimises the paper's raw stress directly.
 
-Absolute schemes are returned as matrices:
-
-* :func:`sinusoidal_encoding` (Vaswani et al.);
-* :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
-  placed in ``R^d`` by an orthonormal map, see :func:`place_in_width`);
-* :func:`smacof_encoding`, a stress-minimising configuration (SMACOF, via scikit-learn), the honest comparison for
-  classical MDS when the rank is truncated;
-* :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
-
-Relative schemes (ALiBi, RoPE, T5 buckets) are not vectors added to tokens; they are described by the distance they
-induce between positions (the functions named ``*_distances``), which is what stress needs.
+Classical MDS (:func:`posgeom.classical_mds`) minimises *strain*, a least-squares fit of inner products; truncated to
+rank ``r`` it is not the stress-optimal configuration. :func:`smacof_encoding` minimises the raw stress numerator
+``sum_{i<j} (||x_i - x_j|| - D_ij)^2`` by majorisation (de Leeuw, 1977; scikit-learn's ``smacof``), started from
+the classical solution and from random configurations, and scores every start with the one raw-stress formula of
+:func:`posgeom.stress_of_distances`. Started from the classical solution, it never ends with higher stress.
 """
 
 from __future__ import annotations

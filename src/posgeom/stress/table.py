@@ -45,10 +45,9 @@ Conventions of :func:`standard_candidates` (the book's table), each also stated 
   ``1, 2, 3``. Placing the configuration in ``R^d`` by an orthonormal map (:func:`posgeom.encodings.mds_encoding`)
   keeps every distance, so the row is computed from the configuration itself.
 
-Two helpers explain and complete the table: :func:`shift_invariant_decomposition` (the exact split of a
-shift-invariant encoding's scale-optimal stress into the corpus's departure from shift-equivariance and the mismatch
-of lag profiles) and :func:`scratch_position_embeddings` (the position table of a small Transformer trained here,
-for the "learned (from scratch)" row).
+:func:`shift_invariant_decomposition` explains the table: the exact split of a shift-invariant encoding's
+scale-optimal stress into the corpus's departure from shift-equivariance and the mismatch of lag profiles. The
+"learned (from scratch)" row takes a table trained by :func:`posgeom.studies.scratch_position_embeddings`.
 """
 
 from __future__ import annotations

@@ -16,21 +16,46 @@ from .conditions import (
 )
 from .masked_lm import (
     MaskedLMData,
+    TrainingSnapshots,
     masked_lm_data,
+    train_with_snapshots,
+)
+from .necessity import (
+    train_model,
+)
+from .parametrisation import (
+    ParallelAnalysis,
+    parallel_analysis,
 )
 from .scratch import (
     ScratchPositions,
     scratch_position_embeddings,
 )
+from .separation import (
+    SeparationSweep,
+    TiedRun,
+    order_mixture_task,
+    pair_distributions,
+    separation_sweep,
+    train_from_tied,
+    transposition_task,
+)
 from .stress_accuracy import (
     EXTRAPOLATING_SCHEMES,
+    DoseResponse,
+    PlateauRun,
     RankCorrelationTest,
     SchemeRun,
+    centre_task,
     corpus_distances,
+    dose_response,
     length_extrapolation,
+    permute_rows,
+    scaled_mds_encoding,
     scheme_stress,
     stress_accuracy_correlation,
     train_and_evaluate,
+    train_to_plateau,
 )
 from .tasks import (
     TaskData,
@@ -61,8 +86,20 @@ __all__ = [
     "non_degeneracy",
     "MaskedLMData",
     "masked_lm_data",
+    "TrainingSnapshots",
+    "train_with_snapshots",
+    "train_model",
+    "ParallelAnalysis",
+    "parallel_analysis",
     "ScratchPositions",
     "scratch_position_embeddings",
+    "pair_distributions",
+    "transposition_task",
+    "order_mixture_task",
+    "TiedRun",
+    "train_from_tied",
+    "SeparationSweep",
+    "separation_sweep",
     "EXTRAPOLATING_SCHEMES",
     "corpus_distances",
     "scheme_stress",
@@ -71,4 +108,11 @@ __all__ = [
     "length_extrapolation",
     "RankCorrelationTest",
     "stress_accuracy_correlation",
+    "scaled_mds_encoding",
+    "permute_rows",
+    "PlateauRun",
+    "train_to_plateau",
+    "DoseResponse",
+    "dose_response",
+    "centre_task",
 ]

@@ -91,7 +91,7 @@ class NonStationarity:
 
 
 def non_stationarity(
-    X, vocab_size: int, *, rng, n_permutations: int = 200, alpha: float = 0.05
+    X, vocab_size: int, *, rng, n_permutations: int = 200, alpha: float = 0.05, permutation: str = "pooled"
 ) -> NonStationarity:
     """Test, for every pair of positions, whether ``mu_i != mu_j`` against the sampling-noise floor.
 
@@ -100,6 +100,12 @@ def non_stationarity(
     quantile of its permutation distribution: the distances obtained after pooling the ``2N`` tokens seen at ``i`` and
     ``j`` and splitting them at random into two groups of ``N``. Under ``mu_i = mu_j`` the split is exchangeable, so
     the test has level ``alpha`` exactly (up to the Monte-Carlo resolution ``1 / (n_permutations + 1)``).
+
+    The pooled re-split treats the ``2N`` tokens as independent. On real text the two tokens of a pair come from one
+    sequence and are dependent (neighbouring words), so ``permutation="within"`` re-randomises *within* sequences:
+    each sequence's tokens at ``i`` and ``j`` are exchanged with probability 1/2, independently. Under the null
+    hypothesis that ``(x_i, x_j)`` is exchangeable in every sequence (which implies ``mu_i = mu_j``) this keeps the
+    dependence and the test is exact; it is the right test for paired data.
 
     Parameters
     ----------
@@ -112,10 +118,25 @@ def non_stationarity(
     n_permutations : int, default 200
     alpha : float, default 0.05
         Level of each pairwise test, in ``(0, 1)``.
+    permutation : {"pooled", "within"}, default "pooled"
+        Re-split the pooled tokens across sequences, or exchange the pair within each sequence.
 
     Returns
     -------
     NonStationarity
+
+    Raises
+    ------
+    ValueError
+        If ``permutation`` is not one of the two schemes, ``alpha`` is outside ``(0, 1)``, ``X`` has fewer than two
+        positions or an id outside ``[0, V)``.
+
+    Examples
+    --------
+    >>> X = np.array([[0, 1]] * 20)  # position 0 always holds token 0, position 1 token 1
+    >>> res = non_stationarity(X, 2, rng=0, n_permutations=99, permutation="within")
+    >>> bool(res.distinct[0, 1])
+    True
     """
     X = _check_ids(X)
     V = check_positive_int(vocab_size, "vocab_size")
@@ -124,6 +145,8 @@ def non_stationarity(
     B = check_positive_int(n_permutations, "n_permutations")
     rng = check_rng(rng)
     alpha = float(alpha)
+    if permutation not in ("pooled", "within"):
+        raise ValueError(f"permutation must be 'pooled' or 'within', got {permutation!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
     N, n = X.shape
@@ -135,11 +158,15 @@ def non_stationarity(
     rows = np.arange(B)[:, None] * V
     for i in range(n):
         for j in range(i + 1, n):
-            pooled = np.concatenate([X[:, i], X[:, j]])
-            idx = np.argsort(rng.random((B, 2 * N)), axis=1)
-            shuffled = pooled[idx]
-            a = np.bincount((rows + shuffled[:, :N]).ravel(), minlength=B * V).reshape(B, V) / N
-            b = np.bincount((rows + shuffled[:, N:]).ravel(), minlength=B * V).reshape(B, V) / N
+            if permutation == "pooled":
+                pooled = np.concatenate([X[:, i], X[:, j]])
+                shuffled = pooled[np.argsort(rng.random((B, 2 * N)), axis=1)]
+                first, second = shuffled[:, :N], shuffled[:, N:]
+            else:
+                swap = rng.random((B, N)) < 0.5
+                first, second = np.where(swap, X[:, j], X[:, i]), np.where(swap, X[:, i], X[:, j])
+            a = np.bincount((rows + first).ravel(), minlength=B * V).reshape(B, V) / N
+            b = np.bincount((rows + second).ravel(), minlength=B * V).reshape(B, V) / N
             null = np.sqrt(np.clip(1.0 - np.sqrt(a * b).sum(axis=1), 0.0, 1.0))
             floor[i, j] = floor[j, i] = np.quantile(null, 1 - alpha)
             p_values[i, j] = p_values[j, i] = (1 + np.sum(null >= D[i, j] - 1e-12)) / (1 + B)

@@ -1,26 +1,8 @@
-"""Monotonicity of an encoding: do positions that are closer in the sequence get closer vectors?
+"""Masked-language-model data and training snapshots for Chapter 8's from-scratch monotonicity experiment.
 
-The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`) says that learned position embeddings
-``p_0..p_{n-1}`` tend to satisfy ``|i - j| < |i - k|  =>  ||p_i - p_j|| < ||p_i - p_k||``. This module measures how
-far an encoding (or any position distance matrix) is from that ideal.
-
-Conventions (used everywhere in the book):
-
-* **Pairs.** Every measure is computed over the unordered pairs ``i < j`` of the positions considered: the first
-  ``first`` positions (default all ``n``), optionally only the pairs with lag ``j - i <= max_lag``.
-* **Rank correlations.** Spearman's ``rho`` and Kendall's ``tau_b`` (``scipy.stats.spearmanr`` / ``kendalltau``,
-  ties handled by average ranks and the ``tau_b`` correction) of the distance ``D_ij`` with the lag ``|i - j|``.
-  ``+1``: distances increase strictly with the lag; ``0``: no monotone relation; a random encoding gives about 0.
-  The pairs share positions, so they are *not* independent: scipy's p-values do not apply, and the book uses the
-  position-permutation test :func:`permutation_test` instead.
-* **Triple score.** For an anchor ``i`` and two positions ``j, k`` on the *same side* of ``i`` with
-  ``|i - j| < |i - k|``, the triple is *monotone* when ``D_ij <= D_ik`` (ties count as monotone). The score of
-  position ``i`` is its fraction of monotone triples; the overall score pools all triples. ``1``: perfectly monotone;
-  about ``0.5``: no relation.
-
-Every function accepts an encoding ``P`` (rows = positions, ``kind="encoding"``, the default; distances are
-Euclidean) or a precomputed distance matrix (``kind="distances"``, e.g. the distances induced by a relative scheme).
-A constant distance vector has no defined rank correlation and raises a ValueError rather than returning NaN.
+:func:`masked_lm_data` turns token sequences into a masked-LM task over the ``n_kept`` most frequent tokens;
+:func:`train_with_snapshots` trains a small Transformer on it and keeps the position table at several training
+budgets, so that the chapter can test whether monotonicity strengthens with training.
 """
 
 from __future__ import annotations
@@ -35,6 +17,8 @@ from .._validation import check_positive_int, check_rng
 __all__ = [
     "MaskedLMData",
     "masked_lm_data",
+    "TrainingSnapshots",
+    "train_with_snapshots",
 ]
 
 
@@ -120,3 +104,118 @@ def masked_lm_data(sequences, *, n_kept: int, rng, mask_rate: float = 0.15,
     inputs = np.where(mask, K + 1, compact)
     targets = np.where(mask, compact, -100)
     return MaskedLMData(inputs=inputs, targets=targets, vocabulary=kept, unk_id=K, mask_id=K + 1)
+
+
+@dataclass(frozen=True)
+class TrainingSnapshots:
+    """Result of :func:`train_with_snapshots`.
+
+    Attributes
+    ----------
+    epochs : tuple of int
+        The budgets (cumulative epochs) at which a snapshot was taken, increasing.
+    encodings : list of (n, d) arrays
+        The model's absolute position encoding at each budget (``encodings[0]`` may be the initialisation when
+        budget 0 is requested).
+    losses : (B,) array
+        Mean training loss on all the data (eval mode) at each budget.
+    steps : (B,) int array
+        Optimiser steps taken by each budget.
+    """
+
+    epochs: tuple
+    encodings: list
+    losses: np.ndarray
+    steps: np.ndarray
+
+
+def train_with_snapshots(model, inputs, targets, *, epochs, lr: float, seed: int,
+                         batch_size: int = 32) -> TrainingSnapshots:
+    """Train a token-level classifier (e.g. a masked LM) in one run, saving the position table at several budgets.
+
+    One AdamW optimiser (constant ``lr``) and one seeded mini-batch order run for ``max(epochs)`` epochs; after
+    every epoch listed in ``epochs`` (cumulative, ``0`` = before training) the model's
+    :meth:`positional_encoding` and its training loss (eval mode, :func:`posgeom.nn.evaluate_loss`) are stored.
+    So the budgets are points on *one* training trajectory, not separate runs.
+
+    Parameters
+    ----------
+    model : posgeom.nn.TransformerClassifier
+        With a learned absolute positional scheme, called with ``pooled=False``.
+    inputs : (N, L) int array
+    targets : (N, L) int array
+        Token labels, ``-100`` where no prediction is scored.
+    epochs : sequence of int >= 0
+        Distinct budgets, in any order.
+    lr : float
+    seed : int
+        Seed of the mini-batch order (seed the initialisation yourself, with :func:`posgeom.nn.seed_everything`).
+    batch_size : int, default 32
+
+    Returns
+    -------
+    TrainingSnapshots
+
+    Examples
+    --------
+    >>> from posgeom.nn import TransformerClassifier, seed_everything
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 6, size=(16, 8)); Y = np.where(rng.random((16, 8)) < 0.2, X, -100)
+    >>> seed_everything(0)
+    >>> model = TransformerClassifier(6, 8, 8, n_heads=2, n_layers=1, positional="learned", n_classes=6)
+    >>> snaps = train_with_snapshots(model, X, Y, epochs=(0, 1, 2), lr=1e-2, seed=0, batch_size=8)
+    >>> snaps.epochs, [P.shape for P in snaps.encodings], snaps.steps.tolist()
+    ((0, 1, 2), [(8, 8), (8, 8), (8, 8)], [0, 2, 4])
+    """
+    import torch
+    from torch import nn
+
+    from ..nn.training import evaluate_loss
+
+    budgets = sorted({check_positive_int(int(e), "each budget", minimum=0) for e in epochs})
+    if not budgets:
+        raise ValueError("epochs is empty")
+    if len(budgets) != len(tuple(epochs)):
+        raise ValueError(f"budgets must be distinct, got {tuple(epochs)}")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    batch_size = check_positive_int(batch_size, "batch_size")
+    if not isinstance(lr, numbers.Real) or not np.isfinite(lr) or lr <= 0:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    X = torch.as_tensor(np.asarray(inputs), dtype=torch.long)
+    Y = torch.as_tensor(np.asarray(targets), dtype=torch.long)
+    if X.shape != Y.shape or X.ndim != 2:
+        raise ValueError(f"inputs and targets must be (N, L) of the same shape, got {tuple(X.shape)}, {tuple(Y.shape)}")
+    torch.use_deterministic_algorithms(True)
+    generator = torch.Generator().manual_seed(seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=0.0)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=-100)
+    n = X.shape[0]
+    encodings, losses, steps, step = [], [], [], 0
+
+    def snapshot():
+        P = model.positional_encoding()
+        if P is None:
+            raise ValueError("the model has no absolute position encoding to snapshot")
+        encodings.append(P.detach().cpu().numpy().astype(np.float64).copy())
+        losses.append(evaluate_loss(model, X, Y))
+        steps.append(step)
+
+    if budgets[0] == 0:
+        snapshot()
+    for epoch in range(1, budgets[-1] + 1):
+        model.train()
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            logits = model(X[idx], pooled=False)
+            loss = loss_fn(logits.reshape(-1, logits.shape[-1]), Y[idx].reshape(-1))
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss.item()}; lower lr (now {lr})")
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            step += 1
+        if epoch in budgets:
+            snapshot()
+    return TrainingSnapshots(epochs=tuple(budgets), encodings=encodings, losses=np.array(losses),
+                             steps=np.array(steps, dtype=np.int64))

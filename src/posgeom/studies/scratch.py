@@ -1,54 +1,8 @@
-"""The stress table: how well the encodings in use reproduce a corpus's positional geometry.
+"""Position tables learned from scratch, for the "learned (from scratch)" row of Chapter 7's stress tables.
 
-One table compares many encodings against one target distance matrix ``D`` (e.g. Hellinger distances between the
-positional distributions ``mu_i`` of a corpus under a stated counting convention). Each row is a
-:class:`Candidate`: a name, a description, and a rule that turns ``D`` into the distance ``E`` the encoding induces
-between positions. Most candidates ignore ``D`` (sinusoidal, RoPE, ALiBi, T5, learned); the MDS candidates are
-*fitted* to ``D``.
-
-Columns (see :mod:`posgeom.stress` for the definitions):
-
-* **raw stress** ``sum_{i<j} (E_ij - D_ij)^2 / sum_{i<j} D_ij^2``, the paper's definition, which depends on the
-  scale of ``E`` (and so on conventions such as ALiBi's slope or the width ``d``);
-* **scale-optimal stress** ``min_a stress(a E)``, in ``[0, 1]``: the shape of ``E`` only;
-* **bootstrap intervals** for both, when the data behind ``D`` are given: whole *sequences* are resampled with
-  replacement (:func:`posgeom.geometry.bootstrap_statistic`), ``D`` is recomputed, candidates that depend on
-  ``D`` (MDS) are *refitted* on every resample, and every row is evaluated on the *same* resamples (one Hellinger
-  matrix per resample for the whole table). Fixed encodings (including a model trained from scratch) are not
-  retrained: their interval describes the sampling noise of the corpus statistics only.
-
-Conventions of :func:`standard_candidates` (the book's table), each also stated in the row's description:
-
-* **sinusoidal**: :func:`posgeom.sinusoidal_encoding` of width ``d`` (the model's width).
-* **RoPE**: the distance between the rotated copies of one unit-block vector in every head,
-  ``sqrt(n_heads) * rope_distances(n, d_head)`` (:func:`posgeom.encodings.rope_distances`, head width
-  ``d_head = d / n_heads``): all heads together rotate ``d / 2`` blocks, as many as the sinusoidal encoding of width
-  ``d`` has, so the two share their scale and differ only in the frequency grid (``d_head / 2`` frequencies, each
-  used by ``n_heads`` heads, against ``d / 2``). One head alone is ``1 / sqrt(n_heads)`` of this, a scale that only
-  raw stress sees.
-* **ALiBi**: the heads' linear biases ``-m_h |i - j|`` (slopes of Press et al. for ``n_heads`` heads,
-  :func:`posgeom.encodings.alibi_slopes`), read as the distance between the concatenated one-dimensional
-  configurations ``x_i = (m_1 i, ..., m_h i)``: ``||m||_2 |i - j|``. Rank 1; its scale-optimal stress does not
-  depend on the slopes at all.
-* **T5 buckets**: :func:`posgeom.encodings.t5_bucket_distances` (32 buckets, maximum distance 128, bidirectional).
-* **learned (pretrained)**: rows ``offset .. offset + n - 1`` of a pretrained model's position embeddings
-  (:func:`posgeom.data.learned_position_embeddings`). ``offset`` maps the corpus's position ``i`` to the
-  model's position ``i + offset``: 0 when ``mu_0`` counts ``[CLS]`` (BERT's position 0), 1 when only word pieces are
-  counted (the first word piece sits at BERT's position 1).
-* **learned (from scratch)**: an encoding matrix supplied by the caller (e.g. the position table of a small
-  Transformer trained here), with the same ``offset`` rule.
-* **constant (no order)**: ``E_ij = 1`` for every ``i != j``, a reference row: the stress of an encoding that
-  separates every position equally and carries no order at all (a random high-dimensional table is close to it).
-  Its scale-optimal stress is ``1 - (sum D)^2 / (N sum D^2)`` over the ``N`` pairs: small when ``D`` is nearly
-  constant off the diagonal, e.g. when sampling noise dominates it.
-* **MDS**: classical MDS of ``D`` (Algorithm 1) at full rank (the positive part of ``B``) and at ranks
-  ``1, 2, 3``. Placing the configuration in ``R^d`` by an orthonormal map (:func:`posgeom.encodings.mds_encoding`)
-  keeps every distance, so the row is computed from the configuration itself.
-
-Two helpers explain and complete the table: :func:`shift_invariant_decomposition` (the exact split of a
-shift-invariant encoding's scale-optimal stress into the corpus's departure from shift-equivariance and the mismatch
-of lag profiles) and :func:`scratch_position_embeddings` (the position table of a small Transformer trained here,
-for the "learned (from scratch)" row).
+:func:`scratch_position_embeddings` trains a small Transformer with a learned position table on a labelled corpus
+(through :func:`posgeom.nn.train_classifier`, the one training entry point) and returns the table before and after
+training, with the training history.
 """
 
 from __future__ import annotations

@@ -1,26 +1,19 @@
-"""Experiments that relate an encoding's stress to a trained model's accuracy.
+"""Does stress predict accuracy? The drivers of Chapter 9.
 
-Everything the chapter "Does stress predict accuracy?" computes, as reusable functions:
+* **geometry of a task corpus**: its Hellinger distances (:func:`corpus_distances`) and the stress of a scheme
+  against them (:func:`scheme_stress`, with the one induced-distance convention of
+  :func:`posgeom.encodings.induced_distances`);
+* **a dose-response within one encoding**: the MDS encoding of the corpus (:func:`scaled_mds_encoding`) with a
+  fraction of its rows moved (:func:`permute_rows`), trained until the training accuracy plateaus
+  (:func:`train_to_plateau`) over seeds (:func:`dose_response`);
+* **inference with power**: t intervals of means over seeds, an interval for Spearman's correlation and the
+  smallest correlation a design detects come from :mod:`posgeom.inference`; here, the across-scheme rank
+  correlation with its permutation p-value and bootstrap interval (:func:`stress_accuracy_correlation`);
+* **length extrapolation**: training at length ``n`` and testing at longer lengths (:func:`length_extrapolation`).
 
-* **data**: :class:`TaskData` (token ids, labels, padding mask); two order-sensitive synthetic tasks on a corpus with
-  known, non-stationary positional statistics (:func:`order_task`, :func:`distance_task`); real text turned into
-  model inputs under BERT's input convention (:func:`tokenize_dataset`, :class:`TokenizedDataset`) with a compact
-  vocabulary fitted on the training split (:class:`Vocabulary`);
-* **geometry**: the Hellinger distances of a training corpus (:func:`corpus_distances`) and the distance a positional
-  scheme induces between positions (:func:`induced_distances`), hence its stress (:func:`scheme_stress`);
-* **training**: several seeds of one scheme on one task (:func:`train_and_evaluate`) and training at length ``n``
-  with evaluation at longer lengths (:func:`length_extrapolation`);
-* **statistics**: Spearman's rank correlation between stress and accuracy across schemes, with an exact (or
-  Monte Carlo) permutation p-value and a bootstrap confidence interval (:func:`stress_accuracy_correlation`).
-
-Conventions
------------
-* A positional scheme is one of :data:`posgeom.models.SCHEMES`; the model is
-  :class:`posgeom.nn.TransformerClassifier` with mean pooling over non-padding tokens, bidirectional attention.
-* Stress is always the *scale-optimal* stress ``min_a stress(a E, D)`` of :func:`posgeom.stress_of_distances`: the
-  schemes have incomparable scales (relative schemes have none), and the question asked is about geometry, not size.
-* Seeds: the parameters of the run with seed ``s`` are initialised after ``seed_everything(s)`` and its mini-batch
-  order is drawn with seed ``s``; the same call gives the same numbers.
+Tasks (order, position, distance, centre) are in :mod:`posgeom.studies.tasks`. Stress here is always the
+*scale-optimal* stress: the schemes have incomparable scales, and the question is about geometry, not size. Seeds:
+the run with seed ``s`` is initialised after ``seed_everything(s)`` and draws its mini-batches with seed ``s``.
 """
 
 from __future__ import annotations
@@ -54,6 +47,13 @@ __all__ = [
     "length_extrapolation",
     "RankCorrelationTest",
     "stress_accuracy_correlation",
+    "scaled_mds_encoding",
+    "permute_rows",
+    "PlateauRun",
+    "train_to_plateau",
+    "DoseResponse",
+    "dose_response",
+    "centre_task",
 ]
 
 
@@ -432,3 +432,356 @@ def stress_accuracy_correlation(corpora, *, rng, n_boot: int = 2000, n_permutati
     return RankCorrelationTest(rho=rho, per_corpus=tuple(float(r) for r in per), p_value=float(p_value),
                                exact=exact, ci=(float(lo), float(hi)), confidence=confidence, n_boot=n_boot,
                                n_undefined=undefined)
+
+
+# ------------------------------------------------------------------------------------------------ dose-response design
+
+
+def scaled_mds_encoding(D, d_model: int) -> tuple[np.ndarray, np.ndarray]:
+    """The MDS encoding of ``D`` in width ``d_model``, and its copy at the scale of the sinusoidal encoding.
+
+    The MDS encoding (:func:`posgeom.mds_encoding`, rank capped at ``d_model``) has Hellinger scale (distances at
+    most 1) while token embeddings have entries of size 1; the model gets it multiplied by the constant that makes
+    its root-mean-square pairwise distance equal to that of :func:`posgeom.sinusoidal_encoding` at the same size.
+    A constant factor does not change scale-optimal stress.
+
+    Parameters
+    ----------
+    D : (n, n) distance matrix
+        Hellinger distances of the training corpus (:func:`corpus_distances`).
+    d_model : int
+        Model width.
+
+    Returns
+    -------
+    P, P_model : (n, d_model) arrays
+        The MDS encoding and its scale-matched copy (``P_model = c P`` with ``c > 0``).
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> D = corpus_distances(order_task(50, 8, 12, rng=0))
+    >>> P, P_model = scaled_mds_encoding(D, 16)
+    >>> P.shape, bool(np.allclose(P_model / P_model[0, 0], P / P[0, 0]))
+    ((8, 16), True)
+    """
+    from ..encodings.absolute import mds_encoding, sinusoidal_encoding
+    from ..geometry import classical_mds, pairwise_distances
+
+    D = check_distance_matrix(D, "D")
+    d_model = check_positive_int(d_model, "d_model")
+    n = D.shape[0]
+    P = mds_encoding(D, d_model, rank=min(classical_mds(D).rank, d_model))
+    spread = np.mean(pairwise_distances(P) ** 2)
+    if spread == 0:
+        raise ValueError("D is zero: every position has the same distribution and the MDS encoding is a point")
+    factor = np.sqrt(np.mean(pairwise_distances(sinusoidal_encoding(n, d_model)) ** 2) / spread)
+    return P, factor * P
+
+
+def permute_rows(P, fraction: float, *, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Move a fraction of the rows of an encoding to other positions (a derangement of the chosen rows).
+
+    ``k = round(fraction * n)`` rows are chosen uniformly; they are reassigned among themselves by a uniformly drawn
+    permutation *without fixed points*, so every chosen position really gets another position's vector. The set of
+    vectors is unchanged (so is every property that does not depend on which position holds which vector, such as
+    the rank or the norms); only the assignment of vectors to positions, hence the geometry *relative to the
+    positions*, changes. ``fraction = 0`` returns a copy of ``P``.
+
+    Parameters
+    ----------
+    P : (n, d) array
+    fraction : float in [0, 1]
+        ``k = 1`` is impossible (a single row cannot move), so a fraction that rounds to one row moves two.
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    Q : (n, d) array
+        The encoding with rows moved.
+    moved : (k,) int array
+        The positions whose vector changed, sorted.
+
+    Examples
+    --------
+    >>> P = np.arange(10.0)[:, None]
+    >>> Q, moved = permute_rows(P, 0.5, rng=0)
+    >>> len(moved), bool(np.all(Q[moved] != P[moved])), sorted(Q.ravel()) == sorted(P.ravel())
+    (5, True, True)
+    >>> bool(np.array_equal(permute_rows(P, 0.0, rng=0)[0], P))
+    True
+    """
+    P = check_matrix(P, "P")
+    rng = check_rng(rng)
+    if not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
+        raise ValueError(f"fraction must be a number in [0, 1], got {fraction!r}")
+    n = P.shape[0]
+    k = int(round(float(fraction) * n))
+    if k == 1:
+        k = 2
+    if k == 0:
+        return P.copy(), np.array([], dtype=np.int64)
+    moved = np.sort(rng.choice(n, size=k, replace=False))
+    while True:  # rejection sampling of a derangement; succeeds with probability about 1/e per draw
+        perm = rng.permutation(k)
+        if np.all(perm != np.arange(k)):
+            break
+    Q = P.copy()
+    Q[moved] = P[moved[perm]]
+    return Q, moved
+
+
+@dataclass(frozen=True)
+class PlateauRun:
+    """Result of :func:`train_to_plateau` for one model.
+
+    Attributes
+    ----------
+    train_accuracy, test_accuracy : float
+        After the last epoch.
+    epochs : int
+        Epochs trained.
+    plateaued : bool
+        Whether the stopping rule fired before ``max_epochs``.
+    history : (epochs,) array
+        Training accuracy after every epoch.
+    """
+
+    train_accuracy: float
+    test_accuracy: float
+    epochs: int
+    plateaued: bool
+    history: np.ndarray
+
+
+def train_to_plateau(scheme: str, train: TaskData, test: TaskData, *, seed: int, d_model: int = 32,
+                     n_heads: int = 2, n_layers: int = 1, lr: float = 1e-2, batch_size: int = 50,
+                     max_epochs: int = 40, patience: int = 5, tol: float = 0.01, encoding=None,
+                     threads: int = 1) -> PlateauRun:
+    """Train one model until its training accuracy stops improving, and measure it.
+
+    ``seed_everything(seed)``, then a :class:`posgeom.nn.TransformerClassifier` with positional scheme ``scheme``
+    (``encoding`` is the frozen matrix of ``"fixed"``), trained with AdamW at constant ``lr`` on mini-batches in an
+    order seeded by ``seed``. After every epoch the training accuracy is measured; training stops at the first
+    epoch ``e >= 2 patience`` at which the best training accuracy of the last ``patience`` epochs exceeds the best
+    of the ``patience`` epochs before them by less than ``tol`` (a plateau), or at ``max_epochs``.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`posgeom.models.SCHEMES`.
+    train, test : TaskData
+    seed : int
+        Torch seed of the initialisation and of the mini-batch order.
+    d_model, n_heads, n_layers, lr, batch_size
+        Model and optimiser.
+    max_epochs, patience : int
+    tol : float
+        The plateau rule above.
+    encoding : (n, d_model) array, optional
+    threads : int, default 1
+
+    Returns
+    -------
+    PlateauRun
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> train, test = order_task(40, 6, 10, rng=0), order_task(40, 6, 10, rng=1)
+    >>> run = train_to_plateau("learned", train, test, seed=0, d_model=8, max_epochs=6, patience=2)
+    >>> run.epochs == len(run.history) <= 6, 0.0 <= run.test_accuracy <= 1.0
+    (True, True)
+    """
+    from torch import nn as tnn
+
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
+    train, test = _check_data(train, "train"), _check_data(test, "test")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    max_epochs = check_positive_int(max_epochs, "max_epochs")
+    patience = check_positive_int(patience, "patience")
+    batch_size = check_positive_int(batch_size, "batch_size")
+    if not isinstance(tol, numbers.Real) or not tol >= 0:
+        raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+    if not isinstance(lr, numbers.Real) or not np.isfinite(lr) or lr <= 0:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    if train.length != test.length:
+        raise ValueError(f"train and test must have the same length, got {train.length} and {test.length}")
+    vocab_size = max(train.vocab_size, test.vocab_size)
+    seed_everything(seed, threads=threads)
+    model = TransformerClassifier(vocab_size, train.length, d_model, n_heads, n_layers, positional=scheme,
+                                  encoding=encoding)
+    torch.use_deterministic_algorithms(True)
+    generator = torch.Generator().manual_seed(seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=0.0)
+    loss_fn = tnn.CrossEntropyLoss()
+    X = torch.as_tensor(train.X, dtype=torch.long)
+    y = torch.as_tensor(train.y, dtype=torch.long)
+    mask = None if train.padding_mask is None else torch.as_tensor(train.padding_mask, dtype=torch.bool)
+    n = X.shape[0]
+    history, plateaued = [], False
+    for epoch in range(1, max_epochs + 1):
+        model.train()
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            logits = model(X[idx], padding_mask=None if mask is None else mask[idx], pooled=True)
+            loss = loss_fn(logits, y[idx])
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss.item()}; lower lr (now {lr})")
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+        history.append(accuracy(model, train.X, train.y, padding_mask=train.padding_mask))
+        if epoch >= 2 * patience:
+            recent, before = max(history[-patience:]), max(history[-2 * patience : -patience])
+            if recent - before < tol:
+                plateaued = True
+                break
+    return PlateauRun(train_accuracy=history[-1],
+                      test_accuracy=accuracy(model, test.X, test.y, padding_mask=test.padding_mask),
+                      epochs=len(history), plateaued=plateaued, history=np.array(history))
+
+
+@dataclass(frozen=True)
+class DoseResponse:
+    """Result of :func:`dose_response`: one model per (fraction, seed).
+
+    Attributes
+    ----------
+    fractions : (F,) array
+    seeds : tuple of int
+    stress : (F, S) array
+        Scale-optimal stress of the encoding each model was given.
+    train_accuracy, test_accuracy : (F, S) arrays
+    epochs : (F, S) int array
+    plateaued : (F, S) bool array
+    control_accuracy : (S,) array or None
+        Test accuracy of the position-free model (``"none"``) with each seed: it never sees the encoding.
+    """
+
+    fractions: np.ndarray
+    seeds: tuple
+    stress: np.ndarray
+    train_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    epochs: np.ndarray
+    plateaued: np.ndarray
+    control_accuracy: np.ndarray | None = None
+
+
+def dose_response(train: TaskData, test: TaskData, *, fractions, seeds, d_model: int = 32, control: bool = True,
+                  **train_kwargs) -> DoseResponse:
+    """Accuracy of the frozen MDS encoding as a growing fraction of its rows is moved: stress as the only dose.
+
+    For every fraction ``f`` and seed ``s``: the MDS encoding of the training corpus's Hellinger distances
+    (:func:`scaled_mds_encoding`), with ``round(f n)`` rows deranged by :func:`permute_rows` with ``rng=s`` (so the
+    moved rows differ between seeds), frozen in a model trained by :func:`train_to_plateau` with seed ``s``. The
+    architecture, data, optimiser, stopping rule and the *set* of position vectors are the same in every run; only
+    which position holds which vector changes, and with it the stress.
+
+    Parameters
+    ----------
+    train, test : TaskData
+    fractions : sequence of float in [0, 1]
+    seeds : sequence of int
+    d_model : int, default 32
+    control : bool, default True
+        Also train the position-free model ``"none"`` with every seed (a negative control: its accuracy cannot
+        depend on the encoding).
+    **train_kwargs
+        Passed to :func:`train_to_plateau`.
+
+    Returns
+    -------
+    DoseResponse
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> train, test = order_task(30, 6, 10, rng=0), order_task(30, 6, 10, rng=1)
+    >>> res = dose_response(train, test, fractions=(0.0, 1.0), seeds=(0, 1), d_model=8, max_epochs=2,
+    ...                     patience=1)
+    >>> res.stress.shape, bool(np.all(res.stress[0] < 1e-9)), bool(np.all(res.stress[1] > 0))
+    ((2, 2), True, True)
+    """
+    train, test = _check_data(train, "train"), _check_data(test, "test")
+    seeds = _check_seeds(seeds)
+    fractions = np.asarray(fractions, dtype=float)
+    if fractions.ndim != 1 or fractions.size < 2 or np.any((fractions < 0) | (fractions > 1)):
+        raise ValueError(f"fractions must be at least two numbers in [0, 1], got {fractions}")
+    D = corpus_distances(train)
+    P, P_model = scaled_mds_encoding(D, d_model)
+    shape = (fractions.size, len(seeds))
+    stress, tr, te = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    epochs, plateaued = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=bool)
+    for a, f in enumerate(fractions):
+        for b, s in enumerate(seeds):
+            Q, _ = permute_rows(P_model, float(f), rng=s)
+            stress[a, b] = stress_of_distances(_distances(Q), D, scale="optimal")
+            run = train_to_plateau("fixed", train, test, seed=s, d_model=d_model, encoding=Q, **train_kwargs)
+            tr[a, b], te[a, b] = run.train_accuracy, run.test_accuracy
+            epochs[a, b], plateaued[a, b] = run.epochs, run.plateaued
+    ctrl = None
+    if control:
+        ctrl = np.array([train_to_plateau("none", train, test, seed=s, d_model=d_model, **train_kwargs).test_accuracy
+                         for s in seeds])
+    return DoseResponse(fractions=fractions, seeds=seeds, stress=stress, train_accuracy=tr, test_accuracy=te,
+                        epochs=epochs, plateaued=plateaued, control_accuracy=ctrl)
+
+
+def _distances(P):
+    from ..geometry import pairwise_distances
+
+    return pairwise_distances(P)
+
+
+def centre_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regime: str = "smooth") -> TaskData:
+    """The "a in the middle" task: label 1 iff marker 0 sits in the central half of the sequence.
+
+    The central half is the positions ``i`` with ``L/4 <= i < 3L/4`` (``L`` a multiple of 4). Each base sequence
+    (background as in :func:`posgeom.studies.order_task`) gets ``a = 0`` at a uniform central position (label 1);
+    its partner moves ``a`` to a uniform edge position, swapping it with the background token there (label 0, same
+    multiset). The label depends on the absolute position of ``a`` and is **invariant under reversal**
+    ``i -> L - 1 - i`` (the central half is mapped onto itself), unlike :func:`posgeom.studies.position_task`,
+    whose label flips.
+
+    Parameters
+    ----------
+    n_pairs, n_positions, vocab_size, rng, regime
+        As in :func:`posgeom.studies.order_task`; ``n_positions`` a multiple of 4.
+
+    Returns
+    -------
+    TaskData
+        ``2 n_pairs`` sequences, bases (label 1) first, then partners (label 0).
+
+    Examples
+    --------
+    >>> data = centre_task(20, 8, 10, rng=0)
+    >>> a = np.argmax(data.X == 0, axis=1)
+    >>> bool(np.array_equal(data.y, (a >= 2) & (a < 6)))
+    True
+    >>> a_reversed = np.argmax(data.X[:, ::-1] == 0, axis=1)
+    >>> bool(np.array_equal(data.y, (a_reversed >= 2) & (a_reversed < 6)))  # reversal keeps every label
+    True
+    """
+    from .tasks import _background, _check_task_args
+
+    n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
+    if n % 4:
+        raise ValueError(f"n_positions must be a multiple of 4 (quarters), got {n}")
+    centre = np.arange(n // 4, 3 * n // 4)
+    edges = np.setdiff1d(np.arange(n), centre)
+    X = _background(n_pairs, n, vocab_size, rng, regime)
+    partners = X.copy()
+    for row, partner in zip(X, partners):
+        i, j = int(rng.choice(centre)), int(rng.choice(edges))
+        row[i] = 0
+        partner[:] = row
+        partner[i], partner[j] = row[j], 0
+    X = np.concatenate([X, partners])
+    a = np.argmax(X == 0, axis=1)
+    y = ((a >= n // 4) & (a < 3 * n // 4)).astype(np.int64)
+    return TaskData(X, y)

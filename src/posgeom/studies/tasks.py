@@ -100,6 +100,8 @@ def _background(n_sequences, n_positions, vocab_size, rng, regime):
     """Background tokens in ``[2, vocab_size)`` from :func:`posgeom.synthetic_corpus` (ids 0, 1 are reserved)."""
     if vocab_size < 4:
         raise ValueError(f"vocab_size must be >= 4 (tokens 0 and 1 are the markers), got {vocab_size}")
+    if regime == "uniform":  # i.i.d. uniform background: no positional statistics, no dominant tokens
+        return rng.integers(2, vocab_size, size=(n_sequences, n_positions))
     return synthetic_corpus(n_sequences, n_positions, vocab_size - 2, rng=rng, regime=regime) + 2
 
 
@@ -129,12 +131,19 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regime: 
         Total number of token ids ``>= 4`` (two markers plus the background vocabulary).
     rng : int or numpy.random.Generator
         Randomness of the background (:func:`posgeom.synthetic_corpus`), then of the marker positions.
-    regime : {"smooth", "abrupt", "stationary"}, default "smooth"
-        Background regime; ``"smooth"`` gives non-stationary positional distributions.
+    regime : {"smooth", "abrupt", "stationary", "uniform"}, default "smooth"
+        Background regime; ``"smooth"`` gives non-stationary positional distributions; ``"uniform"`` draws every
+        background token uniformly from ``2..vocab_size-1``, independently (the plain "a before b" task).
 
     Returns
     -------
     TaskData
+
+    Examples
+    --------
+    >>> data = order_task(3, 6, 5, rng=0, regime="uniform")
+    >>> data.X.shape, data.y.tolist()[:3] == [1 - v for v in data.y.tolist()[3:]]
+    ((6, 6), True)
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     X = _background(n_pairs, n, vocab_size, rng, regime)
@@ -319,7 +328,7 @@ class Vocabulary:
     UNK = 1
 
     @classmethod
-    def fit(cls, dataset: TokenizedDataset, *, min_count: int = 1) -> "Vocabulary":
+    def fit(cls, dataset: TokenizedDataset, *, min_count: int = 1) -> Vocabulary:
         """Keep every original id that occurs at least ``min_count`` times in ``dataset``'s sequences."""
         if not isinstance(dataset, TokenizedDataset):
             raise TypeError(f"dataset must be a TokenizedDataset, got {type(dataset).__name__}")

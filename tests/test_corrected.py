@@ -1,0 +1,433 @@
+"""Tests of the cross-fitted (bias-corrected) Hellinger estimator and its bootstrap (posgeom.geometry.estimators).
+
+Validation is against corpora sampled from *known* positional distributions (the synthetic model of the book), so
+every claim is checked against the truth, not against another estimate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posgeom.geometry.estimators as est_mod
+from posgeom import hellinger_distances, synthetic_corpus, synthetic_distributions
+from posgeom.corpus import SequenceIncidence
+from posgeom.geometry import (
+    CorrectedBootstrapResult,
+    CorrectedDistances,
+    bootstrap_corrected,
+    corrected_distances,
+    estimator_errors,
+    plugin_distances,
+)
+from posgeom.geometry.hellinger import hellinger_from_products
+
+
+def _incidence(X, n, V, **kw):
+    return SequenceIncidence.from_sequences(X, n, V, **kw)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The engine and the definition
+# --------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["grid", "ragged"])
+@pytest.mark.parametrize("all_dense", [True, False])
+def test_cross_gram_matches_dense_reference(monkeypatch, layout, all_dense):
+    """The vectorised cross-half Gram matrix (dense + sparse blocks, either token layout) equals the product of the
+    dense square-root distributions of the two halves, for halves with repeated draws."""
+    if not all_dense:
+        monkeypatch.setattr(est_mod, "_ALL_DENSE_CELLS", 0)
+    rng = np.random.default_rng(0)
+    X = synthetic_corpus(300, 30, 200, rng=1)
+    if layout == "ragged":  # most sequences of length 1: the padded position-major table would be wasteful
+        lengths = np.ones(300, dtype=int)
+        lengths[:40] = 30
+        X = [x[:k] for x, k in zip(X, lengths)]
+    inc = _incidence(X, 30, 200)
+    fitter = est_mod._CrossFitter(inc, np.float64)
+    assert (fitter.grid is None) == (layout == "ragged")
+    assert (fitter.n_rare_cols == 0) == all_dense
+    a, b = rng.integers(0, inc.n_sequences, 150), rng.integers(0, inc.n_sequences, 151)
+    SA = inc.sqrt_distributions(np.bincount(a, minlength=inc.n_sequences))
+    SB = inc.sqrt_distributions(np.bincount(b, minlength=inc.n_sequences))
+    G, norm_a, norm_b = fitter.gram(a, b, norms=True)
+    np.testing.assert_allclose(G, SA @ SB.T, atol=1e-13)
+    np.testing.assert_allclose(norm_a, (SA * SA).sum(1), atol=1e-13)
+    np.testing.assert_allclose(norm_b, (SB * SB).sum(1), atol=1e-13)
+    fitter.contiguous = False  # the general totals (from the counts) agree with the length-based ones
+    np.testing.assert_allclose(fitter.gram(a, b), G, atol=1e-13)
+    np.testing.assert_allclose(est_mod._CrossFitter(inc, np.float32).gram(a, b), G, atol=1e-5)
+
+
+def test_definition_cross_half_distance_minus_half_floors():
+    """Per split, Q_ij = [d^2(A_i, B_j) + d^2(B_i, A_j)]/2 - d^2(A_i, B_i)/2 - d^2(A_j, B_j)/2, averaged over splits;
+    floors are the root mean square split-half distances."""
+    m, n, V = 101, 7, 40
+    inc = _incidence(synthetic_corpus(m, n, V, rng=2), n, V)
+    res = corrected_distances(inc, rng=np.random.default_rng(5), n_splits=3)
+    gen = np.random.default_rng(5)
+    Qs, floors = [], []
+    for _ in range(3):
+        perm = gen.permutation(m)
+        SA = inc.sqrt_distributions(np.bincount(perm[: m // 2], minlength=m))
+        SB = inc.sqrt_distributions(np.bincount(perm[m // 2:], minlength=m))
+        na, nb = (SA * SA).sum(1), (SB * SB).sum(1)
+        cross = hellinger_from_products(na[:, None], nb[None, :], SA @ SB.T) ** 2  # d^2(A_i, B_j)
+        f2 = np.diag(cross)
+        Qs.append(0.5 * (cross + cross.T) - 0.5 * (f2[:, None] + f2[None, :]))
+        floors.append(f2)
+    Qs = np.array(Qs)
+    np.testing.assert_allclose(res.squared, Qs.mean(0), atol=1e-12)
+    np.testing.assert_allclose(res.mc_spread, Qs.std(0, ddof=1) / np.sqrt(3), atol=1e-12)
+    np.testing.assert_allclose(res.floors, np.sqrt(np.mean(floors, axis=0)), atol=1e-12)
+    assert isinstance(res, CorrectedDistances) and res.n_splits == 3
+    D = res.distances
+    assert np.array_equal(D, D.T) and np.all(np.diag(D) == 0) and np.all((D >= 0) & (D <= 1))
+    np.testing.assert_allclose(D, np.sqrt(np.clip(res.squared, 0, 1)))
+    iu = np.triu_indices(n, 1)
+    assert res.fraction_clipped == pytest.approx(np.mean(res.squared[iu] < 0))
+    # same rng, same numbers; another rng, other splits
+    again = corrected_distances(inc, rng=np.random.default_rng(5), n_splits=3)
+    assert np.array_equal(again.squared, res.squared)
+    assert not np.array_equal(corrected_distances(inc, rng=6, n_splits=3).squared, res.squared)
+
+
+def test_exact_expectation_with_within_sequence_dependence():
+    """Proposition: E[Q_ij] = ||alpha_i - alpha_j||^2 / 2 with alpha_i = E sqrt(mu_i^half), whatever the dependence
+    between the positions of a sequence. Two binary positions, strongly dependent (position 1 copies position 0 with
+    probability 0.8), halves of h = 3 sequences: alpha is an exact binomial sum, the expectation a Monte Carlo mean
+    over 20,000 corpora, checked to 4 standard errors. The full-sample plug-in, which pairs two tokens of one
+    sequence, is visibly off the same target."""
+    from math import comb
+
+    p0, copy, h, reps = 0.3, 0.8, 3, 20_000
+    p1 = copy * p0 + (1 - copy) * 0.5  # marginal of position 1
+    gen = np.random.default_rng(0)
+    x0 = (gen.random((reps, 2 * h)) < p0).astype(int)
+    x1 = np.where(gen.random((reps, 2 * h)) < copy, x0, (gen.random((reps, 2 * h)) < 0.5).astype(int))
+
+    def alpha(p):
+        pmf = np.array([comb(h, k) * p**k * (1 - p) ** (h - k) for k in range(h + 1)])
+        k = np.arange(h + 1)
+        return np.array([pmf @ np.sqrt(k / h), pmf @ np.sqrt((h - k) / h)])  # E sqrt(hat p_1), E sqrt(hat p_0)
+
+    target = 0.5 * np.sum((alpha(p0) - alpha(p1)) ** 2)
+    # vectorised cross-fitted Q for one split (first h sequences = A) of every corpus
+    def roots(x):
+        frac = x.mean(axis=1)
+        return np.sqrt(frac), np.sqrt(1 - frac)
+    a0, a1 = roots(x0[:, :h]), roots(x1[:, :h])
+    b0, b1 = roots(x0[:, h:]), roots(x1[:, h:])
+
+    def dot(u, v):
+        return u[0] * v[0] + u[1] * v[1]
+    Q = 0.5 * (dot(a0, b0) + dot(a1, b1)) - 0.5 * (dot(a0, b1) + dot(a1, b0))
+    se = Q.std(ddof=1) / np.sqrt(reps)
+    assert abs(Q.mean() - target) < 4 * se, (Q.mean(), target, se)
+    # the library computes the same Q for a corpus
+    X = np.stack([x0[0], x1[0]], axis=1)
+    inc = _incidence(X, 2, 2)
+    fitter = est_mod._CrossFitter(inc)
+    G = fitter.gram(np.arange(h), np.arange(h, 2 * h))
+    assert est_mod._corrected_from_gram(G)[0, 1] == pytest.approx(Q[0], abs=1e-12)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Validation against known truth
+# --------------------------------------------------------------------------------------------------------------
+
+# A synthetic corpus of the book whose positional distributions are close to one another (wide topic windows,
+# Dirichlet(1) topics over V = 1000 tokens): the plug-in bias exceeds the distances themselves up to a few thousand
+# sequences, the regime the correction is for.
+TRUTH = dict(n_positions=12, vocab_size=1000, rng=0, topic_concentration=1.0, bandwidth=0.5)
+SIZES = [25, 50, 100, 400, 1600, 6400, 25600, 102400]
+
+
+def test_corrected_beats_plugin_where_the_bias_dominates():
+    mu = synthetic_distributions(**TRUTH)
+    err = estimator_errors(mu, SIZES, rng=1, n_replicates=2, n_splits=20)
+    big = err.plugin_bias >= 0.5 * err.mean_true_distance
+    assert big.sum() >= 5, f"the test needs sample sizes where the plug-in bias dominates: {err.plugin_bias}"
+    assert not big.all(), "and, for contrast, sizes where it does not"
+    ratio = err.corrected_mae / err.plugin_mae
+    assert np.all(ratio[big] <= 0.2), dict(zip(err.sample_sizes[big].tolist(), ratio[big].round(3).tolist()))
+    # the plug-in error shrinks with m and the corrected estimator is never worse
+    assert np.all(np.diff(err.plugin_mae) < 0)
+    assert np.all(err.corrected_mae <= err.plugin_mae)
+    table = err.as_dict()
+    assert set(table) >= {"sample_size", "plugin_mae", "corrected_mae"} and len(table["sample_size"]) == len(SIZES)
+
+
+def test_remaining_bias_is_the_propositions_second_order_term():
+    """On the d_H^2 scale (no clipping) the corrected estimates average to ||alpha_i - alpha_j||^2 / 2, with
+    alpha_i = E sqrt(mu_i^half) computed exactly from binomial marginals: the Proposition, pair by pair, to 4
+    standard errors. Their bias is bounded by sqrt(2) d ||e_i - e_j|| + ||e_i - e_j||^2 / 2 (e = sqrt(mu) - alpha)
+    and is a fraction of the plug-in's."""
+    from scipy.stats import binom
+
+    n, V, m, reps = 8, 60, 300, 150
+    mu = synthetic_distributions(n, V, rng=3, topic_concentration=1.0, bandwidth=0.3)
+    d2 = hellinger_distances(mu) ** 2
+    gen = np.random.default_rng(4)
+    iu = np.triu_indices(n, 1)
+    Q, P = [], []
+    for _ in range(reps):
+        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        Q.append(corrected_distances(inc, rng=gen, n_splits=10).squared[iu])
+        P.append(plugin_distances(inc)[iu] ** 2)
+    Q, P = np.array(Q), np.array(P)
+    h = m // 2
+    k = np.arange(h + 1)
+    alpha = np.einsum("ivk,k->iv", binom.pmf(k[None, None, :], h, mu[:, :, None]), np.sqrt(k / h))
+    predicted = 0.5 * ((alpha[:, None, :] - alpha[None, :, :]) ** 2).sum(-1)[iu]
+    se = Q.std(0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(Q.mean(0) - predicted) <= 4 * se), np.c_[Q.mean(0), predicted, se][:5]
+    e = np.sqrt(mu) - alpha
+    de = np.linalg.norm(e[:, None, :] - e[None, :, :], axis=-1)[iu]
+    bound = np.sqrt(2 * d2[iu]) * de + 0.5 * de**2
+    bias_q, bias_p = predicted - d2[iu], P.mean(0) - d2[iu]
+    assert np.all(np.abs(bias_q) <= bound + 1e-12)
+    assert np.all(np.abs(Q.mean(0) - d2[iu]) < 0.5 * bias_p) and np.mean(np.abs(bias_q)) < 0.25 * np.mean(bias_p)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(8, 400), n=st.integers(2, 8), V=st.integers(2, 60), conc=st.sampled_from([0.3, 1.0, 5.0]),
+       seed=st.integers(0, 2**16))
+def test_equal_distributions_give_zero_within_monte_carlo_error(m, n, V, conc, seed):
+    """All positions share one mu (stationary corpus): E[Q_ij] = 0 exactly (Proposition, equal mu and equal sample
+    sizes). Tolerance from the returned spread: ``sqrt(n_splits) * mc_spread`` is the per-split standard deviation
+    of Q, which bounds the sampling standard deviation of the split average (measured ratio 1.0-1.05 on stationary
+    corpora). The pair average must lie within 5 of the largest such deviation, every pair within 12."""
+    X = synthetic_corpus(m, n, V, rng=seed, regime="stationary", topic_concentration=conc)
+    inc = _incidence(X, n, V)
+    res = corrected_distances(inc, rng=seed, n_splits=16)
+    iu = np.triu_indices(n, 1)
+    sd = np.sqrt(res.n_splits) * res.mc_spread[iu]
+    if np.all(sd == 0):  # every split gives the same Q: no noise at all (e.g. a single token)
+        assert np.allclose(res.squared[iu], 0, atol=1e-12)
+        return
+    assert abs(res.squared[iu].mean()) <= 5 * sd.max()
+    assert np.all(np.abs(res.squared[iu]) <= 12 * np.maximum(sd, sd.max() / 4))
+    # the distances: sqrt of the clipped estimate, so within sqrt of that tolerance
+    assert np.all(res.distances[iu] <= np.sqrt(12 * np.maximum(sd, sd.max() / 4)))
+
+
+def test_equal_distributions_unbiased_on_average():
+    """Mean over 150 stationary corpora of the pair-averaged Q: within 4 standard errors of 0, the standard error
+    taken from the returned spreads (per corpus sd <= sqrt(n_splits) * max mc_spread, see above)."""
+    m, n, V, reps = 120, 6, 25, 150
+    means, sds = [], []
+    for r in range(reps):
+        X = synthetic_corpus(m, n, V, rng=r, regime="stationary", topic_concentration=1.0)
+        res = corrected_distances(_incidence(X, n, V), rng=r, n_splits=10)
+        iu = np.triu_indices(n, 1)
+        means.append(res.squared[iu].mean())
+        sds.append(np.sqrt(res.n_splits) * res.mc_spread[iu].max())
+    se = np.sqrt(np.mean(np.square(sds)) / reps)
+    assert abs(np.mean(means)) < 4 * se, (np.mean(means), se)
+    # while the plug-in is biased by about the floor: far outside
+    X = synthetic_corpus(m, n, V, rng=0, regime="stationary", topic_concentration=1.0)
+    assert plugin_distances(_incidence(X, n, V))[0, 1] ** 2 > 10 * se
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 1000), regime=st.sampled_from(["smooth", "abrupt"]))
+def test_corrected_and_plugin_agree_as_the_sample_grows(seed, regime):
+    n, V = 6, 20
+    mu = synthetic_distributions(n, V, rng=seed, regime=regime, topic_concentration=1.0)
+    gen = np.random.default_rng(seed)
+    gaps = []
+    for m in (100, 1000, 10_000, 100_000):
+        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        gaps.append(np.abs(corrected_distances(inc, rng=seed, n_splits=4).distances - plugin_distances(inc)).max())
+    assert gaps[-1] < 0.5 * gaps[0] and gaps[-1] < 0.02, gaps
+    assert gaps[-1] < gaps[-2] < gaps[0], gaps
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Bootstrap
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_bootstrap_coverage_of_known_truth():
+    """200 corpora from known distributions; nominal 95% intervals (500 resamples each) of two pair distances, a
+    near pair and a far pair, cover the truth in at least 90% of the replications."""
+    n, V, m, reps = 5, 20, 200, 200
+    mu = synthetic_distributions(n, V, rng=0, topic_concentration=1.0, bandwidth=0.3)
+    truth = hellinger_distances(mu)
+    pairs = [(0, 1), (0, 4)]
+    gen = np.random.default_rng(1)
+    covered = np.zeros(len(pairs))
+    mc = []
+    for r in range(reps):
+        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        res = bootstrap_corrected(inc, rng=r, n_boot=500)
+        for k, (i, j) in enumerate(pairs):
+            covered[k] += res.lower[i, j] <= truth[i, j] <= res.upper[i, j]
+        mc.append(res.upper_mc_error[0, 4])
+    coverage = covered / reps
+    assert np.all(coverage >= 0.90), dict(zip(pairs, coverage))
+    assert np.median(mc) < 0.02  # the ends are stable to a few thousandths at 500 resamples
+
+
+def _zipf_distributions(n, V, *, seed=0, amplitude=0.8):
+    """Zipf(1.1) token frequencies reweighted smoothly with position (as in benchmarks/bench_corrected.py)."""
+    gen = np.random.default_rng(seed)
+    log_p = -1.1 * np.log(gen.permutation(V) + 2.7)
+    phase, freq = gen.random(V), 2 * gen.random(V)
+    L = np.stack([log_p + amplitude * np.sin(2 * np.pi * (phase + i * freq / n)) for i in range(n)])
+    P = np.exp(L - L.max(axis=1, keepdims=True))
+    return P / P.sum(axis=1, keepdims=True)
+
+
+def test_bootstrap_coverage_with_many_tokens_seen_once():
+    """Zipfian distributions over 3,000 tokens, 400 sequences: most tokens seen at a position are seen once, as in
+    real text. The centred intervals still cover (100 replications of 500 resamples; >= 88%, which a true coverage
+    of 95% misses with probability about 0.001). Referring the replicates to the bootstrap world's truth (the
+    full-sample plug-in) instead fails: there the corrected estimator is biased by the noise of the singletons."""
+    n, V, m, reps = 5, 3000, 400, 100
+    mu = _zipf_distributions(n, V)
+    truth = hellinger_distances(mu)
+    iu = np.triu_indices(n, 1)
+    gen = np.random.default_rng(1)
+    covered, covered_plugin_referred, boot_bias = [], [], []
+    for r in range(reps):
+        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        res = bootstrap_corrected(inc, rng=r, n_boot=500)
+        covered.append(((res.lower <= truth) & (truth <= res.upper))[iu])
+        errors = res.samples.astype(float) - res.plugin
+        lo = np.sqrt(np.clip(res.centre + np.quantile(errors, 0.025, axis=0), 0, 1))
+        hi = np.sqrt(np.clip(res.centre + np.quantile(errors, 0.975, axis=0), 0, 1))
+        covered_plugin_referred.append(((lo <= truth) & (truth <= hi))[iu])
+        boot_bias.append(res.bias[iu].mean())
+    assert np.all(np.mean(covered, axis=0) >= 0.88), np.mean(covered, axis=0)
+    assert np.mean(covered_plugin_referred) < 0.5
+    assert np.mean(boot_bias) < -0.05
+
+
+def test_bootstrap_resamples_split_at_the_level_of_draws():
+    """Position 1 is a shifted copy of position 0 (total within-sequence dependence) and both have exactly the same
+    empirical distribution: in the bootstrap world the truth is 0 and the replicates must average to 0. Splitting
+    the *draws* keeps the halves independent and does so; keeping the copies of a sequence together (splitting the
+    distinct sequences) makes the halves dependent and biases the replicates far below 0."""
+    V = 6
+    t = np.repeat(np.arange(V), 2)
+    inc = _incidence(np.stack([t, (t + 1) % V], axis=1), 2, V)
+    assert plugin_distances(inc)[0, 1] == 0.0
+    res = bootstrap_corrected(inc, rng=0, n_boot=2000)
+    s = res.samples[:, 0, 1].astype(float)
+    assert abs(s.mean()) < 4 * s.std(ddof=1) / np.sqrt(s.size)
+    # the alternative rule, for contrast
+    fitter, gen, m = est_mod._CrossFitter(inc), np.random.default_rng(0), inc.n_sequences
+    distinct_split = []
+    for _ in range(2000):
+        u, cnt = np.unique(gen.integers(0, m, m), return_counts=True)
+        in_a = np.zeros(u.size, dtype=bool)
+        in_a[gen.permutation(u.size)[: u.size // 2]] = True
+        G = fitter.gram(np.repeat(u[in_a], cnt[in_a]), np.repeat(u[~in_a], cnt[~in_a]))
+        distinct_split.append(est_mod._corrected_from_gram(G)[0, 1])
+    assert np.mean(distinct_split) < -0.1
+
+
+def test_bootstrap_result_statistic_jobs_and_determinism():
+    n, V = 6, 15
+    inc = _incidence(synthetic_corpus(300, n, V, rng=5), n, V)
+    res = bootstrap_corrected(inc, rng=3, n_boot=60)
+    assert isinstance(res, CorrectedBootstrapResult) and res.n_boot == 60 and res.n_splits == 1
+    assert res.samples.shape == (60, n, n) and res.samples.dtype == np.float32
+    np.testing.assert_allclose(res.plugin, plugin_distances(inc) ** 2)
+    assert np.array_equal(res.estimate, res.point.distances) and np.array_equal(res.centre, res.point.squared)
+    assert np.all(res.lower <= res.upper) and np.all(res.lower >= 0) and np.all(res.upper <= 1)
+    assert np.all(np.diag(res.lower) == 0) and np.all(np.diag(res.upper) == 0)
+    assert np.all(res.lower_mc_error >= 0) and np.all(res.upper_mc_error >= 0)
+    assert res.bias.shape == (n, n) and res.standard_error.shape == (n, n)
+    # threads do not change the numbers; the same rng gives the same numbers
+    par = bootstrap_corrected(inc, rng=3, n_boot=60, n_jobs=3)
+    assert np.array_equal(par.samples, res.samples) and np.array_equal(par.lower, res.lower)
+    # a scalar statistic of the corrected distances; basic intervals; several splits per resample
+    far = bootstrap_corrected(inc, lambda D: D[0, n - 1], rng=3, n_boot=60, interval="basic", n_splits=2)
+    assert far.samples.shape == (60,) and isinstance(far.lower, float) and isinstance(far.estimate, float)
+    assert far.estimate == pytest.approx(res.estimate[0, n - 1])
+    assert far.plugin == pytest.approx(plugin_distances(inc)[0, n - 1])
+    assert far.lower <= far.upper and far.interval == "basic" and far.n_splits == 2
+    vec = bootstrap_corrected(inc, lambda D: D[0], rng=3, n_boot=60)
+    assert vec.lower.shape == (n,) and vec.samples.shape == (60, n)
+
+
+def test_monte_carlo_error_of_the_ends_matches_their_spread_over_seeds():
+    """The order-statistic standard error of an interval end predicts how much the end moves with another rng."""
+    n, V = 4, 12
+    inc = _incidence(synthetic_corpus(150, n, V, rng=7), n, V)
+    runs = [bootstrap_corrected(inc, lambda D: D[0, 3], rng=s, n_boot=500, estimate_splits=40) for s in range(12)]
+    lows = np.array([r.lower for r in runs])
+    reported = np.mean([r.lower_mc_error for r in runs])
+    observed = lows.std(ddof=1)
+    assert 0.4 < reported / observed < 2.5, (reported, observed)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Bad inputs
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_bad_inputs():
+    n, V = 4, 5
+    X = synthetic_corpus(20, n, V, rng=0)
+    inc = _incidence(X, n, V)
+    with pytest.raises(TypeError, match="SequenceIncidence"):
+        corrected_distances(X, rng=0)
+    with pytest.raises(TypeError, match="SequenceIncidence"):
+        bootstrap_corrected(X, rng=0)
+    with pytest.raises(TypeError, match="rng is required"):
+        corrected_distances(inc, rng=None)
+    with pytest.raises(TypeError):
+        corrected_distances(inc)  # rng is keyword-only and required
+    with pytest.raises(TypeError, match="n_splits must be an integer"):
+        corrected_distances(inc, rng=0, n_splits=2.5)
+    for bad in (0, 1, -3):
+        with pytest.raises(ValueError, match="n_splits must be >= 2"):
+            corrected_distances(inc, rng=0, n_splits=bad)
+    with pytest.raises(ValueError, match="n_splits must be >= 1"):
+        bootstrap_corrected(inc, rng=0, n_splits=0)
+    with pytest.raises(ValueError, match="n_boot must be >= 2"):
+        bootstrap_corrected(inc, rng=0, n_boot=1)
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_corrected(inc, rng=0, confidence=1.5)
+    with pytest.raises(ValueError, match="interval must be one of"):
+        bootstrap_corrected(inc, rng=0, interval="bca")
+    with pytest.raises(TypeError, match="statistic must be a callable"):
+        bootstrap_corrected(inc, 3.0, rng=0)
+    three = _incidence(X[:3], n, V)
+    with pytest.raises(ValueError, match="at least 4 sequences, got 3"):
+        corrected_distances(three, rng=0)
+    with pytest.raises(ValueError, match="at least 4 sequences"):
+        bootstrap_corrected(three, rng=0)
+    # a position reached by one sequence only is empty in one half of every split
+    sparse = _incidence([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
+    with pytest.raises(ValueError, match=r"split 0: position 2 receives no observation in half [AB].*only 1 of the 31 "
+                                         r"sequences reach it.*fewer positions.*pad_id"):
+        corrected_distances(sparse, rng=0)
+    with pytest.raises(ValueError, match=r"point estimate.*position 2 receives no observation"):
+        bootstrap_corrected(sparse, rng=0)
+    # in a bootstrap the message names the resample: 10 of 200 sequences reach positions 2 and 3, enough for the
+    # splits of the sample, but some resample draws none of them into one half
+    rare = _incidence([[1, 2, 3, 4]] * 10 + [[1, 2]] * 190, 4, 5)
+    corrected_distances(rare, rng=2, n_splits=2)
+    with pytest.raises(ValueError, match=r"bootstrap resample \d+: position 2 receives no observation"):
+        bootstrap_corrected(rare, rng=2, n_boot=2000, estimate_splits=2)
+    # estimator_errors
+    with pytest.raises(ValueError, match="sample size must be >= 4"):
+        estimator_errors(np.full((2, 3), 1 / 3), [3], rng=0)
+    with pytest.raises(ValueError, match="rows must sum to 1"):
+        estimator_errors(np.ones((2, 3)), [10], rng=0)
+    with pytest.raises(TypeError, match="sampler must be a callable"):
+        estimator_errors(np.full((2, 3), 1 / 3), [10], rng=0, sampler=1)
