@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from scipy import stats
 from torch.func import jacrev
 
 import posgeom as pg
@@ -11,6 +12,7 @@ from posgeom.nn import (
     init_masked_slot,
     kernel_regime_distances,
     masked_slot_logits,
+    masked_slot_loss,
     ntk_blocks,
     output_trajectory,
     train_masked_slot,
@@ -84,17 +86,63 @@ def test_output_trajectory_closed_form_and_cross_entropy_limit():
     np.testing.assert_allclose(q, mu, atol=1e-3)
 
 
-def test_wide_network_approaches_kernel_prediction():
+def _loglog_interval(widths, values, level=0.99):
+    """OLS slope of log(values) on log(widths) and its t interval (df = points - 2)."""
+    fit = stats.linregress(np.log(widths), np.log(values))
+    q = stats.t.ppf(1 - (1 - level) / 2, len(values) - 2)
+    return fit.slope - q * fit.stderr, fit.slope + q * fit.stderr
+
+
+def test_wide_network_approaches_kernel_prediction_at_rate_minus_one_half():
+    # Proposition (appendix): the RMS distance error of the squared loss is C Z w^(-1/2) + O(1/w).
     mu = smooth_targets(n=10, V=4)
     pred = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=0.5, steps=10, sigma0=0.5)
     iu = np.triu_indices(10, 1)
-    errs = []
-    for w in (16, 256):
-        out = train_masked_slot(init_masked_slot(10, 4, w, sigma0=0.5, seed=0), np.sqrt(mu), loss="mse",
-                                lr=0.5, steps=10)
-        D = pairwise_distances(out["P"].numpy())
-        errs.append(np.abs(D[iu] - pred[iu]).max() / pred[iu].max())
-    assert errs[1] < errs[0] and errs[1] < 0.15
+    widths, errs = [], []
+    for k, w in enumerate((64, 128, 256, 512)):
+        for s in range(5):
+            th = init_masked_slot(10, 4, w, sigma0=0.5, seed=100 * k + s)
+            out = train_masked_slot(th, np.sqrt(mu), loss="mse", lr=0.5, steps=10)
+            D = pairwise_distances(out["P"].numpy())
+            widths.append(w)
+            errs.append(np.sqrt(np.mean((D[iu] - pred[iu]) ** 2)))
+    low, high = _loglog_interval(widths, errs)
+    assert low <= -0.5 <= high and high < 0
+
+
+def test_ntk_deviation_rates():
+    # Diagonal blocks deviate from I by O(w^(-1/2)) (Wishart), off-diagonal blocks are O(w^(-3/2)).
+    widths, diag, off = [], [], []
+    for k, w in enumerate((64, 128, 256, 512, 1024)):
+        for s in range(4):
+            K = ntk_blocks(init_masked_slot(4, 3, w, sigma0=0.5, seed=10 * k + s))
+            widths.append(w)
+            diag.append(np.sqrt(np.mean([((K[i, i] - np.eye(3)) ** 2).sum() for i in range(4)])))
+            off.append(np.sqrt(np.mean([(K[i, j] ** 2).sum() for i in range(4) for j in range(4) if i != j])))
+    low, high = _loglog_interval(widths, diag)
+    assert low <= -0.5 <= high
+    low, high = _loglog_interval(widths, off)
+    assert low <= -1.5 <= high
+
+
+def test_zero_initial_embeddings():
+    th = init_masked_slot(5, 3, 32, sigma0=0.0, seed=0)
+    assert torch.all(masked_slot_logits(th) == 0)
+    K = ntk_blocks(th)  # p_i = 0: no A or W part, the same P part J J^T for every position
+    np.testing.assert_allclose(K[0, 1], 0.0, atol=0)
+    np.testing.assert_allclose(K[0, 0], K[3, 3], atol=1e-14)
+    mu = smooth_targets(n=5, V=3)
+    D = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=0.5, steps=8, sigma0=0.0)
+    np.testing.assert_allclose(D, (1 - 0.5**8) * np.sqrt(2) * pg.hellinger_distances(mu), atol=1e-12)
+
+
+def test_masked_slot_loss_values():
+    f = torch.tensor([[0.0, 0.0], [1.0, -1.0]], dtype=torch.float64)
+    y = torch.tensor([[1.0, 0.0], [0.5, 0.5]], dtype=torch.float64)
+    assert float(masked_slot_loss(f, y, "mse")) == pytest.approx(0.5 * (1 + 0.25 + 2.25))
+    lse = np.log(np.exp(1.0) + np.exp(-1.0))  # log-sum-exp of the second row's logits
+    expected = np.log(2) + 0.5 * ((lse - 1) + (lse + 1))
+    assert float(masked_slot_loss(f, y, "cross_entropy")) == pytest.approx(expected)
 
 
 def test_kernel_prediction_preserves_hellinger_ranks_for_mse_on_sqrt_mu():
