@@ -63,3 +63,18 @@ def test_separation_sweep_shapes_and_t_interval():
             res.pair[:, :1])
     with pytest.raises(TypeError):
         separation_sweep(None, [0.0], seeds=[0])
+
+
+def test_sweep_t_interval_is_the_package_t_interval():
+    from posgeom.inference import t_interval
+
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(3, 5))
+    res = SeparationSweep(np.arange(3.0), np.arange(5), values, np.zeros((3, 5)), np.ones((3, 5)))
+    for level in (0.9, 0.95):
+        mean, lo, hi = res.t_interval(values, level=level)
+        for k, row in enumerate(values):
+            ref = t_interval(row, confidence=level)
+            assert (mean[k], lo[k], hi[k]) == (ref.estimate, ref.lower, ref.upper)
+    with pytest.raises(ValueError):
+        res.t_interval(values[0])

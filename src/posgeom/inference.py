@@ -8,7 +8,8 @@ the geometry (:mod:`posgeom.geometry.noise`) and the chapters' studies:
   vectorised over rows;
 * :class:`PermutationTest` and :func:`permutation_p_value`: a permutation null and its p-value,
   ``(1 + #{null at least as extreme}) / (1 + B)`` for Monte Carlo nulls (never 0), ``#{...} / B`` for exact ones;
-* :class:`Interval`, :func:`t_interval` (a mean over seeds, ``n - 1`` degrees of freedom) and
+* :class:`Interval`, :func:`t_interval` (a mean over seeds, ``n - 1`` degrees of freedom),
+  :func:`wilson_interval` (a proportion, e.g. an accuracy over ``n`` test items) and
   :func:`spearman_interval` (Fisher z with the Bonett-Wright variance);
 * :func:`spearman_power`: the smallest rank correlation a design detects, by simulation (a null result is an
   interval with a power analysis, not a p-value above 0.05).
@@ -36,6 +37,7 @@ __all__ = [
     "permutation_p_value",
     "Interval",
     "t_interval",
+    "wilson_interval",
     "spearman_interval",
     "SpearmanPower",
     "spearman_power",
@@ -326,6 +328,59 @@ def t_interval(x, *, confidence: float = 0.95) -> Interval:
     m, se = float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
     half = float(stats.t.ppf((1 + confidence) / 2, x.size - 1)) * se
     return Interval(m, m - half, m + half, confidence)
+
+
+def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for a binomial proportion ``successes / n`` (e.g. a test accuracy).
+
+    With ``p = successes / n`` and ``z = z_{(1 + confidence) / 2}`` the interval is
+    ``(p + z^2 / (2n) +- z sqrt(p (1 - p) / n + z^2 / (4 n^2))) / (1 + z^2 / n)`` (Wilson 1927, JASA 22:209-212).
+    Unlike the normal (Wald) interval it stays inside ``[0, 1]`` and does not collapse to a point at ``p = 0`` or
+    ``p = 1``. It assumes ``n`` independent trials.
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes, ``0 <= successes <= n``.
+    n : int
+        Number of trials, ``n >= 1``.
+    confidence : float, default 0.95
+        Two-sided coverage, in ``(0, 1)``.
+
+    Returns
+    -------
+    Interval
+        ``estimate = successes / n`` and the Wilson bounds, clipped to ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If ``successes`` or ``n`` is not an integer.
+    ValueError
+        If ``n < 1``, ``successes`` is outside ``[0, n]`` or ``confidence`` is outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> r = wilson_interval(8, 10)
+    >>> r.estimate, round(r.lower, 3), round(r.upper, 3)
+    (0.8, 0.49, 0.943)
+    >>> wilson_interval(0, 20).lower, round(wilson_interval(0, 20).upper, 3)
+    (0.0, 0.161)
+    """
+    confidence = check_confidence(confidence)
+    n = check_positive_int(n, "n")
+    successes = check_positive_int(successes, "successes", minimum=0)
+    if successes > n:
+        raise ValueError(f"successes must lie in [0, n] = [0, {n}], got {successes}")
+    p = successes / n
+    z = float(stats.norm.ppf((1 + confidence) / 2))
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    # the bounds are exactly 0 at no success and exactly 1 at no failure; spare them the rounding
+    lower = 0.0 if successes == 0 else max(0.0, centre - half)
+    upper = 1.0 if successes == n else min(1.0, centre + half)
+    return Interval(p, lower, upper, confidence)
 
 
 def spearman_interval(x, y, *, confidence: float = 0.95) -> Interval:

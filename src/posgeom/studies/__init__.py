@@ -21,6 +21,7 @@ from .masked_lm import (
     train_with_snapshots,
 )
 from .necessity import (
+    probe_data,
     train_model,
 )
 from .parametrisation import (
@@ -88,6 +89,7 @@ __all__ = [
     "masked_lm_data",
     "TrainingSnapshots",
     "train_with_snapshots",
+    "probe_data",
     "train_model",
     "ParallelAnalysis",
     "parallel_analysis",

@@ -69,12 +69,24 @@ class NonStationarity:
 
     Attributes
     ----------
-    distances : plug-in Hellinger distances between the empirical ``mu_i``.
-    floor : the ``1 - alpha`` quantile of the permutation distribution of the distance under ``mu_i = mu_j``.
-    p_values : permutation p-values ``(1 + #{perm >= observed}) / (1 + n_permutations)`` (1 on the diagonal).
-    distinct : ``p_values <= alpha`` off the diagonal: the pair's distributions are told apart at level ``alpha``
+    distances : (n, n) float array
+        Plug-in Hellinger distances between the empirical ``mu_i``.
+    floor : (n, n) float array
+        The ``1 - alpha`` quantile of the permutation distribution of the distance under ``mu_i = mu_j``.
+    p_values : (n, n) float array
+        Permutation p-values ``(1 + #{perm >= observed}) / (1 + n_permutations)`` (1 on the diagonal).
+    distinct : (n, n) bool array
+        ``p_values <= alpha`` off the diagonal: the pair's distributions are told apart at level ``alpha``
         (per pair, no multiplicity correction).
-    alpha : the level.
+    alpha : float
+        The level.
+
+    Examples
+    --------
+    >>> distinct = np.array([[False, True, False], [True, False, False], [False, False, False]])
+    >>> res = NonStationarity(np.zeros((3, 3)), np.zeros((3, 3)), np.ones((3, 3)), distinct, 0.05)
+    >>> round(res.fraction_distinct, 4)  # one pair of three
+    0.3333
     """
 
     distances: np.ndarray
@@ -130,6 +142,8 @@ def non_stationarity(
     ValueError
         If ``permutation`` is not one of the two schemes, ``alpha`` is outside ``(0, 1)``, ``X`` has fewer than two
         positions or an id outside ``[0, V)``.
+    TypeError
+        If ``X`` does not hold integers or ``rng`` is neither a seed nor a generator.
 
     Examples
     --------
@@ -195,11 +209,28 @@ def multiset_bound(X, y) -> float:
     Parameters
     ----------
     X : (N, L) int array
+        Token ids, one sequence per row.
     y : (N,) int array
+        Class labels.
 
     Returns
     -------
-    float in ``(0, 1]``.
+    float
+        The accuracy, in ``(0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty 2-D array of non-negative ids or ``y`` does not hold one label per row.
+    TypeError
+        If ``X`` or ``y`` does not hold integers.
+
+    Examples
+    --------
+    Two orderings of the same tokens with opposite labels: no function of the multiset gets both right.
+
+    >>> multiset_bound(np.array([[0, 1, 2], [1, 0, 2], [3, 3, 2]]), np.array([1, 0, 1]))
+    0.6666666666666666
     """
     X = _check_ids(X)
     y = _check_labels(y, X.shape[0])
@@ -207,8 +238,35 @@ def multiset_bound(X, y) -> float:
 
 
 def sequence_bound(X, y) -> float:
-    """The best training accuracy that any function of the sequence can reach on ``(X, y)`` (1 unless some
-    identical sequences carry different labels)."""
+    """The best training accuracy that any function of the sequence can reach on ``(X, y)``.
+
+    It is 1 unless some identical sequences carry different labels; computed exactly, like :func:`multiset_bound`,
+    by grouping identical sequences and predicting each group's majority label.
+
+    Parameters
+    ----------
+    X : (N, L) int array
+        Token ids, one sequence per row.
+    y : (N,) int array
+        Class labels.
+
+    Returns
+    -------
+    float
+        The accuracy, in ``(0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty 2-D array of non-negative ids or ``y`` does not hold one label per row.
+    TypeError
+        If ``X`` or ``y`` does not hold integers.
+
+    Examples
+    --------
+    >>> sequence_bound(np.array([[0, 1], [1, 0], [1, 0]]), np.array([1, 0, 1]))  # [1, 0] carries both labels
+    0.6666666666666666
+    """
     X = _check_ids(X)
     y = _check_labels(y, X.shape[0])
     return _group_bound(X, y)
@@ -216,17 +274,33 @@ def sequence_bound(X, y) -> float:
 
 @dataclass(frozen=True)
 class OrderSensitivity:
-    """Result of :func:`order_sensitivity`: the two bounds and their gap (``> 0`` means order-sensitive)."""
+    """Result of :func:`order_sensitivity`: the two bounds and their gap (``> 0`` means order-sensitive).
+
+    Attributes
+    ----------
+    sequence_bound : float
+        Best accuracy of any function of the sequence (:func:`sequence_bound`).
+    multiset_bound : float
+        Best accuracy of any function of the multiset of tokens (:func:`multiset_bound`).
+
+    Examples
+    --------
+    >>> res = OrderSensitivity(sequence_bound=1.0, multiset_bound=0.5)
+    >>> res.gap, res.holds
+    (0.5, True)
+    """
 
     sequence_bound: float
     multiset_bound: float
 
     @property
     def gap(self) -> float:
+        """The accuracy only order can buy: ``sequence_bound - multiset_bound`` (never negative)."""
         return self.sequence_bound - self.multiset_bound
 
     @property
     def holds(self) -> bool:
+        """Whether the data are order-sensitive: the gap is positive."""
         return self.gap > 0
 
 
@@ -236,6 +310,32 @@ def order_sensitivity(X, y) -> OrderSensitivity:
     Definition (the book's): a labelled data set is *order-sensitive* when the best accuracy of a function of the
     sequence exceeds the best accuracy of a function of the multiset of its tokens, i.e. some pair of sequences with
     the same tokens in a different order carries different labels. The gap is the accuracy that only order can buy.
+
+    Parameters
+    ----------
+    X : (N, L) int array
+        Token ids, one sequence per row.
+    y : (N,) int array
+        Class labels.
+
+    Returns
+    -------
+    OrderSensitivity
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty 2-D array of non-negative ids or ``y`` does not hold one label per row.
+    TypeError
+        If ``X`` or ``y`` does not hold integers.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> data = order_task(50, 6, 6, rng=0, regime="uniform")
+    >>> res = order_sensitivity(data.X, data.y)
+    >>> res.sequence_bound, res.multiset_bound, res.holds
+    (1.0, 0.5, True)
     """
     return OrderSensitivity(sequence_bound(X, y), multiset_bound(X, y))
 
@@ -254,7 +354,23 @@ def label_flip_rate(label_fn, X, *, rng, n_permutations: int = 10) -> float:
 
     Returns
     -------
-    float in ``[0, 1]``; 0 means the labels are permutation-invariant on these sequences.
+    float
+        In ``[0, 1]``; 0 means the labels are permutation-invariant on these sequences.
+
+    Raises
+    ------
+    TypeError
+        If ``label_fn`` is not callable, or ``X`` or the labels do not hold integers.
+    ValueError
+        If ``X`` is not a non-empty 2-D array of non-negative ids or ``label_fn`` does not return one label per row.
+
+    Examples
+    --------
+    >>> X = np.tile(np.arange(4), (50, 1))
+    >>> label_flip_rate(lambda X: X.sum(axis=1) % 2, X, rng=0)  # a function of the multiset never flips
+    0.0
+    >>> 0.4 < label_flip_rate(lambda X: (X[:, 0] < X[:, 1]).astype(int), X, rng=0) < 0.6
+    True
     """
     if not callable(label_fn):
         raise TypeError(f"label_fn must be callable, got {type(label_fn).__name__}")
@@ -271,7 +387,24 @@ def label_flip_rate(label_fn, X, *, rng, n_permutations: int = 10) -> float:
 
 @dataclass(frozen=True)
 class NonDegeneracy:
-    """Result of :func:`non_degeneracy`."""
+    """Result of :func:`non_degeneracy`.
+
+    Attributes
+    ----------
+    n_classes : int
+        Number of distinct labels.
+    min_class_fraction : float
+        Share of the rarest label.
+    constant_positions : tuple of int
+        Positions holding the same token in every sequence.
+
+    Examples
+    --------
+    >>> NonDegeneracy(n_classes=2, min_class_fraction=0.5, constant_positions=()).holds
+    True
+    >>> NonDegeneracy(n_classes=1, min_class_fraction=1.0, constant_positions=()).holds
+    False
+    """
 
     n_classes: int
     min_class_fraction: float
@@ -279,6 +412,7 @@ class NonDegeneracy:
 
     @property
     def holds(self) -> bool:
+        """Whether the data are non-degenerate: at least two labels and no constant position."""
         return self.n_classes >= 2 and not self.constant_positions
 
 
@@ -287,6 +421,31 @@ def non_degeneracy(X, y) -> NonDegeneracy:
 
     A constant position (the same token in every sequence) and a constant label are the degenerate cases in which
     the training loss cannot depend on how positions are told apart.
+
+    Parameters
+    ----------
+    X : (N, L) int array
+        Token ids, one sequence per row.
+    y : (N,) int array
+        Class labels.
+
+    Returns
+    -------
+    NonDegeneracy
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty 2-D array of non-negative ids or ``y`` does not hold one label per row.
+    TypeError
+        If ``X`` or ``y`` does not hold integers.
+
+    Examples
+    --------
+    >>> X = np.array([[5, 0, 1], [5, 1, 0], [5, 2, 2]])
+    >>> res = non_degeneracy(X, np.array([1, 0, 1]))
+    >>> res.constant_positions, res.holds  # position 0 always holds token 5
+    ((0,), False)
     """
     X = _check_ids(X)
     y = _check_labels(y, X.shape[0])

@@ -35,6 +35,12 @@ class ScratchPositions:
         Accuracy on the training subset after training.
     n_train, steps : int
         Sequences trained on, optimiser steps taken.
+
+    Examples
+    --------
+    >>> res = ScratchPositions(np.zeros((4, 2)), np.ones((4, 2)), {"loss": [0.7], "final_loss": 0.7}, 0.5, 8, 1)
+    >>> float(np.linalg.norm(res.trained - res.initial))
+    2.8284271247461903
     """
 
     initial: np.ndarray
@@ -76,14 +82,36 @@ def scratch_position_embeddings(
     labels : (m,) int array
         Class labels.
     n_positions : int
-    pad_id, vocab_size : int
+        Number of positions ``n >= 2`` of the model (and of the table).
+    pad_id : int
+        The id the sequences are padded with (masked, so its embedding never matters).
+    vocab_size : int
+        Size of the embedding table; every id must lie in ``[0, vocab_size)``.
     seed : int
+        Seeds the parameters and the mini-batch order.
     d_model, n_heads, n_layers, epochs, batch_size, lr
         Architecture and optimisation (defaults: width 32, 2 heads, 1 layer, 2 epochs, batches of 32, lr 3e-3).
 
     Returns
     -------
     ScratchPositions
+
+    Raises
+    ------
+    ValueError
+        If ``n_positions < 2``, ``pad_id < 0``, ``vocab_size < 1``, a sequence is longer than ``n_positions`` or
+        there is not one label per sequence.
+    TypeError
+        If ``n_positions``, ``pad_id`` or ``vocab_size`` is not an integer.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> seqs = [rng.integers(1, 20, size=int(k)) for k in rng.integers(2, 7, size=32)]
+    >>> res = scratch_position_embeddings(seqs, np.arange(32) % 2, 8, pad_id=0, vocab_size=20, seed=0,
+    ...                                   d_model=8, epochs=1)
+    >>> res.trained.shape, res.steps, bool(np.any(res.trained != res.initial))
+    ((8, 8), 1, True)
     """
     import torch
 

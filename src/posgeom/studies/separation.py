@@ -57,7 +57,8 @@ def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.nd
 
     Returns
     -------
-    (mu_0, mu_1) : two (V,) arrays summing to 1.
+    (mu_0, mu_1) : tuple of two (V,) float arrays
+        The two distributions, each summing to 1.
 
     Raises
     ------
@@ -91,16 +92,23 @@ def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8, r
     Parameters
     ----------
     n_sequences : int
+        Number of sequences ``N >= 1``.
     shift : float
         Non-stationarity of the pair, in ``[0, 1]``.
     vocab_size : int, default 8
         Even ``V >= 2``; ids ``0..V-1``.
     rng : int or numpy.random.Generator
+        Randomness of the tokens and of the coin.
 
     Returns
     -------
     TaskData
         ``X`` of shape ``(n_sequences, 4)``, balanced labels in expectation.
+
+    Raises
+    ------
+    ValueError
+        If ``n_sequences < 1``, ``vocab_size`` is odd or smaller than 2, or ``shift`` is outside ``[0, 1]``.
 
     Examples
     --------
@@ -133,16 +141,23 @@ def order_mixture_task(n_sequences: int, *, order_weight: float, vocab_size: int
     Parameters
     ----------
     n_sequences : int
+        Number of sequences ``N >= 1``.
     order_weight : float
         ``w`` in ``[0, 1]``: the fraction of labels that depend on the order of the pair.
     vocab_size : int, default 8
         ``V >= 2`` content tokens; the model needs ``V + 2`` ids.
     rng : int or numpy.random.Generator
+        Randomness of the tokens and of the task token.
 
     Returns
     -------
     TaskData
         ``X`` of shape ``(n_sequences, 5)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_sequences < 1``, ``vocab_size < 2`` or ``order_weight`` is outside ``[0, 1]``.
 
     Examples
     --------
@@ -175,6 +190,7 @@ class TiedRun:
     accuracy : float
         Training accuracy.
     seed : int
+        The seed of the run.
 
     Examples
     --------
@@ -199,6 +215,7 @@ class TiedRun:
         Returns
         -------
         float
+            The Euclidean distance between rows ``i`` and ``j``.
 
         Examples
         --------
@@ -219,6 +236,7 @@ def train_from_tied(data: TaskData, *, seed: int, width: int = 16, epochs: int =
     Parameters
     ----------
     data : TaskData
+        The training set; positions 0..3 follow this module's layout.
     seed : int
         Seeds the parameters (:func:`posgeom.nn.seed_everything`) and the training.
     width : int, default 16
@@ -226,7 +244,9 @@ def train_from_tied(data: TaskData, *, seed: int, width: int = 16, epochs: int =
     epochs : int, default 80
         Full-batch optimiser steps.
     lr : float, default 0.05
+        Peak learning rate of the cosine schedule.
     weight_decay : float, default 0.01
+        AdamW's decoupled weight decay ``lambda`` (the regulariser of the loss).
     vocab_size : int, optional
         Size of the embedding table; default ``data.vocab_size``.
 
@@ -238,6 +258,8 @@ def train_from_tied(data: TaskData, *, seed: int, width: int = 16, epochs: int =
     ------
     TypeError
         If ``data`` is not a :class:`TaskData`.
+    ValueError
+        If ``seed`` is negative or ``width`` is not a positive integer.
 
     Examples
     --------
@@ -270,7 +292,9 @@ class SeparationSweep:
     Attributes
     ----------
     doses : (k,) array
+        The doses of the sweep.
     seeds : (m,) int array
+        The seeds of the sweep.
     pair, null : (k, m) arrays
         ``||p_0 - p_1||`` and ``||p_2 - p_3||`` of each run.
     accuracy : (k, m) array
@@ -298,11 +322,14 @@ class SeparationSweep:
     def t_interval(self, values, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Mean over seeds and the two-sided Student-t interval (``m - 1`` degrees of freedom), per dose.
 
+        Each row is passed to :func:`posgeom.inference.t_interval`, the package's one t interval.
+
         Parameters
         ----------
         values : (k, m) array
-            E.g. :attr:`pair` or :attr:`excess`.
+            One row per dose, one column per seed, e.g. :attr:`pair` or :attr:`excess`.
         level : float, default 0.95
+            Two-sided coverage, in ``(0, 1)``.
 
         Returns
         -------
@@ -311,7 +338,7 @@ class SeparationSweep:
         Raises
         ------
         ValueError
-            With fewer than two seeds.
+            If ``values`` is not 2-D, has fewer than two seeds (columns), or ``level`` is outside ``(0, 1)``.
 
         Examples
         --------
@@ -321,15 +348,14 @@ class SeparationSweep:
         >>> float(mean[0]), bool(lo[0] < 3 < hi[0])
         (3.0, True)
         """
-        from scipy.stats import t
+        from ..inference import t_interval
 
         values = np.asarray(values, dtype=float)
-        m = values.shape[1]
-        if m < 2:
-            raise ValueError("a t interval needs at least two seeds")
-        mean = values.mean(axis=1)
-        half = t.ppf(0.5 + level / 2, df=m - 1) * values.std(axis=1, ddof=1) / np.sqrt(m)
-        return mean, mean - half, mean + half
+        if values.ndim != 2 or values.shape[1] < 2:
+            raise ValueError(f"values must be a (doses, seeds) array with at least two seeds, got shape {values.shape}")
+        rows = [t_interval(row, confidence=level) for row in values]
+        return (np.array([r.estimate for r in rows]), np.array([r.lower for r in rows]),
+                np.array([r.upper for r in rows]))
 
 
 def separation_sweep(make_task, doses, *, seeds, n_sequences: int = 256, **train_kwargs) -> SeparationSweep:
@@ -341,15 +367,24 @@ def separation_sweep(make_task, doses, *, seeds, n_sequences: int = 256, **train
         ``make_task(dose, n_sequences, rng)`` returns a :class:`TaskData` whose positions 0..3 follow the layout of
         this module (pair 0-1, null pair 2-3).
     doses : sequence of float
+        The strengths of the cause, one row of the result each.
     seeds : sequence of int
         Seed ``s`` draws the data (``rng=s``) and trains (``seed=s``).
     n_sequences : int, default 256
+        Training sequences per run.
     **train_kwargs
         Passed to :func:`train_from_tied`.
 
     Returns
     -------
     SeparationSweep
+
+    Raises
+    ------
+    TypeError
+        If ``make_task`` is not callable.
+    ValueError
+        If ``doses`` or ``seeds`` is empty or a seed is negative.
 
     Examples
     --------

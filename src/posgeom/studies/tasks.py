@@ -1,26 +1,42 @@
-"""Experiments that relate an encoding's stress to a trained model's accuracy.
+"""Labelled data sets for the chapters' training experiments: synthetic marker tasks and tokenised real text.
 
-Everything the chapter "Does stress predict accuracy?" computes, as reusable functions:
+Every task is a :class:`TaskData` (equal-length token id sequences, one class label each, optional padding mask),
+the input format of :func:`posgeom.nn.train_classifier` and of the studies' training drivers.
 
-* **data**: :class:`TaskData` (token ids, labels, padding mask); two order-sensitive synthetic tasks on a corpus with
-  known, non-stationary positional statistics (:func:`order_task`, :func:`distance_task`); real text turned into
-  model inputs under BERT's input convention (:func:`tokenize_dataset`, :class:`TokenizedDataset`) with a compact
-  vocabulary fitted on the training split (:class:`Vocabulary`);
-* **geometry**: the Hellinger distances of a training corpus (:func:`corpus_distances`) and the distance a positional
-  scheme induces between positions (:func:`induced_distances`), hence its stress (:func:`scheme_stress`);
-* **training**: several seeds of one scheme on one task (:func:`train_and_evaluate`) and training at length ``n``
-  with evaluation at longer lengths (:func:`length_extrapolation`);
-* **statistics**: Spearman's rank correlation between stress and accuracy across schemes, with an exact (or
-  Monte Carlo) permutation p-value and a bootstrap confidence interval (:func:`stress_accuracy_correlation`).
+Synthetic marker tasks
+----------------------
+Each task writes one or two *markers* into background sequences and pairs every sequence with a *partner* holding
+the same multiset of tokens and the opposite label, so that no function of the multiset beats accuracy 1/2
+(:func:`posgeom.studies.multiset_bound`) and only the positions of the markers decide the label:
+
+* :func:`order_task` ("a before b"): markers ``a = 0`` and ``b = 1`` at two distinct random positions; label 1
+  iff ``a`` precedes ``b``; the partner swaps the two markers. The label depends on the *order* of the markers and
+  flips when the sequence is reversed.
+* :func:`position_task` ("a early"): marker ``a = 0`` only; label 1 iff ``a`` sits in the first half
+  (position ``< L/2``); the partner moves ``a`` into the second half. The label depends on the *absolute* position
+  of ``a`` (and, for even ``L``, flips under reversal).
+* :func:`distance_task` ("a near b"): label 1 iff the markers are at most ``max_gap`` positions apart; the partner
+  moves ``b`` beyond that gap. The label depends on the *offset* only and is invariant under reversal.
+* The "a in the middle" task of Chapter 9, :func:`posgeom.studies.centre_task`, lives with the experiment that
+  uses it (:mod:`posgeom.studies.stress_accuracy`) and follows the same conventions; its label depends on the
+  absolute position of ``a`` and is invariant under reversal.
 
 Conventions
 -----------
-* A positional scheme is one of :data:`posgeom.models.SCHEMES`; the model is
-  :class:`posgeom.nn.TransformerClassifier` with mean pooling over non-padding tokens, bidirectional attention.
-* Stress is always the *scale-optimal* stress ``min_a stress(a E, D)`` of :func:`posgeom.stress_of_distances`: the
-  schemes have incomparable scales (relative schemes have none), and the question asked is about geometry, not size.
-* Seeds: the parameters of the run with seed ``s`` are initialised after ``seed_everything(s)`` and its mini-batch
-  order is drawn with seed ``s``; the same call gives the same numbers.
+* Ids 0 and 1 are reserved for the markers; the background uses ids ``2..vocab_size-1`` (so ``vocab_size >= 4``)
+  and comes from :func:`posgeom.synthetic_corpus` in one of its regimes (``"smooth"``, ``"abrupt"``,
+  ``"stationary"``, shifted by 2) or, with ``regime="uniform"``, from independent uniform draws (no positional
+  statistics at all).
+* A task of ``n_pairs`` pairs holds ``2 n_pairs`` sequences: the bases first, then their partners in the same
+  order (row ``k`` and row ``n_pairs + k`` are partners).
+* Randomness is the package's convention: ``rng`` (keyword-only) is an int seed or a
+  :class:`numpy.random.Generator`; the same call gives the same data.
+
+Real text
+---------
+:func:`tokenize_dataset` turns labelled texts into WordPiece id sequences under BERT's input convention
+(``[CLS] ... [SEP]``, right padding, masked; :class:`TokenizedDataset`), and :class:`Vocabulary` renumbers the ids
+seen in a training split compactly (0 padding, 1 unknown), so that a small model needs a small embedding table.
 """
 
 from __future__ import annotations
@@ -56,6 +72,22 @@ class TaskData:
         Class labels.
     padding_mask : (N, L) bool array or None
         ``True`` at padding tokens (never attended to, left out of the mean pooling); ``None``: no padding.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty 2-D array, ``y`` does not hold one label per sequence, an id is negative, or
+        ``padding_mask`` has the wrong shape or masks a whole sequence.
+    TypeError
+        If ``X`` or ``y`` does not hold integers.
+
+    Examples
+    --------
+    >>> data = TaskData(np.array([[2, 0, 1], [2, 1, 0]]), np.array([1, 0]))
+    >>> len(data), data.length, data.vocab_size
+    (2, 3, 3)
+    >>> data.X.dtype
+    dtype('int64')
     """
 
     X: np.ndarray
@@ -138,6 +170,12 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regime: 
     Returns
     -------
     TaskData
+        ``2 n_pairs`` sequences, bases first, then partners (row ``k`` and row ``n_pairs + k`` are partners).
+
+    Raises
+    ------
+    ValueError
+        If ``n_pairs < 1``, ``n_positions < 3`` or ``vocab_size < 4``.
 
     Examples
     --------
@@ -177,6 +215,18 @@ def distance_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, max_g
     -------
     TaskData
         ``2 n_pairs`` sequences, bases (label 1) first, then partners (label 0).
+
+    Raises
+    ------
+    ValueError
+        As :func:`order_task`, or if ``n_positions <= 2 max_gap + 1``.
+
+    Examples
+    --------
+    >>> data = distance_task(4, 8, 6, rng=0, max_gap=2)
+    >>> a, b = np.argmax(data.X == 0, axis=1), np.argmax(data.X == 1, axis=1)
+    >>> data.y.tolist(), bool(np.array_equal(data.y, np.abs(a - b) <= 2))
+    ([1, 1, 1, 1, 0, 0, 0, 0], True)
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     max_gap = check_positive_int(max_gap, "max_gap")
@@ -216,6 +266,18 @@ def position_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regim
     -------
     TaskData
         ``2 n_pairs`` sequences, bases (label 1) first, then partners (label 0).
+
+    Raises
+    ------
+    ValueError
+        As :func:`order_task`, or if ``n_positions`` is odd.
+
+    Examples
+    --------
+    >>> data = position_task(3, 6, 5, rng=0)
+    >>> a = np.argmax(data.X == 0, axis=1)
+    >>> data.y.tolist(), bool(np.array_equal(data.y, a < 3))
+    ([1, 1, 1, 0, 0, 0], True)
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     if n % 2:
@@ -247,11 +309,20 @@ class TokenizedDataset:
     sequences : list of 1-D int64 arrays
         The unpadded id sequences (lengths ``2..n``).
     labels : (N,) int64 array
+        One class label per text.
     n_positions : int
+        The model's number of positions ``n``.
     vocab_size : int
         Size of the tokenizer's vocabulary (ids lie in ``[0, vocab_size)``).
     pad_id : int
         The tokenizer's ``[PAD]`` id.
+
+    Examples
+    --------
+    >>> ds = TokenizedDataset([np.array([101, 7, 102]), np.array([101, 7, 9, 102])], np.array([0, 1]),
+    ...                       n_positions=5, vocab_size=200, pad_id=0)
+    >>> len(ds), ds.lengths.tolist()
+    (2, [3, 4])
     """
 
     sequences: list
@@ -269,11 +340,40 @@ class TokenizedDataset:
         return np.fromiter((s.size for s in self.sequences), dtype=np.int64, count=len(self.sequences))
 
     def counts(self):
-        """Position counts (n x V CSR) of the sequences, padding not counted (:func:`posgeom.position_counts`)."""
+        """Position counts of the sequences, padding not counted (:func:`posgeom.position_counts`).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape ``(n_positions, vocab_size)``
+            Entry ``(i, v)``: how many sequences hold id ``v`` at position ``i``.
+
+        Examples
+        --------
+        >>> ds = TokenizedDataset([np.array([101, 7, 102]), np.array([101, 7, 9, 102])], np.array([0, 1]),
+        ...                       n_positions=5, vocab_size=200, pad_id=0)
+        >>> C = ds.counts()
+        >>> C.shape, int(C[0, 101]), int(C[1, 7]), int(C.sum())
+        ((5, 200), 2, 2, 7)
+        """
         return position_counts(self.sequences, self.n_positions, self.vocab_size)
 
     def padded(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(ids, padding_mask)``: (N, n) WordPiece ids right-padded with ``pad_id`` and the padding mask."""
+        """The sequences right-padded to ``n_positions`` with ``pad_id``, and the padding mask.
+
+        Returns
+        -------
+        ids : (N, n) int64 array
+            WordPiece ids, right-padded with ``pad_id``.
+        padding_mask : (N, n) bool array
+            ``True`` at padding.
+
+        Examples
+        --------
+        >>> ds = TokenizedDataset([np.array([101, 7, 102])], np.array([0]), n_positions=5, vocab_size=200, pad_id=0)
+        >>> ids, mask = ds.padded()
+        >>> ids.tolist(), mask.tolist()
+        ([[101, 7, 102, 0, 0]], [[False, False, False, True, True]])
+        """
         return pad_sequences(self.sequences, self.n_positions, pad_id=self.pad_id)
 
 
@@ -283,7 +383,9 @@ def tokenize_dataset(texts, labels, tokenizer, n_positions: int) -> TokenizedDat
     Parameters
     ----------
     texts : sequence of str
+        The texts, in order.
     labels : (N,) int array
+        One class label per text.
     tokenizer : transformers fast tokenizer
         E.g. :func:`posgeom.data.load_tokenizer`; needs ``[CLS]``, ``[SEP]`` and ``[PAD]``.
     n_positions : int
@@ -292,6 +394,21 @@ def tokenize_dataset(texts, labels, tokenizer, n_positions: int) -> TokenizedDat
     Returns
     -------
     TokenizedDataset
+
+    Raises
+    ------
+    TypeError
+        If ``labels`` is not a 1-D integer array.
+    ValueError
+        If ``n_positions < 3``, the tokenizer has no ``[PAD]`` token, or there is not one label per text.
+
+    Examples
+    --------
+    >>> from posgeom.data import load_tokenizer
+    >>> ds = tokenize_dataset(["a good film", "not good at all, just bad"], np.array([1, 0]),
+    ...                       load_tokenizer(), 6)
+    >>> [s.tolist() for s in ds.sequences]  # the second text is truncated and ends with [SEP]
+    [[101, 1037, 2204, 2143, 102], [101, 2025, 2204, 2012, 2035, 102]]
     """
     from ..data.text import CountingConvention, iter_token_sequences
 
@@ -321,6 +438,12 @@ class Vocabulary:
     ----------
     kept : (K,) int64 array
         The original ids kept, ascending.
+
+    Examples
+    --------
+    >>> vocab = Vocabulary(np.array([101, 102, 2204]))
+    >>> len(vocab), vocab.encode([2204, 101, 999]).tolist()
+    (5, [4, 2, 1])
     """
 
     kept: np.ndarray
@@ -329,7 +452,33 @@ class Vocabulary:
 
     @classmethod
     def fit(cls, dataset: TokenizedDataset, *, min_count: int = 1) -> Vocabulary:
-        """Keep every original id that occurs at least ``min_count`` times in ``dataset``'s sequences."""
+        """Keep every original id that occurs at least ``min_count`` times in ``dataset``'s sequences.
+
+        Parameters
+        ----------
+        dataset : TokenizedDataset
+            The training split.
+        min_count : int, default 1
+            Smallest number of occurrences for an id to be kept.
+
+        Returns
+        -------
+        Vocabulary
+
+        Raises
+        ------
+        TypeError
+            If ``dataset`` is not a :class:`TokenizedDataset`.
+        ValueError
+            If ``min_count < 1``.
+
+        Examples
+        --------
+        >>> ds = TokenizedDataset([np.array([101, 7, 102]), np.array([101, 9, 102])], np.array([0, 1]),
+        ...                       n_positions=4, vocab_size=200, pad_id=0)
+        >>> Vocabulary.fit(ds).kept.tolist(), Vocabulary.fit(ds, min_count=2).kept.tolist()
+        ([7, 9, 101, 102], [101, 102])
+        """
         if not isinstance(dataset, TokenizedDataset):
             raise TypeError(f"dataset must be a TokenizedDataset, got {type(dataset).__name__}")
         min_count = check_positive_int(min_count, "min_count")
@@ -340,13 +489,48 @@ class Vocabulary:
         return int(self.kept.size) + 2
 
     def encode(self, ids) -> np.ndarray:
-        """Map original ids to compact ids (unknown ids to :attr:`UNK`)."""
+        """Map original ids to compact ids (unknown ids to :attr:`UNK`).
+
+        Parameters
+        ----------
+        ids : array_like of int
+            Original (tokenizer) ids, any shape.
+
+        Returns
+        -------
+        int64 ndarray
+            Compact ids, same shape: ``2 + k`` for the ``k``-th kept id, :attr:`UNK` (1) for an id not kept.
+
+        Examples
+        --------
+        >>> Vocabulary(np.array([5, 9])).encode([[9, 5], [7, 9]]).tolist()
+        [[3, 2], [1, 3]]
+        """
         ids = np.asarray(ids, dtype=np.int64)
         where = np.searchsorted(self.kept, ids)
         found = (where < self.kept.size) & (self.kept[np.minimum(where, self.kept.size - 1)] == ids)
         return np.where(found, where + 2, self.UNK)
 
     def task_data(self, dataset: TokenizedDataset) -> TaskData:
-        """The model inputs of ``dataset``: compact ids (padding = :attr:`PAD`), labels and padding mask."""
+        """The model inputs of ``dataset``: compact ids (padding = :attr:`PAD`), labels and padding mask.
+
+        Parameters
+        ----------
+        dataset : TokenizedDataset
+            Any split (ids not kept become :attr:`UNK`).
+
+        Returns
+        -------
+        TaskData
+            ``X`` of shape ``(len(dataset), dataset.n_positions)``, with the padding mask.
+
+        Examples
+        --------
+        >>> ds = TokenizedDataset([np.array([101, 7, 102]), np.array([101, 9, 102])], np.array([0, 1]),
+        ...                       n_positions=4, vocab_size=200, pad_id=0)
+        >>> data = Vocabulary(np.array([7, 101, 102])).task_data(ds)
+        >>> data.X.tolist(), data.padding_mask[:, -1].tolist()
+        ([[3, 2, 4, 0], [3, 1, 4, 0]], [True, True])
+        """
         ids, mask = dataset.padded()
         return TaskData(np.where(mask, self.PAD, self.encode(ids)), dataset.labels, mask)

@@ -1,0 +1,46 @@
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from posgeom.inference import Interval, wilson_interval
+
+
+@pytest.mark.parametrize("successes, n", [(0, 10), (3, 10), (10, 10), (412, 500), (1, 1)])
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_wilson_interval_agrees_with_scipy(successes, n, confidence):
+    ours = wilson_interval(successes, n, confidence=confidence)
+    ref = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert isinstance(ours, Interval) and ours.confidence == confidence
+    assert ours.estimate == successes / n
+    assert ours.lower == pytest.approx(ref.low, abs=1e-12)
+    assert ours.upper == pytest.approx(ref.high, abs=1e-12)
+    assert 0.0 <= ours.lower <= ours.estimate <= ours.upper <= 1.0
+
+
+def test_wilson_interval_matches_the_closed_form_with_z_2576():
+    # the formula Chapter 3 used before the interval moved into the package (z = 2.576, i.e. 99%)
+    acc, n, z = 0.9, 500, 2.576
+    centre = (acc + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(acc * (1 - acc) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    assert wilson_interval(450, 500, confidence=0.99).lower == pytest.approx(centre - half, abs=1e-4)
+
+
+def test_wilson_interval_covers_at_its_nominal_rate():
+    rng = np.random.default_rng(0)
+    n, p, trials = 60, 0.3, 4000
+    hits = rng.binomial(n, p, size=trials)
+    covered = np.mean([not wilson_interval(int(k), n).excludes(p) for k in hits])
+    assert 0.93 <= covered <= 0.97
+
+
+def test_wilson_interval_rejects_bad_input():
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+    with pytest.raises(ValueError):
+        wilson_interval(-1, 10)
+    with pytest.raises(ValueError):
+        wilson_interval(0, 0)
+    with pytest.raises(TypeError):
+        wilson_interval(0.5, 10)
+    with pytest.raises(ValueError):
+        wilson_interval(5, 10, confidence=1.0)
