@@ -41,6 +41,11 @@ from .separation import (
     train_from_tied,
     transposition_task,
 )
+from .sinusoid import (
+    SinusoidAlignment,
+    random_centred_subspaces,
+    sinusoid_alignment,
+)
 from .stress_accuracy import (
     EXTRAPOLATING_SCHEMES,
     DoseResponse,
@@ -89,8 +94,8 @@ __all__ = [
     "masked_lm_data",
     "TrainingSnapshots",
     "train_with_snapshots",
-    "probe_data",
     "train_model",
+    "probe_data",
     "ParallelAnalysis",
     "parallel_analysis",
     "ScratchPositions",
@@ -102,6 +107,9 @@ __all__ = [
     "train_from_tied",
     "SeparationSweep",
     "separation_sweep",
+    "SinusoidAlignment",
+    "random_centred_subspaces",
+    "sinusoid_alignment",
     "EXTRAPOLATING_SCHEMES",
     "corpus_distances",
     "scheme_stress",

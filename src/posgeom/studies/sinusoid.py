@@ -1,0 +1,249 @@
+"""The chapter on MDS and stress: does the sinusoidal encoding approximate the MDS encoding?
+
+The paper says the sinusoidal encoding approximates the MDS solution when positional statistics vary smoothly.
+:func:`sinusoid_alignment` measures it on one distance matrix ``D`` at a rank ``r``, with the actual sinusoidal
+encoding :func:`posgeom.sinusoidal_encoding` ``(n, d)``:
+
+* the **alignment** (:func:`posgeom.geometry.subspace_alignment`) of the sinusoid's principal subspace (the top-``r``
+  left singular vectors of the centred encoding) with the MDS subspace (the top-``r`` eigenvectors of
+  ``B = -1/2 J D^2 J``);
+* the **variance share**: the fraction of the sinusoid's centred variance ``||Pc||_F^2`` that lies in the MDS
+  subspace, next to its **ceiling**, the fraction in the sinusoid's own top-``r`` principal subspace (no
+  ``r``-dimensional subspace holds more);
+* both against a **null** computed on the spot: uniformly random ``r``-dimensional subspaces of the centred space
+  (orthogonal to the constant vector, like the encodings once centred) in place of one of the two subspaces;
+* the scale-optimal stress (:func:`posgeom.stress`, ``scale="optimal"``) of the sinusoid, at full width and
+  restricted to its top-``r`` principal part, next to that of the rank-``r`` classical MDS configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_distance_matrix, check_positive_int, check_rng
+from ..encodings.absolute import sinusoidal_encoding
+from ..geometry.mds import classical_mds
+from ..geometry.shift import subspace_alignment
+from ..inference import permutation_p_value
+from ..stress.core import stress
+
+__all__ = [
+    "SinusoidAlignment",
+    "random_centred_subspaces",
+    "sinusoid_alignment",
+]
+
+
+@dataclass(frozen=True)
+class SinusoidAlignment:
+    """Result of :func:`sinusoid_alignment`.
+
+    Attributes
+    ----------
+    rank : int
+        ``r``, the dimension of the subspaces compared.
+    d_model : int
+        Width ``d`` of the sinusoidal encoding.
+    alignment : float
+        Mean squared cosine of the principal angles between the sinusoid's top-``r`` principal subspace and the
+        MDS subspace, in ``[0, 1]``.
+    variance_share : float
+        Share of the sinusoid's centred variance inside the MDS subspace.
+    variance_ceiling : float
+        Share of the sinusoid's centred variance inside its own top-``r`` principal subspace (the largest share
+        any ``r``-dimensional subspace can hold).
+    null_alignment, null_share : (n_null,) arrays
+        The two statistics with a uniformly random centred ``r``-dimensional subspace in place of the MDS
+        subspace.
+    stress_sinusoid : float
+        Scale-optimal stress of the sinusoidal encoding (full width ``d``).
+    stress_sinusoid_rank : float
+        Scale-optimal stress of the sinusoid's top-``r`` principal part (its best rank-``r`` approximation).
+    stress_mds : float
+        Scale-optimal stress of the rank-``r`` classical MDS configuration.
+    quantile : float
+        The null quantile that serves as threshold.
+
+    Examples
+    --------
+    >>> res = SinusoidAlignment(1, 4, 0.9, 0.5, 0.6, np.array([0.1, 0.2]), np.array([0.1, 0.3]), 0.1, 0.2, 0.05, 0.5)
+    >>> round(res.alignment_threshold, 2), res.aligned, res.share_exceeds_null
+    (0.15, True, True)
+    """
+
+    rank: int
+    d_model: int
+    alignment: float
+    variance_share: float
+    variance_ceiling: float
+    null_alignment: np.ndarray
+    null_share: np.ndarray
+    stress_sinusoid: float
+    stress_sinusoid_rank: float
+    stress_mds: float
+    quantile: float
+
+    @property
+    def alignment_threshold(self) -> float:
+        """The ``quantile`` of the null alignments."""
+        return float(np.quantile(self.null_alignment, self.quantile))
+
+    @property
+    def share_threshold(self) -> float:
+        """The ``quantile`` of the null variance shares."""
+        return float(np.quantile(self.null_share, self.quantile))
+
+    @property
+    def aligned(self) -> bool:
+        """Whether the alignment exceeds its null threshold."""
+        return bool(self.alignment > self.alignment_threshold)
+
+    @property
+    def share_exceeds_null(self) -> bool:
+        """Whether the variance share exceeds its null threshold."""
+        return bool(self.variance_share > self.share_threshold)
+
+    @property
+    def alignment_p_value(self) -> float:
+        """Monte Carlo p-value of the alignment against its null (:func:`posgeom.inference.permutation_p_value`)."""
+        return permutation_p_value(self.alignment, self.null_alignment)
+
+    @property
+    def share_p_value(self) -> float:
+        """Monte Carlo p-value of the variance share against its null."""
+        return permutation_p_value(self.variance_share, self.null_share)
+
+
+def random_centred_subspaces(n: int, rank: int, n_draws: int, *, rng) -> np.ndarray:
+    """Orthonormal bases of uniformly random ``rank``-dimensional subspaces orthogonal to the constant vector.
+
+    Each basis is the QR factor of ``J G`` with ``G`` an ``n x rank`` standard Gaussian matrix and
+    ``J = I - 11^T/n``: ``J G`` is an isotropic Gaussian matrix in the ``(n - 1)``-dimensional centred space, so its
+    column space is uniform (Haar) on that space's Grassmannian.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions, ``n >= 2``.
+    rank : int
+        Dimension of every subspace, ``1 <= rank <= n - 1``.
+    n_draws : int
+        Number of subspaces.
+    rng : int or numpy.random.Generator
+        Seed of the draws (required, keyword-only).
+
+    Returns
+    -------
+    (n_draws, n, rank) float ndarray
+        Orthonormal columns, each summing to 0.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2`` or ``rank`` outside ``[1, n - 1]``.
+
+    Examples
+    --------
+    >>> Q = random_centred_subspaces(5, 2, 3, rng=0)
+    >>> Q.shape, np.allclose(Q[0].T @ Q[0], np.eye(2)), np.allclose(Q.sum(axis=1), 0.0)
+    ((3, 5, 2), True, True)
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    rank = check_positive_int(rank, "rank")
+    if rank > n - 1:
+        raise ValueError(f"the centred space of n={n} positions has dimension {n - 1}, got rank={rank}")
+    draws = check_positive_int(n_draws, "n_draws")
+    G = check_rng(rng).standard_normal((draws, n, rank))
+    G -= G.mean(axis=1, keepdims=True)
+    return np.linalg.qr(G)[0]
+
+
+def sinusoid_alignment(
+    D,
+    rank: int,
+    *,
+    d_model: int,
+    rng,
+    base: float = 10000.0,
+    n_null: int = 2000,
+    quantile: float = 0.99,
+) -> SinusoidAlignment:
+    """How closely the sinusoidal encoding ``(n, d_model)`` matches the rank-``rank`` MDS encoding of ``D``.
+
+    Parameters
+    ----------
+    D : (n, n) array_like
+        Distances between positions (e.g. Hellinger, true or plug-in), not all zero.
+    rank : int
+        ``r``, at least 1 and at most the number of positive eigenvalues of ``B`` (so at most ``n - 1``).
+    d_model : int
+        Width of the sinusoidal encoding (even).
+    rng : int or numpy.random.Generator
+        Seed of the null subspaces (required, keyword-only).
+    base : float, default 10000.0
+        Wavelength base of the sinusoid.
+    n_null : int, default 2000
+        Number of random subspaces in the null.
+    quantile : float, default 0.99
+        Null quantile used as threshold, in ``(0, 1)``.
+
+    Returns
+    -------
+    SinusoidAlignment
+        Alignment and variance share with their nulls, and the three scale-optimal stresses.
+
+    Raises
+    ------
+    ValueError
+        An invalid or all-zero ``D``, a ``rank`` above the number of positive eigenvalues of ``B``, an odd
+        ``d_model``, ``d_model < 2 rank`` (the sinusoid would have fewer than ``r`` directions), or ``quantile``
+        outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
+    >>> D = hellinger_distances(shift_equivariant_distributions(16, width=2.0))
+    >>> res = sinusoid_alignment(D, 2, d_model=64, rng=0, n_null=200)
+    >>> res.aligned, res.share_exceeds_null, round(res.alignment, 2)
+    (True, True, 0.99)
+    >>> bool(res.variance_share <= res.variance_ceiling + 1e-12)
+    True
+    """
+    D = check_distance_matrix(D)
+    if not np.any(D > 0):
+        raise ValueError("D is zero everywhere: there is no MDS subspace to compare with")
+    rank = check_positive_int(rank, "rank")
+    d_model = check_positive_int(d_model, "d_model")
+    if d_model < 2 * rank:
+        raise ValueError(f"d_model={d_model} gives the sinusoid fewer than rank={rank} principal directions")
+    quantile = float(quantile)
+    if not 0 < quantile < 1:
+        raise ValueError(f"quantile must lie in (0, 1), got {quantile}")
+    n = D.shape[0]
+    mds = classical_mds(D)
+    if rank > mds.rank:
+        raise ValueError(f"rank={rank} exceeds the number of positive eigenvalues of B ({mds.rank})")
+    U = mds.eigenvectors[:, :rank]
+    P = sinusoidal_encoding(n, d_model, base=base)
+    Pc = P - P.mean(axis=0)
+    S, sing, _ = np.linalg.svd(Pc, full_matrices=False)
+    total = float(np.sum(sing**2))
+    Q = random_centred_subspaces(n, rank, n_null, rng=rng)
+    null_alignment = np.einsum("bnr,ns->brs", Q, U)
+    null_alignment = np.sum(null_alignment**2, axis=(1, 2)) / rank
+    null_share = np.sum(np.einsum("bnr,nd->brd", Q, Pc) ** 2, axis=(1, 2)) / total
+    return SinusoidAlignment(
+        rank=rank,
+        d_model=d_model,
+        alignment=subspace_alignment(S[:, :rank], U),
+        variance_share=float(np.linalg.norm(U.T @ Pc) ** 2 / total),
+        variance_ceiling=float(np.sum(sing[:rank] ** 2) / total),
+        null_alignment=null_alignment,
+        null_share=null_share,
+        stress_sinusoid=stress(P, D, scale="optimal"),
+        stress_sinusoid_rank=stress(S[:, :rank] * sing[:rank], D, scale="optimal"),
+        stress_mds=stress(mds.embedding[:, :rank], D, scale="optimal"),
+        quantile=quantile,
+    )

@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+import posgeom as pg
+from posgeom.geometry import hellinger_distances, shift_equivariant_distributions, subspace_alignment
+from posgeom.studies import SinusoidAlignment, random_centred_subspaces, sinusoid_alignment
+
+
+def test_random_subspaces_are_orthonormal_centred_and_at_chance_on_average():
+    Q = random_centred_subspaces(12, 3, 400, rng=0)
+    assert Q.shape == (400, 12, 3)
+    assert np.allclose(np.einsum("bnr,bns->brs", Q, Q), np.eye(3))
+    assert np.allclose(Q.sum(axis=1), 0.0)
+    F = pg.geometry.fourier_basis(12, 3)
+    mean = np.mean([subspace_alignment(q, F) for q in Q])
+    assert abs(mean - 3 / 11) < 0.03, "a random subspace scores r/(n-1) on average"
+    with pytest.raises(ValueError):
+        random_centred_subspaces(4, 4, 1, rng=0)
+
+
+def test_shift_equivariant_statistics_are_aligned_and_stationary_noise_is_not():
+    D = hellinger_distances(shift_equivariant_distributions(24, width=3.0))
+    res = sinusoid_alignment(D, 3, d_model=64, rng=0, n_null=300)
+    assert isinstance(res, SinusoidAlignment) and res.null_alignment.shape == res.null_share.shape == (300,)
+    assert res.aligned and res.share_exceeds_null and res.alignment_p_value < 0.01
+    assert res.variance_share <= res.variance_ceiling + 1e-12
+    # negative control: an MDS subspace of pure sampling noise is not aligned beyond chance
+    tokens = pg.synthetic_corpus(2000, 24, 200, rng=1, regime="stationary")
+    D0 = pg.hellinger_distances(pg.position_distributions(pg.position_counts(tokens, 24, 200)))
+    assert not sinusoid_alignment(D0, 3, d_model=64, rng=0, n_null=300).aligned
+
+
+def test_result_is_deterministic_and_stresses_are_scale_optimal():
+    D = hellinger_distances(shift_equivariant_distributions(10, width=1.5))
+    a = sinusoid_alignment(D, 2, d_model=16, rng=3, n_null=50)
+    b = sinusoid_alignment(D, 2, d_model=16, rng=3, n_null=50)
+    assert np.array_equal(a.null_alignment, b.null_alignment) and a.alignment == b.alignment
+    assert a.stress_sinusoid == pytest.approx(pg.stress(pg.sinusoidal_encoding(10, 16), D, scale="optimal"))
+    assert 0 <= a.stress_mds <= 1 and 0 <= a.stress_sinusoid_rank <= 1
+
+
+def test_bad_inputs():
+    D = hellinger_distances(shift_equivariant_distributions(6))
+    with pytest.raises(ValueError):
+        sinusoid_alignment(np.zeros((6, 6)), 1, d_model=8, rng=0)
+    with pytest.raises(ValueError):
+        sinusoid_alignment(D, 3, d_model=4, rng=0)
+    with pytest.raises(ValueError):
+        sinusoid_alignment(D, 1, d_model=8, rng=0, quantile=1.0)
+    with pytest.raises(ValueError):
+        sinusoid_alignment(D, 6, d_model=16, rng=0)
