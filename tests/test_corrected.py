@@ -194,6 +194,37 @@ def test_remaining_bias_is_the_propositions_second_order_term():
     assert np.all(np.abs(Q.mean(0) - d2[iu]) < 0.5 * bias_p) and np.mean(np.abs(bias_q)) < 0.25 * np.mean(bias_p)
 
 
+def test_estimator_errors_with_a_dependent_sampler():
+    """A sampler with within-sequence dependence: position 1 copies position 0, so both marginals are uniform (true
+    distance 0). Perfect copying makes each half's two empirical distributions identical, so both estimators are
+    exactly 0; with half the tokens copied, the plug-in's noise bias shrinks (the within-sequence covariance offsets
+    it) while the cross-fitted estimate of d_H^2 stays centred on 0."""
+    V = 30
+    mu = np.full((2, V), 1 / V)
+
+    def copy_sampler(share):
+        def sample(m, gen):
+            x = gen.integers(0, V, m)
+            y = np.where(gen.random(m) < share, x, gen.integers(0, V, m))
+            return np.stack([x, y], axis=1)
+        return sample
+
+    err = estimator_errors(mu, [50, 500], rng=0, n_replicates=3, sampler=copy_sampler(1.0))
+    assert err.mean_true_distance == 0 and np.all(err.plugin_mae == 0) and np.all(err.corrected_mae == 0)
+    gen = np.random.default_rng(1)
+    plug, corr = {}, {}
+    for share in (0.0, 0.5):
+        P, Q = [], []
+        for _ in range(60):
+            inc = _incidence(copy_sampler(share)(200, gen), 2, V)
+            P.append(plugin_distances(inc)[0, 1] ** 2)
+            Q.append(corrected_distances(inc, rng=gen, n_splits=10).squared[0, 1])
+        plug[share], corr[share] = np.mean(P), (np.mean(Q), np.std(Q, ddof=1) / np.sqrt(len(Q)))
+    assert plug[0.5] < 0.7 * plug[0.0]
+    for share in (0.0, 0.5):
+        assert abs(corr[share][0]) < 4 * corr[share][1], corr
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Properties
 # --------------------------------------------------------------------------------------------------------------

@@ -440,6 +440,15 @@ class SpearmanPower:
     power : (G,) array
         Share of simulated designs that reject.
     n_sim : int
+        Simulated samples for the null quantile and for each grid point.
+
+    Examples
+    --------
+    >>> rho = np.array([0.0, 0.5, 0.9])
+    >>> pw = SpearmanPower(n=10, alpha=0.05, critical=0.65, rho=rho, rho_s=(6 / np.pi) * np.arcsin(rho / 2),
+    ...                    power=np.array([0.05, 0.4, 0.95]), n_sim=1000)
+    >>> round(pw.detectable(0.8), 3)
+    0.78
     """
 
     n: int
@@ -451,8 +460,30 @@ class SpearmanPower:
     n_sim: int
 
     def detectable(self, target: float = 0.8) -> float:
-        """Smallest population Spearman correlation detected with probability ``target`` (linear interpolation on
-        the grid); ``nan`` if the grid never reaches it."""
+        """Smallest population Spearman correlation detected with probability ``target``.
+
+        Linear interpolation of ``rho_s`` against ``power`` between the last grid point below ``target`` and the
+        first at or above it.
+
+        Parameters
+        ----------
+        target : float, default 0.8
+            The required power (probability of rejecting).
+
+        Returns
+        -------
+        float
+            The detectable population Spearman correlation; ``rho_s[0]`` if the first grid point already reaches
+            ``target``, ``nan`` if the grid never reaches it.
+
+        Examples
+        --------
+        >>> rho = np.array([0.0, 0.5, 0.9])
+        >>> pw = SpearmanPower(n=10, alpha=0.05, critical=0.65, rho=rho, rho_s=(6 / np.pi) * np.arcsin(rho / 2),
+        ...                    power=np.array([0.05, 0.4, 0.95]), n_sim=1000)
+        >>> round(pw.detectable(0.8), 3), pw.detectable(0.01), pw.detectable(0.99)
+        (0.78, 0.0, nan)
+        """
         above = np.flatnonzero(self.power >= target)
         if above.size == 0:
             return float("nan")

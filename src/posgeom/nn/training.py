@@ -111,8 +111,9 @@ def train_classifier(
     weight_decay: float = 0.0,
     padding_mask=None,
     schedule: str = "constant",
+    on_epoch_end=None,
 ) -> dict:
-    """Train ``model`` with Adam(W) on cross-entropy, deterministically.
+    """Train ``model`` with Adam(W) on cross-entropy, deterministically: the book's one training loop.
 
     Parameters
     ----------
@@ -138,12 +139,17 @@ def train_classifier(
     schedule : {"constant", "cosine"}, default "constant"
         Learning rate per optimiser step: constant ``lr``, or cosine decay from ``lr`` to 0 over all steps (useful to
         end full-batch training at a stable point near a minimum).
+    on_epoch_end : callable, optional
+        ``on_epoch_end(epoch, model)`` after each epoch (``epoch`` counts from 1), e.g. to take a snapshot of the
+        position table or to measure the training accuracy; if it returns ``True`` training stops there (an early
+        stopping rule). The model is put back in training mode before the next epoch.
 
     Returns
     -------
     dict
         ``"loss"``: list of the mean mini-batch loss of each epoch; ``"final_loss"``: loss on all of ``(X, y)`` after
-        training (eval mode); ``"epochs"``, ``"seed"``.
+        training (eval mode); ``"epochs"``: epochs run (fewer than asked when ``on_epoch_end`` stopped training),
+        ``"stopped_early"``, ``"seed"``.
 
     Raises
     ------
@@ -174,6 +180,8 @@ def train_classifier(
         raise ValueError(f"weight_decay must be a finite number >= 0, got {weight_decay!r}")
     if schedule not in ("constant", "cosine"):
         raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
+    if on_epoch_end is not None and not callable(on_epoch_end):
+        raise TypeError(f"on_epoch_end must be callable(epoch, model) or None, got {type(on_epoch_end).__name__}")
     X, y, mask = _as_tensors(X, y, padding_mask)
     if y is None:
         raise ValueError("y is required")
@@ -186,9 +194,9 @@ def train_classifier(
     scheduler = (
         torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=total_steps) if schedule == "cosine" else None
     )
-    history = {"loss": [], "epochs": epochs, "seed": seed}
-    model.train()
-    for _ in range(epochs):
+    history = {"loss": [], "epochs": epochs, "seed": seed, "stopped_early": False}
+    for epoch in range(1, epochs + 1):
+        model.train()
         order = torch.randperm(n, generator=generator)
         total, count = 0.0, 0
         for start in range(0, n, batch_size):
@@ -206,6 +214,9 @@ def train_classifier(
             total += loss.item() * idx.numel()
             count += idx.numel()
         history["loss"].append(total / count)
+        if on_epoch_end is not None and on_epoch_end(epoch, model) is True:
+            history["epochs"], history["stopped_early"] = epoch, epoch < epochs
+            break
     history["final_loss"] = evaluate_loss(model, X, y, padding_mask=mask)
     return history
 

@@ -35,9 +35,19 @@ class MaskedLMData:
     vocabulary : (K,) int64 array
         The original ids kept: compact id ``c < K`` stands for ``vocabulary[c]``; ``K`` is the shared id of every
         other token (``unk_id``) and ``K + 1`` is ``mask_id``.
-    unk_id, mask_id : int
+    unk_id : int
+        ``K``: the compact id shared by every token outside ``vocabulary``.
+    mask_id : int
+        ``K + 1``: the compact id that replaces a masked slot in ``inputs``.
     n_classes : int
         ``K + 1``: the compact ids a masked slot can hold (``mask_id`` is never a target).
+
+    Examples
+    --------
+    >>> data = MaskedLMData(inputs=np.array([[0, 3, 1]]), targets=np.array([[-100, 2, -100]]),
+    ...                     vocabulary=np.array([7, 9]), unk_id=2, mask_id=3)
+    >>> data.n_classes, data.vocab_size
+    (3, 4)
     """
 
     inputs: np.ndarray
@@ -48,6 +58,7 @@ class MaskedLMData:
 
     @property
     def n_classes(self) -> int:
+        """Number of output classes, ``K + 1`` (kept tokens and ``unk_id``; ``mask_id`` is never a target)."""
         return int(self.vocabulary.size + 1)
 
     @property
@@ -79,6 +90,26 @@ def masked_lm_data(sequences, *, n_kept: int, rng, mask_rate: float = 0.15,
     Returns
     -------
     MaskedLMData
+        ``inputs`` and ``targets`` of the shape of ``sequences``, with the kept ``vocabulary`` and the special ids.
+
+    Raises
+    ------
+    ValueError
+        ``sequences`` not of shape (N, L) with ``N >= 1`` and ``L >= 2``, a negative id, ``n_kept < 1``, a negative
+        seed or ``mask_rate`` outside (0, 1).
+    TypeError
+        Non-integer token ids, ``n_kept`` or ``rng``.
+
+    Examples
+    --------
+    >>> X = np.array([[101, 5, 7, 5, 102], [101, 7, 9, 5, 102], [101, 5, 5, 8, 102]])
+    >>> data = masked_lm_data(X, n_kept=3, rng=0, mask_rate=0.5)
+    >>> data.vocabulary.tolist(), data.unk_id, data.mask_id, data.n_classes
+    ([5, 101, 102], 3, 4, 4)
+    >>> bool(np.all(data.targets[:, [0, -1]] == -100))  # [CLS] and [SEP] are never masked
+    True
+    >>> bool(np.all((data.inputs == data.mask_id) == (data.targets != -100)))
+    True
     """
     X = np.asarray(sequences)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 2:
@@ -121,6 +152,13 @@ class TrainingSnapshots:
         Mean training loss on all the data (eval mode) at each budget.
     steps : (B,) int array
         Optimiser steps taken by each budget.
+
+    Examples
+    --------
+    >>> snaps = TrainingSnapshots(epochs=(0, 2), encodings=[np.zeros((4, 8)), np.ones((4, 8))],
+    ...                           losses=np.array([1.8, 1.2]), steps=np.array([0, 6]))
+    >>> snaps.epochs, len(snaps.encodings), snaps.steps.tolist()
+    ((0, 2), 2, [0, 6])
     """
 
     epochs: tuple
@@ -143,18 +181,30 @@ def train_with_snapshots(model, inputs, targets, *, epochs, lr: float, seed: int
     model : posgeom.nn.TransformerClassifier
         With a learned absolute positional scheme, called with ``pooled=False``.
     inputs : (N, L) int array
+        Input token ids (e.g. :attr:`MaskedLMData.inputs`).
     targets : (N, L) int array
         Token labels, ``-100`` where no prediction is scored.
     epochs : sequence of int >= 0
         Distinct budgets, in any order.
     lr : float
+        Constant AdamW learning rate, finite and ``> 0``.
     seed : int
         Seed of the mini-batch order (seed the initialisation yourself, with :func:`posgeom.nn.seed_everything`).
     batch_size : int, default 32
+        Sequences per optimiser step.
 
     Returns
     -------
     TrainingSnapshots
+        One snapshot per budget, in increasing order.
+
+    Raises
+    ------
+    ValueError
+        Empty or repeated budgets, a non-positive ``lr`` or ``batch_size``, mismatched ``inputs`` and ``targets``, or
+        a model without an absolute position encoding.
+    FloatingPointError
+        If the training loss becomes non-finite.
 
     Examples
     --------
@@ -168,9 +218,8 @@ def train_with_snapshots(model, inputs, targets, *, epochs, lr: float, seed: int
     ((0, 1, 2), [(8, 8), (8, 8), (8, 8)], [0, 2, 4])
     """
     import torch
-    from torch import nn
 
-    from ..nn.training import evaluate_loss
+    from ..nn.training import evaluate_loss, train_classifier
 
     budgets = sorted({check_positive_int(int(e), "each budget", minimum=0) for e in epochs})
     if not budgets:
@@ -185,37 +234,22 @@ def train_with_snapshots(model, inputs, targets, *, epochs, lr: float, seed: int
     Y = torch.as_tensor(np.asarray(targets), dtype=torch.long)
     if X.shape != Y.shape or X.ndim != 2:
         raise ValueError(f"inputs and targets must be (N, L) of the same shape, got {tuple(X.shape)}, {tuple(Y.shape)}")
-    torch.use_deterministic_algorithms(True)
-    generator = torch.Generator().manual_seed(seed)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=0.0)
-    loss_fn = nn.CrossEntropyLoss(ignore_index=-100)
     n = X.shape[0]
-    encodings, losses, steps, step = [], [], [], 0
+    steps_per_epoch = (n + batch_size - 1) // batch_size
+    encodings, losses, steps = [], [], []
 
-    def snapshot():
+    def snapshot(epoch, model):
         P = model.positional_encoding()
         if P is None:
             raise ValueError("the model has no absolute position encoding to snapshot")
-        encodings.append(P.detach().cpu().numpy().astype(np.float64).copy())
-        losses.append(evaluate_loss(model, X, Y))
-        steps.append(step)
-
-    if budgets[0] == 0:
-        snapshot()
-    for epoch in range(1, budgets[-1] + 1):
-        model.train()
-        order = torch.randperm(n, generator=generator)
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            logits = model(X[idx], pooled=False)
-            loss = loss_fn(logits.reshape(-1, logits.shape[-1]), Y[idx].reshape(-1))
-            if not torch.isfinite(loss):
-                raise FloatingPointError(f"training loss became {loss.item()}; lower lr (now {lr})")
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            step += 1
         if epoch in budgets:
-            snapshot()
+            encodings.append(P.detach().cpu().numpy().astype(np.float64).copy())
+            losses.append(evaluate_loss(model, X, Y))
+            steps.append(epoch * steps_per_epoch)
+
+    snapshot(0, model)
+    if budgets[-1] > 0:  # the one training loop of the book, with a snapshot after each budget
+        train_classifier(model, X, Y, epochs=budgets[-1], lr=lr, seed=seed, batch_size=batch_size,
+                         on_epoch_end=snapshot)
     return TrainingSnapshots(epochs=tuple(budgets), encodings=encodings, losses=np.array(losses),
                              steps=np.array(steps, dtype=np.int64))

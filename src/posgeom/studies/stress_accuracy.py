@@ -50,6 +50,7 @@ __all__ = [
     "scaled_mds_encoding",
     "permute_rows",
     "PlateauRun",
+    "plateau_reached",
     "train_to_plateau",
     "DoseResponse",
     "dose_response",
@@ -76,7 +77,24 @@ def corpus_distances(data, n_positions: int | None = None) -> np.ndarray:
 
     Returns
     -------
-    (n, n) array of Hellinger distances (:func:`posgeom.hellinger_distances`).
+    (n, n) ndarray
+        Hellinger distances (:func:`posgeom.hellinger_distances`): symmetric, zero diagonal, entries in [0, 1].
+
+    Raises
+    ------
+    TypeError
+        ``data`` is neither a :class:`TaskData` nor a :class:`TokenizedDataset`.
+    ValueError
+        A :class:`TaskData` padded on the left (or in the middle), or ``n_positions < 1``.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> D = corpus_distances(order_task(20, 6, 10, rng=0))
+    >>> D.shape, bool(np.allclose(D, D.T)), bool(np.all(np.diag(D) == 0)), bool(D.max() <= 1)
+    ((6, 6), True, True, True)
+    >>> corpus_distances(order_task(20, 6, 10, rng=0), n_positions=4).shape
+    (4, 4)
     """
     if isinstance(data, TokenizedDataset):
         n = data.n_positions if n_positions is None else check_positive_int(n_positions, "n_positions")
@@ -99,6 +117,44 @@ def scheme_stress(scheme: str, D, *, d_model: int, n_heads: int, encoding=None) 
     """Scale-optimal stress of a scheme's induced distances (:func:`induced_distances`) against ``D``.
 
     ``"none"`` induces the zero distance, whose optimal scale is 0 and stress exactly 1 (the worst value).
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`posgeom.encodings.INDUCED_SCHEMES` (e.g. ``"none"``, ``"sinusoidal"``, ``"rope"``,
+        ``"alibi"``, ``"learned"``, ``"fixed"``, ``"low_rank"``).
+    D : (n, n) distance matrix
+        Target distances between the ``n`` positions, e.g. :func:`corpus_distances` of the training corpus.
+    d_model : int
+        Model width (even for ``"sinusoidal"``).
+    n_heads : int
+        Attention heads; ``d_model / n_heads`` must be an even integer for ``"rope"``.
+    encoding : (m, d) array or tensor, optional
+        The absolute encoding (its first ``n`` rows), required for ``"learned"``, ``"fixed"`` and ``"low_rank"``
+        and rejected for the other schemes.
+
+    Returns
+    -------
+    float
+        Scale-optimal stress in [0, 1]: 0 when the induced distances are proportional to ``D``.
+
+    Raises
+    ------
+    ValueError
+        ``D`` is not a distance matrix, the scheme is unknown, ``encoding`` is missing or superfluous, or the width
+        does not split into even heads.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> D = corpus_distances(order_task(20, 6, 10, rng=0))
+    >>> scheme_stress("none", D, d_model=8, n_heads=2)
+    1.0
+    >>> round(scheme_stress("sinusoidal", D, d_model=8, n_heads=2), 3)
+    0.043
+    >>> P, _ = scaled_mds_encoding(D, 8)
+    >>> bool(scheme_stress("fixed", D, d_model=8, n_heads=2, encoding=P) < 1e-9)  # the MDS encoding fits D
+    True
     """
     D = check_distance_matrix(D, "D")
     E = induced_distances(scheme, D.shape[0], d_model=d_model, n_heads=n_heads, encoding=encoding)
@@ -112,12 +168,22 @@ class SchemeRun:
     Attributes
     ----------
     scheme : str
+        The positional scheme trained.
     seeds : tuple of int
+        The seeds, one model each.
     train_accuracy, test_accuracy : (S,) arrays
+        Accuracy of each seed's model on the training and the test set.
     extra_accuracy : dict str -> (S,) array
         Accuracy on every additional evaluation set, by name.
     encodings : list of (n_positions, d) arrays or None
         The trained absolute encoding ``P`` of each seed; ``None`` for schemes without one.
+
+    Examples
+    --------
+    >>> run = SchemeRun(scheme="rope", seeds=(0, 1), train_accuracy=np.array([0.9, 1.0]),
+    ...                 test_accuracy=np.array([0.7, 0.8]))
+    >>> round(run.mean, 3), round(run.std, 4), run.encodings is None
+    (0.75, 0.0707, True)
     """
 
     scheme: str
@@ -172,12 +238,16 @@ def train_and_evaluate(scheme: str, train: TaskData, test: TaskData, *, seeds, d
     scheme : str
         One of :data:`posgeom.models.SCHEMES`.
     train, test : TaskData
+        The training set and the test set.
     seeds : sequence of int
         Distinct seeds ``>= 0``, one model each.
     d_model, n_heads, n_layers : int
         Model size (defaults: width 32, 2 heads, 1 layer).
-    epochs, lr, batch_size, weight_decay
-        Passed to :func:`posgeom.nn.train_classifier`.
+    epochs, batch_size : int
+        Training epochs (default 5) and mini-batch size (default 64), passed to :func:`posgeom.nn.train_classifier`.
+    lr, weight_decay : float
+        AdamW learning rate (default 3e-3) and weight decay (default 0), passed to
+        :func:`posgeom.nn.train_classifier`.
     vocab_size : int, optional
         Default: ``max id + 1`` over ``train``, ``test`` and ``extra``.
     n_positions : int, optional
@@ -198,6 +268,25 @@ def train_and_evaluate(scheme: str, train: TaskData, test: TaskData, *, seeds, d
     Returns
     -------
     SchemeRun
+        Per-seed accuracies (and trained encodings) in the order of ``seeds``.
+
+    Raises
+    ------
+    ValueError
+        An unknown scheme, empty or repeated seeds, a ``vocab_size`` or ``n_positions`` too small for the data,
+        evaluation beyond the training length with a non-extrapolating scheme, or a misused ``init_encoding``.
+    TypeError
+        A data set that is not a :class:`TaskData`, or ``seeds`` that is not a sequence of integers.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> train, test = order_task(20, 6, 10, rng=0), order_task(20, 6, 10, rng=1)
+    >>> run = train_and_evaluate("learned", train, test, seeds=(0, 1), d_model=8, epochs=1, batch_size=16)
+    >>> run.seeds, run.test_accuracy.shape, [P.shape for P in run.encodings]
+    ((0, 1), (2,), [(6, 8), (6, 8)])
+    >>> bool(np.all((run.train_accuracy >= 0) & (run.train_accuracy <= 1)))
+    True
     """
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
@@ -265,10 +354,13 @@ def length_extrapolation(scheme: str, train: TaskData, tests: dict, *, seeds, **
     Parameters
     ----------
     scheme : str
+        One of :data:`EXTRAPOLATING_SCHEMES`.
     train : TaskData
+        The training set; its length is the training length.
     tests : dict str -> TaskData
         Evaluation sets by name (any lengths); the first one is also the run's ``test_accuracy``.
     seeds : sequence of int
+        Distinct seeds ``>= 0``, one model each.
     **kwargs
         Passed to :func:`train_and_evaluate` (model size, epochs, lr, ...).
 
@@ -276,6 +368,23 @@ def length_extrapolation(scheme: str, train: TaskData, tests: dict, *, seeds, **
     -------
     SchemeRun
         ``extra_accuracy`` holds every set of ``tests`` by name.
+
+    Raises
+    ------
+    ValueError
+        A scheme outside :data:`EXTRAPOLATING_SCHEMES`, an empty ``tests``, or any error of
+        :func:`train_and_evaluate`.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> train = order_task(20, 6, 10, rng=0)
+    >>> tests = {"n=6": order_task(20, 6, 10, rng=1), "n=10": order_task(20, 10, 10, rng=2)}
+    >>> run = length_extrapolation("rope", train, tests, seeds=(0,), d_model=8, epochs=1)
+    >>> sorted(run.extra_accuracy), run.test_accuracy.shape
+    (['n=10', 'n=6'], (1,))
+    >>> bool(np.array_equal(run.test_accuracy, run.extra_accuracy["n=6"]))
+    True
     """
     if scheme not in EXTRAPOLATING_SCHEMES:
         raise ValueError(
@@ -308,11 +417,19 @@ class RankCorrelationTest:
     ci : (float, float)
         Percentile bootstrap interval of ``rho`` at level ``confidence``.
     confidence : float
+        Level of ``ci``, e.g. 0.95.
     n_boot : int
         Bootstrap replicates drawn.
     n_undefined : int
         Replicates in which a correlation was undefined (a resample with constant stress or accuracy); they are left
         out of the interval, and their number is reported here rather than hidden.
+
+    Examples
+    --------
+    >>> test = RankCorrelationTest(rho=-0.8, per_corpus=(-0.8,), p_value=0.13, exact=True, ci=(-1.0, 0.2),
+    ...                            confidence=0.95, n_boot=2000, n_undefined=0)
+    >>> test.ci_contains_zero
+    True
     """
 
     rho: float
@@ -369,12 +486,31 @@ def stress_accuracy_correlation(corpora, *, rng, n_boot: int = 2000, n_permutati
     n_permutations : int, default 20000
         Monte Carlo permutations when the exact null is not enumerated.
     confidence : float, default 0.95
+        Level of the bootstrap interval.
     max_exact : int, default 40320 (= 8!)
         With one corpus and ``k! <= max_exact`` the permutation p-value is exact.
 
     Returns
     -------
     RankCorrelationTest
+        The correlation, its permutation p-value and its bootstrap interval.
+
+    Raises
+    ------
+    ValueError
+        No corpus, a malformed pair (fewer than 3 schemes, mismatched shapes, non-finite values, different scheme
+        counts across corpora), constant stress or accuracy on a corpus, too many undefined bootstrap replicates,
+        or ``n_boot``, ``n_permutations`` below 10 or ``confidence`` outside (0, 1).
+
+    Examples
+    --------
+    >>> stress = np.array([0.1, 0.2, 0.3, 0.4])
+    >>> acc = np.array([[0.90, 0.88], [0.80, 0.82], [0.70, 0.70], [0.60, 0.61]])
+    >>> test = stress_accuracy_correlation([(stress, acc)], rng=0, n_boot=200)
+    >>> test.rho, test.exact, round(test.p_value, 4)  # exact: all 4! orderings, 2 of 24 as extreme
+    (-1.0, True, 0.0833)
+    >>> test.ci[1] < 0, test.ci_contains_zero
+    (True, False)
     """
     rng = check_rng(rng)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=10)
@@ -531,6 +667,32 @@ def permute_rows(P, fraction: float, *, rng) -> tuple[np.ndarray, np.ndarray]:
     return Q, moved
 
 
+def plateau_reached(history, patience: int, tol: float) -> bool:
+    """Whether an accuracy history has plateaued: its best over the last ``patience`` epochs exceeds its best over the
+    ``patience`` epochs before by less than ``tol``.
+
+    Parameters
+    ----------
+    history : sequence of float
+        Training accuracy after each epoch.
+    patience : int
+    tol : float
+
+    Returns
+    -------
+    bool
+        False while the history is shorter than ``2 * patience``.
+
+    Examples
+    --------
+    >>> plateau_reached([0.5, 0.9, 0.9, 0.9], 2, 0.01), plateau_reached([0.5, 0.6, 0.8, 0.9], 2, 0.01)
+    (True, False)
+    """
+    if len(history) < 2 * patience:
+        return False
+    return max(history[-patience:]) - max(history[-2 * patience : -patience]) < tol
+
+
 @dataclass(frozen=True)
 class PlateauRun:
     """Result of :func:`train_to_plateau` for one model.
@@ -545,6 +707,13 @@ class PlateauRun:
         Whether the stopping rule fired before ``max_epochs``.
     history : (epochs,) array
         Training accuracy after every epoch.
+
+    Examples
+    --------
+    >>> run = PlateauRun(train_accuracy=0.95, test_accuracy=0.9, epochs=3, plateaued=False,
+    ...                  history=np.array([0.6, 0.9, 0.95]))
+    >>> run.epochs == len(run.history), run.plateaued
+    (True, False)
     """
 
     train_accuracy: float
@@ -593,8 +762,6 @@ def train_to_plateau(scheme: str, train: TaskData, test: TaskData, *, seed: int,
     >>> run.epochs == len(run.history) <= 6, 0.0 <= run.test_accuracy <= 1.0
     (True, True)
     """
-    from torch import nn as tnn
-
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {SCHEMES}")
     train, test = _check_data(train, "train"), _check_data(test, "test")
@@ -612,33 +779,15 @@ def train_to_plateau(scheme: str, train: TaskData, test: TaskData, *, seed: int,
     seed_everything(seed, threads=threads)
     model = TransformerClassifier(vocab_size, train.length, d_model, n_heads, n_layers, positional=scheme,
                                   encoding=encoding)
-    torch.use_deterministic_algorithms(True)
-    generator = torch.Generator().manual_seed(seed)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=0.0)
-    loss_fn = tnn.CrossEntropyLoss()
-    X = torch.as_tensor(train.X, dtype=torch.long)
-    y = torch.as_tensor(train.y, dtype=torch.long)
-    mask = None if train.padding_mask is None else torch.as_tensor(train.padding_mask, dtype=torch.bool)
-    n = X.shape[0]
-    history, plateaued = [], False
-    for epoch in range(1, max_epochs + 1):
-        model.train()
-        order = torch.randperm(n, generator=generator)
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            logits = model(X[idx], padding_mask=None if mask is None else mask[idx], pooled=True)
-            loss = loss_fn(logits, y[idx])
-            if not torch.isfinite(loss):
-                raise FloatingPointError(f"training loss became {loss.item()}; lower lr (now {lr})")
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
+    history = []
+
+    def plateau(epoch, model):  # the stopping rule, after every epoch
         history.append(accuracy(model, train.X, train.y, padding_mask=train.padding_mask))
-        if epoch >= 2 * patience:
-            recent, before = max(history[-patience:]), max(history[-2 * patience : -patience])
-            if recent - before < tol:
-                plateaued = True
-                break
+        return plateau_reached(history, patience, tol)
+
+    train_classifier(model, train.X, train.y, epochs=max_epochs, lr=lr, seed=seed, batch_size=batch_size,
+                     padding_mask=train.padding_mask, on_epoch_end=plateau)
+    plateaued = plateau_reached(history, patience, tol)
     return PlateauRun(train_accuracy=history[-1],
                       test_accuracy=accuracy(model, test.X, test.y, padding_mask=test.padding_mask),
                       epochs=len(history), plateaued=plateaued, history=np.array(history))
@@ -651,14 +800,27 @@ class DoseResponse:
     Attributes
     ----------
     fractions : (F,) array
+        Fractions of the rows moved.
     seeds : tuple of int
+        The seeds, one model per fraction each.
     stress : (F, S) array
         Scale-optimal stress of the encoding each model was given.
     train_accuracy, test_accuracy : (F, S) arrays
+        Accuracy of each model on the training and the test set.
     epochs : (F, S) int array
+        Epochs each model trained.
     plateaued : (F, S) bool array
+        Whether each model's training stopped on a plateau.
     control_accuracy : (S,) array or None
         Test accuracy of the position-free model (``"none"``) with each seed: it never sees the encoding.
+
+    Examples
+    --------
+    >>> res = DoseResponse(fractions=np.array([0.0, 1.0]), seeds=(0,), stress=np.array([[0.0], [0.4]]),
+    ...                    train_accuracy=np.array([[1.0], [0.9]]), test_accuracy=np.array([[0.95], [0.7]]),
+    ...                    epochs=np.array([[8], [10]]), plateaued=np.array([[True], [True]]))
+    >>> res.test_accuracy.shape, res.control_accuracy is None
+    ((2, 1), True)
     """
 
     fractions: np.ndarray
