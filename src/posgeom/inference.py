@@ -41,6 +41,8 @@ __all__ = [
     "spearman_interval",
     "SpearmanPower",
     "spearman_power",
+    "SlopeFit",
+    "power_law_fit",
 ]
 
 _ALTERNATIVES = ("greater", "two-sided")
@@ -539,3 +541,86 @@ def spearman_power(n: int, *, rng, alpha: float = 0.05, rho=None, n_sim: int = 4
     power = np.array([np.mean(draw(r) > critical) for r in grid])
     return SpearmanPower(n=n, alpha=float(alpha), critical=critical, rho=grid,
                          rho_s=(6 / np.pi) * np.arcsin(grid / 2), power=power, n_sim=n_sim)
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """A least-squares slope with its t interval, from :func:`power_law_fit`.
+
+    Attributes
+    ----------
+    slope, lower, upper : float
+        The slope and its two-sided interval, ``slope -+ t_{(1+confidence)/2, n-2} * stderr``.
+    intercept : float
+    n : int
+        Number of points (``n - 2`` degrees of freedom).
+    confidence : float
+
+    Examples
+    --------
+    >>> fit = power_law_fit([1, 2, 4, 8], [1.0, 0.5, 0.26, 0.125])
+    >>> round(fit.slope, 2), fit.contains(-1.0)
+    (-0.99, True)
+    """
+
+    slope: float
+    lower: float
+    upper: float
+    intercept: float
+    n: int
+    confidence: float
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval.
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
+        False
+        """
+        return bool(self.lower <= value <= self.upper)
+
+
+def power_law_fit(x, y, *, confidence: float = 0.95) -> SlopeFit:
+    """The exponent of a power law ``y ~ c x^b``: the OLS slope of ``log y`` on ``log x`` with its t interval.
+
+    Parameters
+    ----------
+    x, y : (n,) array_like
+        Positive values, ``n >= 3`` (the interval has ``n - 2`` degrees of freedom); repeated ``x`` (several seeds
+        per width) are fine.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    SlopeFit
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 points, different lengths, or non-positive or non-finite values.
+
+    Examples
+    --------
+    >>> fit = power_law_fit([64, 128, 256, 512], [0.125, 0.088, 0.0626, 0.0442])
+    >>> round(fit.slope, 2), fit.contains(-0.5)
+    (-0.5, True)
+    """
+    confidence = check_confidence(confidence)
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have the same length >= 3, got {x.size} and {y.size}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)) and np.all(x > 0) and np.all(y > 0)):
+        raise ValueError("a power-law fit needs finite, positive x and y (it works on their logarithms)")
+    fit = stats.linregress(np.log(x), np.log(y))
+    half = float(stats.t.ppf((1 + confidence) / 2, x.size - 2)) * float(fit.stderr)
+    return SlopeFit(float(fit.slope), float(fit.slope) - half, float(fit.slope) + half, float(fit.intercept),
+                    int(x.size), confidence)
