@@ -59,6 +59,10 @@ CASES = [
      lambda: _models().TransformerClassifier(10, 8, 16, 2, 1)(
          __import__("torch").zeros(1, 9, dtype=__import__("torch").long)),
      ValueError, "8"),
+    # --- the report -------------------------------------------------------------------------------------------
+    ("unknown estimator of the report",
+     lambda: __import__("posgeom.report", fromlist=["ReportSettings"]).ReportSettings("sst2", estimator="unbiased"),
+     ValueError, "corrected, plugin"),
 ]
 
 

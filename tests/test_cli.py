@@ -35,8 +35,68 @@ def corpus_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def report(corpus_file, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    assert main(["report", str(corpus_file), "--positions", "8", "--out", str(out), "--no-progress"]) == 0
+    assert main(["report", str(corpus_file), "--positions", "8", "--out", str(out), "--no-progress",
+                 "--estimator", "plugin"]) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def reviews_file(tmp_path_factory):
+    from posgeom.corpus import tiny_reviews
+
+    path = tmp_path_factory.mktemp("reviews") / "reviews.txt"
+    path.write_text("\n".join(tiny_reviews(400, rng=0)) + "\n", encoding="utf-8")
+    return path
+
+
+def test_corrected_is_the_default_and_stated(reviews_file, tmp_path, capsys):
+    from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
+    from posgeom.geometry import corrected_distances
+
+    assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    texts = reviews_file.read_text(encoding="utf-8").splitlines()
+    inc = tokenize_corpus(texts, load_tokenizer(), max_pieces=6).incidence(CountingConvention(6))
+    est = corrected_distances(inc, rng=0, n_splits=20)
+    np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, atol=1e-12)
+    markdown = (tmp_path / "stress_table.md").read_text(encoding="utf-8")
+    assert "corrected estimator" in markdown.splitlines()[0] and "corrected (cross-fitted" in markdown
+    summary = json.loads((tmp_path / "report.json").read_text())
+    assert summary["settings"]["estimator"] == summary["estimator"] == "corrected"
+    # the noise-floor share: median floor over median distance, printed next to the table and written
+    iu = np.triu_indices(6, 1)
+    share = np.median(est.floors) / np.median(est.distances[iu])
+    assert summary["noise_floor"]["share"] == pytest.approx(share, rel=1e-12)
+    line = f"floor share {share:.2f}"
+    assert line in printed and line in markdown
+
+
+def test_plugin_option_is_stated(report):
+    markdown = (report / "stress_table.md").read_text(encoding="utf-8")
+    assert "plugin estimator" in markdown.splitlines()[0] and "plug-in Hellinger estimate" in markdown
+    assert json.loads((report / "report.json").read_text())["estimator"] == "plugin"
+
+
+def test_warning_when_the_floor_dominates(tmp_path, capsys):
+    # 12 documents drawn from one distribution at every position: no positional signal, only noise
+    rng = np.random.default_rng(0)
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    path = tmp_path / "noise.txt"
+    path.write_text("\n".join(" ".join(rng.choice(words, 6)) for _ in range(12)) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["report", str(path), "--positions", "6", "--out", str(out), "--no-progress",
+                 "--estimator", "plugin", "--no-special-tokens"]) == 0
+    captured = capsys.readouterr()
+    assert "warning" in captured.err and "exceeds half the median distance" in captured.err
+    assert "**Warning:**" in (out / "stress_table.md").read_text(encoding="utf-8")
+    assert json.loads((out / "report.json").read_text())["noise_floor"]["share"] > 0.5
+
+
+def test_unknown_estimator_exits_2_naming_the_choices(corpus_file, tmp_path, capsys):
+    code = main(["report", str(corpus_file), "--out", str(tmp_path), "--no-progress", "--estimator", "jackknife"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "jackknife" in err and "corrected" in err and "plugin" in err
 
 
 def test_report_writes_every_file(report):
@@ -93,6 +153,7 @@ def test_argument_errors_exit_2(argv, fragment, capsys):
         (["--positions", "600"], "learned positions"),
         (["--positions", "1"], "n_positions"),
         (["--bootstrap", "5", "--scheduler", "local"], "bootstrap"),
+        (["--scheduler", "local"], "--estimator plugin"),
         (["--min-length", "20", "--positions", "8"], "min_length"),
     ],
 )

@@ -83,9 +83,10 @@ def test_rope_equals_sinusoidal_and_alibi_is_slope_free(corpus):
 def test_bootstrap_is_seeded_and_refits(corpus):
     _, inc, D = corpus
     rows = standard_candidates(N, d=16, n_heads=2, model=None, t5=False)
-    a = stress_table(D, rows, data=inc, rng=1, n_boot=12)
-    b = stress_table(None, rows, data=inc, rng=1, n_boot=12)
-    c = stress_table(D, rows, data=inc, rng=2, n_boot=12)
+    plug = dict(estimator="plugin")
+    a = stress_table(D, rows, data=inc, rng=1, n_boot=12, **plug)
+    b = stress_table(None, rows, data=inc, rng=1, n_boot=12, **plug)
+    c = stress_table(D, rows, data=inc, rng=2, n_boot=12, **plug)
     assert a.to_records() == b.to_records(), "same seed, same numbers (D=None computes D from data)"
     assert a.to_records() != c.to_records()
     for r in a:
@@ -97,7 +98,7 @@ def test_bootstrap_is_seeded_and_refits(corpus):
     boot_mean = a["ALiBi"].optimal + a["ALiBi"].optimal_bias
     assert a["ALiBi"].optimal_ci[0] <= boot_mean <= a["ALiBi"].optimal_ci[1]
     assert stress_table(D, rows)["ALiBi"].optimal_bias is None
-    basic = stress_table(D, rows, data=inc, rng=1, n_boot=12, interval="basic")
+    basic = stress_table(D, rows, data=inc, rng=1, n_boot=12, interval="basic", **plug)
     assert basic.interval == "basic" and basic["ALiBi"].optimal_ci != a["ALiBi"].optimal_ci
     assert all(r.optimal_ci[0] >= 0 for r in basic)
 
@@ -106,8 +107,10 @@ def test_bootstrap_rejects_mismatched_data(corpus):
     tokens, inc, D = corpus
     other = SequenceIncidence.from_sequences(tokens[:300], N, V)
     rows = [mds_candidate(1)]
-    with pytest.raises(ValueError, match="not the Hellinger matrix"):
-        stress_table(D, rows, data=other, rng=0, n_boot=3)
+    with pytest.raises(ValueError, match="not the \\(plug-in\\) Hellinger matrix"):
+        stress_table(D, rows, data=other, rng=0, n_boot=3, estimator="plugin")
+    with pytest.raises(ValueError, match="not the corrected Hellinger estimate"):
+        stress_table(D, rows, data=inc, rng=0, n_boot=3)  # a plug-in D labelled corrected
     with pytest.raises(ValueError, match="explicit rng"):
         stress_table(D, rows, data=inc)
     with pytest.raises(TypeError, match="SequenceIncidence"):
@@ -119,7 +122,7 @@ def test_bootstrap_rejects_mismatched_data(corpus):
 def test_formats(corpus):
     _, inc, D = corpus
     table = stress_table(D, standard_candidates(N, d=16, n_heads=2, model=None), data=inc, rng=0, n_boot=5,
-                         title="synthetic | smooth")
+                         title="synthetic | smooth", estimator="plugin")
     md = table.to_markdown()
     assert md.count("\n| ") == len(table) + 1 and "95% CI" in md and "synthetic" in md
     assert "\\|" in table.to_markdown() or "|" not in "".join(r.description for r in table)
@@ -234,3 +237,96 @@ def test_scratch_positions_are_deterministic_and_trained():
         scratch_position_embeddings(seqs, labels, 5, **kw)
     with pytest.raises(ValueError, match="labels"):
         scratch_position_embeddings(seqs, labels[:3], 10, **kw)
+
+
+# --- the estimator of D: corrected (default) or plug-in, stated everywhere ------------------------------------------
+
+
+def test_estimator_label_in_every_output(corpus):
+    _, inc, D = corpus
+    rows = standard_candidates(N, d=16, n_heads=2, model=None, t5=False, mds_ranks=(1,))
+    for estimator, label in (("corrected", "corrected (cross-fitted)"), ("plugin", "plug-in")):
+        table = stress_table(None, rows, data=inc, rng=0, n_boot=6, estimator=estimator, title="toy")
+        assert table.estimator == estimator and table.estimator_label == label
+        md = table.to_markdown()
+        assert f"Estimator of D: {label}" in md
+        assert ("corrected estimator" if estimator == "corrected" else "plug-in estimator") in md
+        assert "Monte Carlo error" in md
+        assert all(r["estimator"] == estimator for r in table.to_records())
+        parsed = list(csv.DictReader(io.StringIO(table.to_csv())))
+        assert {p["estimator"] for p in parsed} == {estimator}
+        pytest.importorskip("pandas")
+        assert set(table.to_frame()["estimator"]) == {estimator}
+        assert table._repr_markdown_() == md
+    # without data the label records what the caller says D is
+    assert "Estimator of D: plug-in" in stress_table(D, rows, estimator="plugin").to_markdown()
+    assert stress_table(D, rows).estimator == "corrected"
+
+
+def test_corrected_is_the_default_with_at_least_500_resamples():
+    import inspect
+
+    params = inspect.signature(stress_table).parameters
+    assert params["estimator"].default == "corrected"
+    assert params["estimator"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["n_boot"].default >= 500
+
+
+def test_bad_estimator_names_raise(corpus):
+    _, inc, D = corpus
+    for bad in ("plug-in", "Corrected", "bca", None, 1):
+        with pytest.raises(ValueError, match="estimator must be one of .*corrected.*plugin"):
+            stress_table(D, [mds_candidate(1)], estimator=bad)
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        stress_table(None, [mds_candidate(1)], data=inc, rng=0, estimator="unbiased")
+
+
+def test_corrected_and_plugin_agree_on_a_large_sample():
+    # 20,000 sequences over 40 tokens: the plug-in bias ~ (K - 1) / (4 m) is ~5e-4 on d_H^2, far below the distances
+    n, v = 10, 40
+    tokens = pg.synthetic_corpus(20000, n, v, rng=5, regime="smooth")
+    inc = SequenceIncidence.from_sequences(tokens, n, v)
+    rows = standard_candidates(n, d=16, n_heads=2, model=None, mds_ranks=(1, 2))
+    plug = stress_table(None, rows, estimator="plugin", data=inc, rng=0, n_boot=20)
+    corr = stress_table(None, rows, data=inc, rng=0, n_boot=20)
+    iu = np.triu_indices(n, 1)
+    truth = pg.hellinger_distances(pg.synthetic_distributions(n, v, rng=5, regime="smooth"))
+    D_corr = pg.geometry.corrected_distances(inc, rng=0, n_splits=20).distances
+    assert np.abs(D_corr - plugin_distances(inc))[iu].max() < 0.02
+    assert np.abs(D_corr - truth)[iu].max() < 0.02
+    for r in rows:
+        if r.name != "MDS full rank":
+            assert corr[r.name].optimal == pytest.approx(plug[r.name].optimal, abs=0.01), r.name
+        assert corr[r.name].raw == pytest.approx(plug[r.name].raw, rel=0.05, abs=0.01), r.name
+
+
+def test_corrected_point_estimate_lies_in_its_interval(corpus):
+    _, inc, _ = corpus
+    rows = standard_candidates(N, d=16, n_heads=2, model=None)
+    for interval in ("percentile", "basic"):
+        table = stress_table(None, rows, data=inc, rng=3, n_boot=40, interval=interval)
+        assert table.estimator == "corrected" and table.n_splits == 20 and table.interval == interval
+        for r in table:
+            for value, ci, mc in ((r.raw, r.raw_ci, r.raw_ci_mc), (r.optimal, r.optimal_ci, r.optimal_ci_mc)):
+                assert ci[0] - 1e-12 <= value <= ci[1] + 1e-12, (interval, r.name, value, ci)
+                assert all(np.isfinite(mc)) and min(mc) >= 0, r.name
+    # the point estimate is the corrected estimate of the data with the same seed; a matching D is accepted
+    D_corr = pg.geometry.corrected_distances(inc, rng=3, n_splits=20).distances
+    again = stress_table(D_corr, rows, data=inc, rng=3, n_boot=40, interval="basic")
+    assert again.to_records() == table.to_records()
+    assert np.array_equal(table.target, D_corr) and not table.target.flags.writeable
+    assert again["ALiBi"].optimal == pytest.approx(pg.stress_of_distances(rows[2].distances(D_corr), D_corr,
+                                                                          scale="optimal"))
+
+
+def test_monte_carlo_errors_are_reported_for_both_estimators(corpus):
+    _, inc, D = corpus
+    rows = [mds_candidate(1), fixed_distances("ALiBi", alibi_distances(N))]
+    assert stress_table(D, rows)["ALiBi"].optimal_ci_mc is None
+    for estimator in ("plugin", "corrected"):
+        t = stress_table(None, rows, data=inc, rng=0, n_boot=30, estimator=estimator)
+        rec = t.to_records()[1]
+        assert rec["optimal_ci_low_mc"] is not None and rec["optimal_ci_high_mc"] >= 0
+        # a Monte Carlo error is small against the interval it belongs to
+        lo, hi = t["ALiBi"].optimal_ci
+        assert max(t["ALiBi"].optimal_ci_mc) < hi - lo

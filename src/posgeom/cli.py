@@ -7,7 +7,9 @@ the model); 1 an unexpected error (a bug: please report it with the traceback th
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from .report import ReportSettings
 
@@ -69,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     report.add_argument("--text-field", default="text", help="field/column of JSONL/Parquet shards")
     report.add_argument("--scheduler", help="count on Dask: 'local' for a local cluster, or a scheduler address")
+    report.add_argument("--estimator", default="corrected",
+                        help="estimator of the Hellinger distances: 'corrected' (cross-fitted, bias-corrected; "
+                             "default) or 'plugin' (the plug-in estimate, biased upward by the noise floor)")
     report.add_argument("--out", required=True, help="output folder (created if needed)")
     report.add_argument("--no-progress", dest="progress", action="store_false", help="hide progress bars")
     report.add_argument("--debug", action="store_true", help="show the traceback of errors")
@@ -115,7 +120,7 @@ def main(argv=None) -> int:
             corpus=args.corpus, n_positions=args.positions, model=args.model, split=args.split,
             special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
             min_length=args.min_length, limit=args.limit, n_boot=args.bootstrap, seed=args.seed,
-            text_field=args.text_field, scheduler=args.scheduler,
+            text_field=args.text_field, scheduler=args.scheduler, estimator=args.estimator,
         )
         from .report import make_report
 
@@ -132,6 +137,10 @@ def main(argv=None) -> int:
         print(f"posgeom report: unexpected error ({type(exc).__name__}: {exc}); rerun with --debug", file=sys.stderr)
         return 1
     print(table.to_markdown())
+    floor = json.loads((Path(args.out) / "report.json").read_text(encoding="utf-8"))["noise_floor"]
+    print(f"\n{floor['line']}")
+    if floor["warning"]:
+        print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
           "stress_vs_rank.png, distances.npy, report.json")
     return 0

@@ -20,9 +20,15 @@ from ._validation import check_positive_int
 __all__ = [
     "NAMED_CORPORA",
     "ReportSettings",
+    "ESTIMATORS",
     "load_texts",
     "make_report",
+    "noise_floor_summary",
 ]
+
+ESTIMATORS = ("corrected", "plugin")
+# Warn when the median noise floor exceeds this share of the median distance.
+FLOOR_WARNING_SHARE = 0.5
 
 
 NAMED_CORPORA = ("sst2", "imdb")
@@ -56,12 +62,15 @@ class ReportSettings:
         Field/column of JSONL/Parquet shards.
     scheduler : str, optional
         Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``.
+    estimator : {"corrected", "plugin"}
+        Estimator of the Hellinger distances: the cross-fitted, bias-corrected estimate (default,
+        :func:`posgeom.geometry.corrected_distances`) or the plug-in one (biased upward by the noise floor).
 
     Raises
     ------
     ValueError, TypeError
-        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, or a scheduler with a
-        bootstrap.
+        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, a scheduler with a
+        bootstrap, or an unknown ``estimator`` (the message names the choices).
 
     Examples
     --------
@@ -83,8 +92,12 @@ class ReportSettings:
     seed: int = 0
     text_field: str = "text"
     scheduler: str | None = None
+    estimator: str = "corrected"
 
     def __post_init__(self):
+        if self.estimator not in ESTIMATORS:
+            raise ValueError(f"unknown estimator {self.estimator!r}: choose one of {', '.join(ESTIMATORS)} "
+                             "(corrected: cross-fitted, bias-corrected distances; plugin: the plug-in estimate)")
         check_positive_int(self.n_positions, "n_positions", minimum=2)
         check_positive_int(self.n_boot, "n_boot", minimum=0)
         check_positive_int(self.seed, "seed", minimum=0)
@@ -175,6 +188,56 @@ def _model_shape(model: str) -> tuple[int, int]:
     return int(config.hidden_size), int(config.num_attention_heads)
 
 
+_SPLITS = 20  # random splits of the corrected estimator
+
+
+def noise_floor_summary(D, floors) -> dict:
+    """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
+
+    Parameters
+    ----------
+    D : (n, n) array
+        The reported distances (off-diagonal entries are summarised).
+    floors : (n,) array or None
+        Split-half noise floors of the positions (:attr:`posgeom.geometry.CorrectedDistances.floors`); ``None`` when
+        they could not be measured.
+
+    Returns
+    -------
+    dict
+        ``median_floor``, ``median_distance``, ``share`` (``None`` without floors), ``line`` (one sentence for the
+        report) and ``warning`` (a sentence when the median floor exceeds half the median distance, else ``None``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> D = np.array([[0, 0.4, 0.5], [0.4, 0, 0.3], [0.5, 0.3, 0]])
+    >>> summary = noise_floor_summary(D, np.array([0.1, 0.1, 0.3]))
+    >>> round(summary["share"], 3), summary["warning"] is None
+    (0.25, True)
+    >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3]))["warning"] is not None
+    True
+    """
+    D = np.asarray(D, dtype=float)
+    iu = np.triu_indices(D.shape[0], 1)
+    median_distance = float(np.median(D[iu])) if iu[0].size else 0.0
+    if floors is None:
+        return {"median_floor": None, "median_distance": median_distance, "share": None, "warning": None,
+                "line": "Noise floor: not measured (the corpus cannot be split into two halves reaching every "
+                        "position, or the counts were merged on Dask)."}
+    median_floor = float(np.median(floors))
+    share = median_floor / median_distance if median_distance > 0 else float("inf")
+    line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
+            f"floor share {share:.2f}.")
+    warning = None
+    if share > FLOOR_WARNING_SHARE:
+        warning = (f"the median noise floor ({median_floor:.4f}) exceeds half the median distance "
+                   f"({median_distance:.4f}): much of this geometry is sampling noise; use more documents, "
+                   "fewer positions, or read the stresses with their intervals (--bootstrap).")
+    return {"median_floor": median_floor, "median_distance": median_distance, "share": share, "line": line,
+            "warning": warning}
+
+
 def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False):
     """Compute the report and write its files into ``out`` (created if needed).
 
@@ -224,7 +287,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from .corpus.counts import position_distributions
     from .data.pretrained import learned_position_embeddings
     from .data.text import load_tokenizer, tokenize_corpus
-    from .geometry.estimators import plugin_distances
+    from .geometry.estimators import corrected_distances, plugin_distances
     from .geometry.hellinger import hellinger_distances
     from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
@@ -243,12 +306,15 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             f"n_positions={n} needs {n + offset} learned positions but {settings.model!r} has "
             f"{table_positions.shape[0]}; use --positions <= {table_positions.shape[0] - offset}"
         )
-    data = None
+    data, floors = None, None
     if settings.scheduler is not None:
         from .data.distributed import sharded_position_counts
 
         if settings.corpus in NAMED_CORPORA:
             raise ValueError("--scheduler counts shards on disk: pass a folder or glob of text/JSONL/Parquet files")
+        if settings.estimator != "plugin":
+            raise ValueError("--scheduler merges position counts, from which only the plug-in estimate follows: "
+                             "use --estimator plugin with --scheduler")
         counts = sharded_position_counts(settings.corpus, convention, model=settings.model,
                                          scheduler=None if settings.scheduler == "local" else settings.scheduler,
                                          text_field=settings.text_field)
@@ -257,13 +323,28 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
         data = tokens.incidence(convention)
-        D = plugin_distances(data)
+        try:  # the split-half noise floors (and the corrected estimate), with the seed of the report
+            corrected = corrected_distances(data, rng=settings.seed, n_splits=_SPLITS)
+        except ValueError as exc:
+            if settings.estimator == "corrected":
+                raise ValueError(f"the corrected estimator cannot split this corpus ({exc}); "
+                                 "or use --estimator plugin") from None
+            corrected = None
+        floors = None if corrected is None else corrected.floors
+        D = corrected.distances if settings.estimator == "corrected" else plugin_distances(data)
     candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
-    title = f"{settings.corpus} ({convention.describe()})"
+    title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
-    table = stress_table(D, candidates, title=title, **bootstrap)
-    (out / "stress_table.md").write_text(f"# Stress table: {title}\n\n{table.to_markdown()}\n", encoding="utf-8")
+    table = stress_table(D, candidates, title=title, estimator=settings.estimator, n_splits=_SPLITS, **bootstrap)
+    floor = noise_floor_summary(D, floors)
+    estimator_line = ("Distances: corrected (cross-fitted, bias-corrected) Hellinger estimate."
+                      if settings.estimator == "corrected" else
+                      "Distances: plug-in Hellinger estimate (biased upward by the noise floor).")
+    lines = [f"# Stress table: {title}", "", estimator_line, "", floor["line"]]
+    if floor["warning"]:
+        lines += ["", f"**Warning:** {floor['warning']}"]
+    (out / "stress_table.md").write_text("\n".join(lines) + f"\n\n{table.to_markdown()}\n", encoding="utf-8")
     table.to_csv(out / "stress_table.csv")
     np.save(out / "distances.npy", D)
 
@@ -288,6 +369,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
     plt.close(fig)
     summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
-               "mds_rank": mds.rank, "table": table.to_records()}
+               "mds_rank": mds.rank, "estimator": settings.estimator, "noise_floor": floor,
+               "table": table.to_records()}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
     return table

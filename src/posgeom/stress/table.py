@@ -12,10 +12,21 @@ Columns (see :mod:`posgeom.stress` for the definitions):
   scale of ``E`` (and so on conventions such as ALiBi's slope or the width ``d``);
 * **scale-optimal stress** ``min_a stress(a E)``, in ``[0, 1]``: the shape of ``E`` only;
 * **bootstrap intervals** for both, when the data behind ``D`` are given: whole *sequences* are resampled with
-  replacement (:func:`posgeom.geometry.bootstrap_statistic`), ``D`` is recomputed, candidates that depend on
-  ``D`` (MDS) are *refitted* on every resample, and every row is evaluated on the *same* resamples (one Hellinger
-  matrix per resample for the whole table). Fixed encodings (including a model trained from scratch) are not
-  retrained: their interval describes the sampling noise of the corpus statistics only.
+  replacement, ``D`` is recomputed, candidates that depend on ``D`` (MDS) are *refitted* on every resample, and
+  every row is evaluated on the *same* resamples (one Hellinger matrix per resample for the whole table). Fixed
+  encodings (including a model trained from scratch) are not retrained: their interval describes the sampling
+  noise of the corpus statistics only. The Monte Carlo error of every interval end is stored with it.
+
+**Which estimator of D.** Every table states it (``StressTable.estimator``, and in every output format):
+
+* ``"corrected"`` (the default): the cross-fitted, bias-corrected Hellinger distances of
+  :func:`posgeom.geometry.corrected_distances`, with intervals from :func:`posgeom.geometry.bootstrap_corrected`
+  (*centred* percentile intervals: the point estimate plus the quantiles of the replicates' deviations from their
+  mean, so an interval contains its own estimate).
+* ``"plugin"``: the plug-in distances of the empirical ``mu_i`` (:func:`posgeom.geometry.plugin_distances`),
+  biased upward by sampling noise (the split-half noise floor), with intervals from
+  :func:`posgeom.geometry.bootstrap_statistic`. Its replicates are shifted away from the estimate (a resample
+  repeats sequences, so has more plug-in noise), and a percentile interval can then exclude its own estimate.
 
 Conventions of :func:`standard_candidates` (the book's table), each also stated in the row's description:
 
@@ -52,6 +63,8 @@ scale-optimal stress into the corpus's departure from shift-equivariance and the
 
 from __future__ import annotations
 
+import contextvars
+import copy
 import csv
 import io
 import math
@@ -69,7 +82,6 @@ from ..encodings.schemes import induced_distances
 from ..geometry.estimators import plugin_distances
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
-from .core import optimal_scale, stress_of_distances
 
 __all__ = [
     "Candidate",
@@ -86,6 +98,19 @@ __all__ = [
 
 
 _INTERVALS = ("percentile", "basic")
+# Within one table evaluation (one target D), the MDS rows share one eigendecomposition of B.
+_MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
+ESTIMATORS = ("corrected", "plugin")
+_ESTIMATOR_LABELS = {"corrected": "corrected (cross-fitted)", "plugin": "plug-in"}
+
+
+def _check_estimator(estimator) -> str:
+    if estimator not in ESTIMATORS:
+        raise ValueError(
+            f"estimator must be one of {ESTIMATORS} (the estimator of the Hellinger distances D): 'corrected' for "
+            f"the cross-fitted, bias-corrected distances, 'plugin' for the plug-in ones; got {estimator!r}"
+        )
+    return estimator
 
 
 @dataclass(frozen=True)
@@ -238,7 +263,17 @@ def mds_candidate(rank: int | None = None, *, name: str | None = None, tol: floa
     description = f"classical MDS of D, {what}; fitted to D"
 
     def distances(D):
-        return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)
+        cache = _MDS_CACHE.get()
+        if cache is None:  # outside a table evaluation
+            return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)
+        key = ("mds", tol)
+        if key not in cache:  # one eigendecomposition of B per target D, shared by every MDS row
+            cache[key] = classical_mds(D, None, tol=tol)
+        fit = cache[key]
+        if rank is not None and rank > fit.rank:
+            return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)  # raises the documented error
+        r = fit.rank if rank is None else rank
+        return pairwise_distances(fit.eigenvectors[:, :r] * np.sqrt(fit.eigenvalues[:r]))
 
     return Candidate(label, description, distances, fitted=True)
 
@@ -380,12 +415,15 @@ class StressRow:
     raw_ci, optimal_ci : (float, float) or None
         Bootstrap intervals (``None`` without a bootstrap).
     raw_bias, optimal_bias : float or None
-        Bootstrap estimate of the bias, mean of the replicates minus the estimate (``None`` without a bootstrap).
-        Resampling with replacement repeats sequences, which adds plug-in noise to every Hellinger distance, so a
+        Mean of the replicates minus the estimate (``None`` without a bootstrap). With the plug-in estimator,
+        resampling with replacement repeats sequences, which adds plug-in noise to every Hellinger distance, so a
         bias that is large against the interval's width means the percentile interval is shifted: prefer
-        ``interval="basic"`` then.
+        ``interval="basic"`` then. The corrected estimator's intervals are centred and do not use it.
     fitted : bool
         Whether the row was fitted to ``D`` (and refitted per resample).
+    raw_ci_mc, optimal_ci_mc : (float, float) or None
+        Monte Carlo standard errors of the two interval ends (how much they would move with another seed;
+        ``None`` without a bootstrap).
 
     Examples
     --------
@@ -404,6 +442,8 @@ class StressRow:
     fitted: bool = False
     raw_bias: float | None = None
     optimal_bias: float | None = None
+    raw_ci_mc: tuple | None = None
+    optimal_ci_mc: tuple | None = None
 
     def as_dict(self) -> dict:
         """A flat, JSON-ready dict (``None`` where there is no interval).
@@ -413,7 +453,8 @@ class StressRow:
         dict
             Keys ``encoding``, ``description``, ``raw_stress``, ``raw_ci_low``, ``raw_ci_high``,
             ``optimal_stress``, ``optimal_ci_low``, ``optimal_ci_high``, ``optimal_scale``, ``raw_bias``,
-            ``optimal_bias``, ``fitted``.
+            ``optimal_bias``, ``fitted``, and the Monte Carlo errors of the interval ends ``raw_ci_low_mc``,
+            ``raw_ci_high_mc``, ``optimal_ci_low_mc``, ``optimal_ci_high_mc``.
 
         Examples
         --------
@@ -423,11 +464,14 @@ class StressRow:
         """
         lo_r, hi_r = self.raw_ci if self.raw_ci is not None else (None, None)
         lo_o, hi_o = self.optimal_ci if self.optimal_ci is not None else (None, None)
+        mc_lo_r, mc_hi_r = self.raw_ci_mc if self.raw_ci_mc is not None else (None, None)
+        mc_lo_o, mc_hi_o = self.optimal_ci_mc if self.optimal_ci_mc is not None else (None, None)
         return {
             "encoding": self.name, "description": self.description, "raw_stress": self.raw,
             "raw_ci_low": lo_r, "raw_ci_high": hi_r, "optimal_stress": self.optimal, "optimal_ci_low": lo_o,
             "optimal_ci_high": hi_o, "optimal_scale": self.scale, "raw_bias": self.raw_bias,
-            "optimal_bias": self.optimal_bias, "fitted": self.fitted,
+            "optimal_bias": self.optimal_bias, "fitted": self.fitted, "raw_ci_low_mc": mc_lo_r,
+            "raw_ci_high_mc": mc_hi_r, "optimal_ci_low_mc": mc_lo_o, "optimal_ci_high_mc": mc_hi_o,
         }
 
 
@@ -462,13 +506,20 @@ class StressTable:
         The int seed of the bootstrap, if one was given.
     title : str
         Free text (e.g. corpus and counting convention), printed by :meth:`to_markdown`.
+    estimator : {"corrected", "plugin"}
+        The estimator of the Hellinger distances ``D`` (see :func:`stress_table`); every output format states it.
+    n_splits : int or None
+        Random splits of the corrected point estimate (``None`` for the plug-in estimator).
+    target : (n, n) ndarray or None
+        The target distances ``D`` the rows were evaluated against (read-only; for a corrected table computed from
+        data, the corrected estimate itself).
 
     Examples
     --------
     >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
     >>> table = stress_table(D, [fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(1)])
-    >>> len(table), table.names, table["line x2"].raw
-    (2, ['line x2', 'MDS rank 1'], 1.0)
+    >>> len(table), table.names, table["line x2"].raw, table.estimator
+    (2, ['line x2', 'MDS rank 1'], 1.0, 'corrected')
     """
 
     rows: tuple
@@ -478,10 +529,31 @@ class StressTable:
     interval: str | None = None
     seed: int | None = None
     title: str = ""
+    estimator: str = "corrected"
+    n_splits: int | None = None
+    target: np.ndarray | None = field(default=None, repr=False, compare=False)
     _index: dict = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        _check_estimator(self.estimator)
         object.__setattr__(self, "_index", {r.name: r for r in self.rows})
+
+    @property
+    def estimator_label(self) -> str:
+        """The estimator of ``D`` in words: ``"corrected (cross-fitted)"`` or ``"plug-in"``.
+
+        Returns
+        -------
+        str
+            The label printed in every output format.
+
+        Examples
+        --------
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> stress_table(D, [mds_candidate(1)], estimator="plugin").estimator_label
+        'plug-in'
+        """
+        return _ESTIMATOR_LABELS[self.estimator]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -507,18 +579,19 @@ class StressTable:
         Returns
         -------
         list of dict
-            The keys of :meth:`StressRow.as_dict` plus ``table``, ``n_positions``, ``n_boot``, ``confidence``,
-            ``interval`` and ``seed``.
+            The keys of :meth:`StressRow.as_dict` plus ``table``, ``estimator`` (``"corrected"`` or ``"plugin"``),
+            ``n_positions``, ``n_boot``, ``confidence``, ``interval``, ``seed`` and ``n_splits``.
 
         Examples
         --------
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
         >>> records = stress_table(D, [mds_candidate(1)], title="toy").to_records()
-        >>> records[0]["table"], records[0]["encoding"], records[0]["n_boot"]
-        ('toy', 'MDS rank 1', 0)
+        >>> records[0]["table"], records[0]["estimator"], records[0]["encoding"], records[0]["n_boot"]
+        ('toy', 'corrected', 'MDS rank 1', 0)
         """
-        meta = {"table": self.title, "n_positions": self.n_positions, "n_boot": self.n_boot,
-                "confidence": self.confidence, "interval": self.interval, "seed": self.seed}
+        meta = {"table": self.title, "estimator": self.estimator, "n_positions": self.n_positions,
+                "n_boot": self.n_boot, "confidence": self.confidence, "interval": self.interval, "seed": self.seed,
+                "n_splits": self.n_splits}
         return [{**meta, **r.as_dict()} for r in self.rows]
 
     def to_frame(self):
@@ -538,7 +611,7 @@ class StressTable:
         --------
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
         >>> stress_table(D, [mds_candidate(1)]).to_frame().shape
-        (1, 18)
+        (1, 24)
         """
         try:
             import pandas as pd
@@ -564,7 +637,7 @@ class StressTable:
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
         >>> text = stress_table(D, [mds_candidate(1)]).to_csv()
         >>> text.splitlines()[0].split(",")[:3]
-        ['table', 'n_positions', 'n_boot']
+        ['table', 'estimator', 'n_positions']
         """
         records = self.to_records()
         buffer = io.StringIO()
@@ -592,7 +665,8 @@ class StressTable:
         Returns
         -------
         str
-            The Markdown text (title, table, and a line on the intervals when bootstrapped).
+            The Markdown text: title, the estimator of ``D``, the table, and a line on the intervals (with the
+            largest Monte Carlo error of their ends) when bootstrapped.
 
         Raises
         ------
@@ -602,7 +676,10 @@ class StressTable:
         Examples
         --------
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> print(stress_table(D, [fixed_encoding("double", [[0.0], [2.0], [4.0]])]).to_markdown(descriptions=False))
+        >>> table = stress_table(D, [fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator="plugin")
+        >>> print(table.to_markdown(descriptions=False))
+        Estimator of D: plug-in.
+        <BLANKLINE>
         | encoding | raw stress | raw CI | scale-optimal stress | scale-optimal CI |
         |---|---|---|---|---|
         | double | 1 | - | 0 | - |
@@ -614,6 +691,8 @@ class StressTable:
         lines = []
         if self.title:
             lines += [f"**{self.title}**", ""]
+        splits = f", {self.n_splits} random splits" if self.n_splits else ""
+        lines += [f"Estimator of D: {self.estimator_label}{splits}.", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
 
         def interval(c):
@@ -624,8 +703,13 @@ class StressTable:
                 _fmt(r.raw, digits), interval(r.raw_ci), _fmt(r.optimal, digits), interval(r.optimal_ci)]
             lines.append("| " + " | ".join(cells) + " |")
         if self.n_boot:
-            lines += ["", f"Intervals: {self.interval} bootstrap over sequences, {self.n_boot} resamples, "
-                          f"seed {self.seed}; fitted rows refitted per resample."]
+            mc = max((max(m) for r in self.rows for m in (r.raw_ci_mc, r.optimal_ci_mc) if m is not None),
+                     default=float("nan"))
+            kind = ("centred percentile bootstrap of the corrected estimator" if self.estimator == "corrected"
+                    else f"{self.interval} bootstrap of the plug-in estimator")
+            lines += ["", f"Intervals: {kind} over sequences, {self.n_boot} resamples, seed {self.seed}; fitted rows "
+                          f"refitted per resample; largest Monte Carlo error of an interval end "
+                          f"{_fmt(mc, digits)}."]
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:  # Jupyter renders the table
@@ -633,20 +717,56 @@ class StressTable:
 
 
 def _evaluate(candidates, D) -> np.ndarray:
-    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``."""
+    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``.
+
+    The same numbers as :func:`~posgeom.stress.stress_of_distances` (raw and optimal) and
+    :func:`~posgeom.stress.optimal_scale`, with ``D`` validated once and its upper triangle taken once, and one
+    eigendecomposition shared by all MDS rows (this runs once per bootstrap resample).
+    """
+    D = check_distance_matrix(D, "D")
     n = D.shape[0]
+    iu = np.triu_indices(n, k=1)
+    d = D[iu]
+    if not np.any(d > 0):
+        raise ValueError("D is zero for every pair of positions: stress is undefined (0/0)")
+    dd = float(d @ d)
     out = np.empty(3 * len(candidates))
-    for k, c in enumerate(candidates):
-        E = np.asarray(c.distances(D), dtype=float)
-        if E.shape != (n, n):
-            raise ValueError(
-                f"candidate {c.name!r} induces distances of shape {E.shape}, but D describes n={n} positions; "
-                "build the candidates for the same n"
-            )
-        out[3 * k] = stress_of_distances(E, D, scale="raw")
-        out[3 * k + 1] = stress_of_distances(E, D, scale="optimal")
-        out[3 * k + 2] = optimal_scale(E, D)
+    token = _MDS_CACHE.set({})
+    try:
+        for k, c in enumerate(candidates):
+            E = np.asarray(c.distances(D), dtype=float)
+            if E.shape != (n, n):
+                raise ValueError(
+                    f"candidate {c.name!r} induces distances of shape {E.shape}, but D describes n={n} positions; "
+                    "build the candidates for the same n"
+                )
+            e = check_distance_matrix(E, "E")[iu]
+            ee, ed = float(e @ e), float(e @ d)
+            a = ed / ee if ee > 0 else 0.0
+            r_raw, r_opt = e - d, e * a - d
+            out[3 * k] = float(r_raw @ r_raw) / dd
+            out[3 * k + 1] = float(r_opt @ r_opt) / dd
+            out[3 * k + 2] = a
+    finally:
+        _MDS_CACHE.reset(token)
     return out
+
+
+def _quantile_mc_errors(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo standard errors of the percentile ends of ``samples`` (B, k), as in ``bootstrap_corrected``.
+
+    Half the distance between the order statistics one binomial standard deviation (``sqrt(B p (1 - p))`` ranks)
+    either side of the quantile's rank: a density-free standard error of a sample quantile. Reflected (basic)
+    intervals have the same errors, ends swapped.
+    """
+    B = samples.shape[0]
+    sorted_ = np.sort(samples, axis=0)
+    out = []
+    for p in ((1 - confidence) / 2, (1 + confidence) / 2):
+        c, s = p * (B - 1), np.sqrt(B * p * (1 - p))
+        lo, hi = max(int(np.floor(c - s)), 0), min(int(np.ceil(c + s)), B - 1)
+        out.append(0.5 * np.abs(sorted_[hi] - sorted_[lo]))
+    return out[0], out[1]
 
 
 def stress_table(
@@ -655,47 +775,79 @@ def stress_table(
     *,
     data=None,
     rng=None,
-    n_boot: int = 200,
+    n_boot: int = 500,
     confidence: float = 0.95,
     interval: str = "percentile",
     title: str = "",
+    estimator: str = "corrected",
+    n_splits: int = 20,
+    n_jobs: int = 1,
 ) -> StressTable:
     """Raw and scale-optimal stress of every candidate against ``D``, with bootstrap intervals if data are given.
+
+    The estimator of the Hellinger distances ``D`` is an explicit choice, recorded on the table and printed in
+    every output format:
+
+    * ``estimator="corrected"`` (default): ``D`` is the cross-fitted, bias-corrected estimate
+      (:func:`posgeom.geometry.corrected_distances`, ``n_splits`` random splits). With ``data``, the intervals come
+      from :func:`posgeom.geometry.bootstrap_corrected` with the whole table's evaluation as its statistic: every
+      resample's corrected ``D`` is computed (one random split per resample), fitted rows (MDS) are refitted on it,
+      and every row is evaluated on it. The intervals are *centred* percentile intervals (point estimate plus the
+      quantiles of the replicates' deviations from their mean), so they contain their own point estimate; the
+      Monte Carlo errors of their ends are stored (``StressRow.raw_ci_mc``, ``optimal_ci_mc``).
+    * ``estimator="plugin"``: ``D`` is the plug-in estimate (:func:`posgeom.geometry.plugin_distances`), biased
+      upward by sampling noise, and the intervals come from :func:`posgeom.geometry.bootstrap_statistic`
+      (percentile or basic; a plug-in percentile interval can exclude its own estimate, because the replicates are
+      shifted upward: see ``StressRow.raw_bias``).
 
     Parameters
     ----------
     D : (n, n) array or None
-        Target distances. ``None``: the Hellinger distances of ``data`` (``plugin_distances(data)``).
+        Target distances. ``None``: computed from ``data`` with ``estimator`` (the corrected estimate uses ``rng``
+        for its splits). Without ``data``, ``D`` is taken as given and ``estimator`` records how the caller
+        computed it.
     candidates : sequence of Candidate
         The rows (e.g. :func:`standard_candidates`); names must be unique.
     data : posgeom.corpus.SequenceIncidence, optional
         The sequences behind ``D`` (e.g. ``TokenizedCorpus.incidence(convention)``). If given, every row gets a
-        bootstrap interval for raw *and* scale-optimal stress, and ``D`` must be ``plugin_distances(data)`` (checked:
-        a mismatch raises a ValueError).
+        bootstrap interval for raw *and* scale-optimal stress, and a given ``D`` must be the estimate of ``data``
+        (checked; a mismatch raises a ValueError): ``plugin_distances(data)``, or, for the corrected estimator,
+        ``corrected_distances(data, rng=rng, n_splits=n_splits).distances`` with the same integer seed.
     rng : int or numpy.random.Generator, optional
-        Randomness of the resampling; required with ``data``. An int is stored on the table as its ``seed``.
-    n_boot : int, default 200
-        Resamples (``>= 2``). Each costs one Hellinger matrix plus one refit of every fitted row.
+        Randomness of the resampling (and of the corrected estimator's splits); required with ``data``. An int is
+        stored on the table as its ``seed``.
+    n_boot : int, default 500
+        Resamples (``>= 2``). Each costs one Hellinger matrix (plug-in) or one cross-half product (corrected), plus
+        one refit of every fitted row.
     confidence : float, default 0.95
         Coverage of the intervals.
     interval : {"percentile", "basic"}, default "percentile"
-        ``"percentile"``: quantiles of the replicates. ``"basic"``: ``(2 s - upper, 2 s - lower)``, which corrects
-        for a shift of the replicates away from the estimate ``s`` (see
-        :attr:`posgeom.inference.BootstrapResult.basic_interval`); basic intervals are clipped at 0.
+        ``"percentile"``: for the plug-in estimator the quantiles of the replicates; for the corrected one the
+        centred percentile interval. ``"basic"``: the reflected interval, ``(2 s - upper, 2 s - lower)`` for the
+        plug-in estimator (which corrects for a shift of the replicates away from the estimate ``s``, see
+        :attr:`posgeom.inference.BootstrapResult.basic_interval`), clipped at 0.
     title : str, optional
         Stored on the table (corpus, convention, ``n``).
+    estimator : {"corrected", "plugin"}, default "corrected"
+        The estimator of ``D`` (keyword-only). See above.
+    n_splits : int, default 20
+        Random splits averaged by the corrected point estimate (ignored by the plug-in estimator).
+    n_jobs : int, default 1
+        Threads for the corrected bootstrap (the numbers do not depend on it).
 
     Returns
     -------
     StressTable
         One :class:`StressRow` per candidate with raw stress, scale-optimal stress, the optimal scale and, with
-        ``data``, intervals and bias estimates.
+        ``data``, intervals, the Monte Carlo errors of their ends and the replicates' shift; the table records
+        ``estimator``.
 
     Raises
     ------
     ValueError
-        No candidates, repeated names, unknown ``interval``, neither ``D`` nor ``data``, a ``D`` that is not the
-        Hellinger matrix of ``data``, a candidate for a different ``n``, or a bootstrap without ``rng``.
+        No candidates, repeated names, an unknown ``estimator`` or ``interval``, neither ``D`` nor ``data``, a
+        ``D`` that is not the estimate of ``data``, a candidate for a different ``n``, or a bootstrap without
+        ``rng``.
     TypeError
         Non-Candidate rows, a non-string title, or ``data`` that is not a ``SequenceIncidence``.
 
@@ -704,10 +856,15 @@ def stress_table(
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> from posgeom.encodings import sinusoidal_encoding
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(200, 5, 12, rng=0), 5, 12)
-    >>> table = stress_table(None, [fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(2)],
-    ...                      data=inc, rng=0, n_boot=10)
-    >>> table.n_boot, table.seed, table["MDS rank 2"].optimal_ci is not None
-    (10, 0, True)
+    >>> rows = [fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(2)]
+    >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=10)
+    >>> table.estimator, table.n_boot, table.seed, table["MDS rank 2"].optimal_ci is not None
+    ('corrected', 10, 0, True)
+    >>> lo, hi = table["sin"].optimal_ci
+    >>> bool(lo <= table["sin"].optimal <= hi)
+    True
+    >>> stress_table(None, rows, data=inc, rng=0, n_boot=10, estimator="plugin").estimator_label
+    'plug-in'
     """
     candidates = list(candidates)
     if not candidates:
@@ -719,29 +876,31 @@ def stress_table(
     dup = sorted({x for x in names if names.count(x) > 1})
     if dup:
         raise ValueError(f"candidate names must be unique; repeated: {dup}")
+    estimator = _check_estimator(estimator)
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
     if not isinstance(title, str):
         raise TypeError(f"title must be a string, got {type(title).__name__}")
-    if D is None:
-        if data is None:
-            raise ValueError("pass the target distances D, or data (a SequenceIncidence) to compute them from")
-        D = plugin_distances(data)
-    D = check_distance_matrix(D)
-    n = D.shape[0]
-    point = _evaluate(candidates, D)
-    lower = upper = bias = seed = None
+    n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
     if data is not None:
         from ..corpus.incidence import SequenceIncidence
-        from ..geometry.noise import bootstrap_statistic
 
         if not isinstance(data, SequenceIncidence):
             raise TypeError(
                 f"data must be a posgeom.corpus.SequenceIncidence, got {type(data).__name__}; build one with "
                 "SequenceIncidence.from_sequences or TokenizedCorpus.incidence"
             )
-        if data.n_positions != n:
-            raise ValueError(f"data has n_positions={data.n_positions} but D describes n={n} positions")
+    if D is None:
+        if data is None:
+            raise ValueError("pass the target distances D, or data (a SequenceIncidence) to compute them from")
+        if estimator == "plugin":
+            D = plugin_distances(data)
+    if D is not None:
+        D = check_distance_matrix(D)
+        if data is not None and data.n_positions != D.shape[0]:
+            raise ValueError(f"data has n_positions={data.n_positions} but D describes n={D.shape[0]} positions")
+    lower = upper = bias = seed = lower_mc = upper_mc = None
+    if data is not None:
         if rng is None:
             raise ValueError("a bootstrap needs an explicit rng (an int seed or a Generator: same seed, same "
                              "intervals)")
@@ -749,36 +908,75 @@ def stress_table(
         rng = check_rng(rng)
         n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
         confidence = check_confidence(confidence)
-        boot = bootstrap_statistic(data, lambda Db: _evaluate(candidates, Db), rng=rng, n_boot=n_boot,
-                                   confidence=float(confidence))
-        if not np.allclose(boot.estimate, point, rtol=1e-9, atol=1e-12):
-            raise ValueError(
-                "D is not the Hellinger matrix of data: the table's point values differ from data's; pass D=None "
-                "to compute D from data, or the incidence D was computed from"
-            )
-        bias = np.asarray(boot.bias)
-        if interval == "percentile":
-            lower, upper = boot.lower, boot.upper
+        if estimator == "plugin":
+            from ..geometry.noise import bootstrap_statistic
+
+            point = _evaluate(candidates, D)
+            boot = bootstrap_statistic(data, lambda Db: _evaluate(candidates, Db), rng=rng, n_boot=n_boot,
+                                       confidence=float(confidence))
+            if not np.allclose(boot.estimate, point, rtol=1e-9, atol=1e-12):
+                raise ValueError(
+                    "D is not the (plug-in) Hellinger matrix of data: the table's point values differ from data's; "
+                    "pass D=None to compute D from data, or the incidence D was computed from"
+                )
+            bias = np.asarray(boot.bias)
+            samples = np.asarray(boot.samples, dtype=float).reshape(n_boot, -1)
+            mc_lo, mc_hi = _quantile_mc_errors(samples, float(confidence))
+            if interval == "percentile":
+                lower, upper = boot.lower, boot.upper
+                lower_mc, upper_mc = mc_lo, mc_hi
+            else:
+                lower, upper = boot.basic_interval
+                lower, upper = np.maximum(lower, 0.0), np.maximum(upper, 0.0)
+                lower_mc, upper_mc = mc_hi, mc_lo
         else:
-            lower, upper = boot.basic_interval
-            lower, upper = np.maximum(lower, 0.0), np.maximum(upper, 0.0)
+            from ..geometry.estimators import bootstrap_corrected, corrected_distances
+
+            if D is not None:  # the bootstrap's point estimate draws its splits first from the same generator
+                expected = corrected_distances(data, rng=copy.deepcopy(rng), n_splits=n_splits).distances
+                if not np.allclose(D, expected, rtol=1e-9, atol=1e-12):
+                    raise ValueError(
+                        "D is not the corrected Hellinger estimate of data with this rng: pass D=None to compute it "
+                        "from data (or corrected_distances(data, rng=<the same int seed>, n_splits=n_splits)"
+                        ".distances), or estimator='plugin' for a plug-in D"
+                    )
+            boot = bootstrap_corrected(data, lambda Db: _evaluate(candidates, Db), rng=rng, n_boot=n_boot,
+                                       estimate_splits=n_splits, confidence=float(confidence), interval=interval,
+                                       n_jobs=n_jobs)
+            D = boot.point.distances
+            point = np.asarray(boot.estimate, dtype=float)
+            lower, upper = np.asarray(boot.lower), np.asarray(boot.upper)
+            lower_mc, upper_mc = np.asarray(boot.lower_mc_error), np.asarray(boot.upper_mc_error)
+            bias = np.mean(boot.samples, axis=0) - point
     else:
         n_boot = 0
+        point = _evaluate(candidates, D)
+    n = D.shape[0]
     rows = []
     for j, c in enumerate(candidates):
         raw, opt, a = (float(v) for v in point[3 * j:3 * j + 3])
         if not all(math.isfinite(v) for v in (raw, opt, a)):  # pragma: no cover - stress is finite for valid input
             raise ValueError(f"candidate {c.name!r} gives a non-finite stress")
-        raw_ci = opt_ci = raw_bias = opt_bias = None
+        raw_ci = opt_ci = raw_bias = opt_bias = raw_mc = opt_mc = None
         if lower is not None:
             raw_ci = (float(lower[3 * j]), float(upper[3 * j]))
             opt_ci = (float(lower[3 * j + 1]), float(upper[3 * j + 1]))
             raw_bias, opt_bias = float(bias[3 * j]), float(bias[3 * j + 1])
-        rows.append(StressRow(c.name, c.description, raw, opt, a, raw_ci, opt_ci, c.fitted, raw_bias, opt_bias))
+            raw_mc = (float(lower_mc[3 * j]), float(upper_mc[3 * j]))
+            opt_mc = (float(lower_mc[3 * j + 1]), float(upper_mc[3 * j + 1]))
+        rows.append(StressRow(c.name, c.description, raw, opt, a, raw_ci, opt_ci, c.fitted, raw_bias, opt_bias,
+                              raw_mc, opt_mc))
     return StressTable(
         rows=tuple(rows), n_positions=n, n_boot=n_boot, confidence=float(confidence) if n_boot else None,
-        interval=interval if n_boot else None, seed=seed if n_boot else None, title=title,
+        interval=interval if n_boot else None, seed=seed if n_boot else None, title=title, estimator=estimator,
+        n_splits=n_splits if estimator == "corrected" and data is not None else None, target=_read_only(D),
     )
+
+
+def _read_only(D: np.ndarray) -> np.ndarray:
+    D = np.array(D, dtype=float, copy=True)
+    D.setflags(write=False)
+    return D
 
 
 @dataclass(frozen=True)
