@@ -99,6 +99,40 @@ def test_unknown_estimator_exits_2_naming_the_choices(corpus_file, tmp_path, cap
     assert "jackknife" in err and "corrected" in err and "plugin" in err
 
 
+def test_scheduler_runs_the_corrected_estimator_on_dask(reviews_file, tmp_path, capsys):
+    """--scheduler with the default estimator: hash halves counted per shard, merged, then cross-fitted."""
+    pytest.importorskip("dask.distributed")
+    from posgeom.data import CountingConvention
+    from posgeom.data.distributed import one_pass_half_counts
+    from posgeom.geometry import corrected_from_half_counts
+
+    assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
+                 "--scheduler", "local", "--seed", "3"]) == 0
+    printed = capsys.readouterr().out
+    texts = reviews_file.read_text(encoding="utf-8").splitlines()
+    est = corrected_from_half_counts(*one_pass_half_counts(texts, CountingConvention(6), n_splits=20, seed=3))
+    np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, rtol=0, atol=1e-14)
+    summary = json.loads((tmp_path / "report.json").read_text())
+    assert summary["estimator"] == "corrected" and "hash" in summary["splits"]
+    share = np.median(est.floors) / np.median(est.distances[np.triu_indices(6, 1)])
+    assert summary["noise_floor"]["share"] == pytest.approx(share, rel=1e-12)
+    assert f"floor share {share:.2f}" in printed
+    assert "corrected (cross-fitted" in (tmp_path / "stress_table.md").read_text(encoding="utf-8")
+
+
+def test_scheduler_with_the_plugin_estimator(corpus_file, tmp_path):
+    pytest.importorskip("dask.distributed")
+    from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
+
+    assert main(["report", str(corpus_file), "--positions", "8", "--out", str(tmp_path), "--no-progress",
+                 "--scheduler", "local", "--estimator", "plugin"]) == 0
+    tokens = tokenize_corpus(DOCS, load_tokenizer(), max_pieces=8)
+    D = plugin_distances(tokens.incidence(CountingConvention(8)))
+    np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), D, atol=1e-12)
+    summary = json.loads((tmp_path / "report.json").read_text())
+    assert summary["estimator"] == "plugin" and summary["splits"] is None
+
+
 def test_report_writes_every_file(report):
     for name in ("stress_table.csv", "stress_table.md", "distances.png", "mds_spectrum.png", "stress_vs_rank.png",
                  "distances.npy", "report.json"):
@@ -153,8 +187,8 @@ def test_argument_errors_exit_2(argv, fragment, capsys):
         (["--positions", "600"], "learned positions"),
         (["--positions", "1"], "n_positions"),
         (["--bootstrap", "5", "--scheduler", "local"], "bootstrap"),
-        (["--scheduler", "local"], "--estimator plugin"),
         (["--min-length", "20", "--positions", "8"], "min_length"),
+        (["--positions", "30", "--scheduler", "local"], "cannot split this corpus"),  # 6 documents, 30 positions
     ],
 )
 def test_unusable_settings_exit_2_with_a_message(corpus_file, tmp_path, capsys, extra, fragment):

@@ -68,9 +68,13 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep only sequences at least this long (n: only sequences filling the window)")
     report.add_argument("--bootstrap", type=int, default=0, metavar="B",
                         help="bootstrap resamples over sequences for 95%% intervals (default 0: none)")
-    report.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    report.add_argument("--seed", type=int, default=0,
+                        help="seed of the bootstrap and of the corrected estimator's splits (default 0)")
     report.add_argument("--text-field", default="text", help="field/column of JSONL/Parquet shards")
-    report.add_argument("--scheduler", help="count on Dask: 'local' for a local cluster, or a scheduler address")
+    report.add_argument("--scheduler",
+                        help="count on Dask: 'local' for a local cluster, or a scheduler address; with the corrected "
+                             "estimator each shard counts the two halves of every split (documents assigned by a "
+                             "hash of their text and --seed), merged across shards")
     report.add_argument("--estimator", default="corrected",
                         help="estimator of the Hellinger distances: 'corrected' (cross-fitted, bias-corrected; "
                              "default) or 'plugin' (the plug-in estimate, biased upward by the noise floor)")

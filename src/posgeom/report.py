@@ -57,11 +57,15 @@ class ReportSettings:
     n_boot : int
         Bootstrap resamples for the intervals (0: none).
     seed : int
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the splits of the corrected estimator.
     text_field : str
         Field/column of JSONL/Parquet shards.
     scheduler : str, optional
         Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``.
+        With the corrected estimator, each shard counts the two halves of every split (documents assigned by a
+        seeded hash of their text, :func:`posgeom.geometry.half_assignment`) and the merged half counts give the
+        cross-fitted estimate (:func:`posgeom.data.distributed.sharded_corrected_distances`): the same estimator as
+        in one process, with other random splits.
     estimator : {"corrected", "plugin"}
         Estimator of the Hellinger distances: the cross-fitted, bias-corrected estimate (default,
         :func:`posgeom.geometry.corrected_distances`) or the plug-in one (biased upward by the noise floor).
@@ -188,7 +192,18 @@ def _model_shape(model: str) -> tuple[int, int]:
     return int(config.hidden_size), int(config.num_attention_heads)
 
 
-_SPLITS = 20  # random splits of the corrected estimator
+#: Random splits averaged by the corrected estimator of the report.
+CORRECTED_SPLITS = 20
+
+
+def _split_method(settings: ReportSettings) -> str | None:
+    """How the corrected estimator split the documents (``None`` for the plug-in estimate)."""
+    if settings.estimator != "corrected":
+        return None
+    if settings.scheduler is not None:
+        return (f"{CORRECTED_SPLITS} splits; halves by a blake2b hash of each document's text with seed {settings.seed} "
+                "(posgeom.geometry.half_assignment), counted per shard on Dask and merged")
+    return f"{CORRECTED_SPLITS} random permutations of the sequences (numpy Generator seeded {settings.seed})"
 
 
 def noise_floor_summary(D, floors) -> dict:
@@ -224,7 +239,7 @@ def noise_floor_summary(D, floors) -> dict:
     if floors is None:
         return {"median_floor": None, "median_distance": median_distance, "share": None, "warning": None,
                 "line": "Noise floor: not measured (the corpus cannot be split into two halves reaching every "
-                        "position, or the counts were merged on Dask)."}
+                        "position, or the plug-in estimate was computed from counts merged on Dask)."}
     median_floor = float(np.median(floors))
     share = median_floor / median_distance if median_distance > 0 else float("inf")
     line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
@@ -312,19 +327,32 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
 
         if settings.corpus in NAMED_CORPORA:
             raise ValueError("--scheduler counts shards on disk: pass a folder or glob of text/JSONL/Parquet files")
-        if settings.estimator != "plugin":
-            raise ValueError("--scheduler merges position counts, from which only the plug-in estimate follows: "
-                             "use --estimator plugin with --scheduler")
-        counts = sharded_position_counts(settings.corpus, convention, model=settings.model,
-                                         scheduler=None if settings.scheduler == "local" else settings.scheduler,
-                                         text_field=settings.text_field)
-        D = hellinger_distances(position_distributions(counts))
+        scheduler = None if settings.scheduler == "local" else settings.scheduler
+        if settings.estimator == "corrected":
+            # per split, the counts of the two halves (documents assigned by a seeded hash of their text), merged
+            # across shards: the cross-fitted estimate follows from them
+            from .data.distributed import sharded_corrected_distances
+
+            try:
+                corrected = sharded_corrected_distances(settings.corpus, convention, n_splits=CORRECTED_SPLITS,
+                                                        seed=settings.seed, model=settings.model,
+                                                        scheduler=scheduler, text_field=settings.text_field)
+            except ValueError as exc:
+                if "receives no observation" not in str(exc):
+                    raise
+                raise ValueError(f"the corrected estimator cannot split this corpus ({exc}); "
+                                 "or use --estimator plugin") from None
+            floors, D = corrected.floors, corrected.distances
+        else:
+            counts = sharded_position_counts(settings.corpus, convention, model=settings.model, scheduler=scheduler,
+                                             text_field=settings.text_field)
+            D = hellinger_distances(position_distributions(counts))
     else:
         texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
         data = tokens.incidence(convention)
         try:  # the split-half noise floors (and the corrected estimate), with the seed of the report
-            corrected = corrected_distances(data, rng=settings.seed, n_splits=_SPLITS)
+            corrected = corrected_distances(data, rng=settings.seed, n_splits=CORRECTED_SPLITS)
         except ValueError as exc:
             if settings.estimator == "corrected":
                 raise ValueError(f"the corrected estimator cannot split this corpus ({exc}); "
@@ -336,7 +364,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
-    table = stress_table(D, candidates, title=title, estimator=settings.estimator, n_splits=_SPLITS, **bootstrap)
+    table = stress_table(D, candidates, title=title, estimator=settings.estimator, n_splits=CORRECTED_SPLITS, **bootstrap)
     floor = noise_floor_summary(D, floors)
     estimator_line = ("Distances: corrected (cross-fitted, bias-corrected) Hellinger estimate."
                       if settings.estimator == "corrected" else
@@ -369,7 +397,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
     plt.close(fig)
     summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
-               "mds_rank": mds.rank, "estimator": settings.estimator, "noise_floor": floor,
+               "mds_rank": mds.rank, "estimator": settings.estimator, "splits": _split_method(settings),
+               "noise_floor": floor,
                "table": table.to_records()}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
     return table

@@ -7,6 +7,10 @@ from .bias import (
     expected_plugin_squared_distance,
     expected_sqrt_frequencies,
 )
+from .crossfit import (
+    corrected_from_half_counts,
+    half_assignment,
+)
 from .estimators import (
     CorrectedBootstrapResult,
     CorrectedDistances,
@@ -62,6 +66,8 @@ __all__ = [
     "bootstrap_corrected",
     "EstimatorErrors",
     "estimator_errors",
+    "half_assignment",
+    "corrected_from_half_counts",
     "split_half_distances",
     "bootstrap_statistic",
     "bootstrap_distances",
