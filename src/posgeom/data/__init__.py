@@ -16,6 +16,9 @@ from .datasets import (
     load_sst2,
 )
 from .distributed import (
+    one_pass_half_counts,
+    sharded_corrected_distances,
+    sharded_half_counts,
     sharded_position_counts,
 )
 from .pretrained import (
@@ -66,4 +69,7 @@ __all__ = [
     "shard_paths",
     "read_shard",
     "sharded_position_counts",
+    "one_pass_half_counts",
+    "sharded_half_counts",
+    "sharded_corrected_distances",
 ]
