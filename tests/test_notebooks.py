@@ -49,7 +49,7 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
     first = "".join(code[0]["source"])
     assert first.startswith(INSTALL_MARKER), f"{path.name}: the first code cell must be the Colab install cell"
     assert f"git+{_repository_url()}" in first, f"{path.name}: install cell URL differs from _config.yml repository.url"
-    assert "posgeom[offline-model] @ git+" in first, (
+    assert '"posgeom[offline-model] @ {REPOSITORY}"' in first, (
         f"{path.name}: the install cell must install posgeom[offline-model] (the chapters' default model)"
     )
     tags = code[0].get("metadata", {}).get("tags", [])
@@ -60,3 +60,18 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
 def test_is_a_proof_by_experiment(path):
     source = "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "code")
     assert re.search(r"^\s*(assert\b|check\()", source, re.M), f"{path.name} asserts nothing: it cannot fail"
+
+
+def test_notebook_code_is_formatted_at_88_columns():
+    """Code cells are formatted by ruff (88 columns, book/ruff.toml), so no code line scrolls sideways."""
+    import shutil
+    import subprocess
+
+    ruff = shutil.which("ruff") or str(Path(__import__("sys").executable).parent / "ruff")
+    fmt = subprocess.run([ruff, "format", "--check", *map(str, NOTEBOOKS)], capture_output=True, text=True)
+    assert fmt.returncode == 0, f"run `ruff format book/*.ipynb`:\n{fmt.stdout}{fmt.stderr}"
+    lint = subprocess.run([ruff, "check", *map(str, NOTEBOOKS)], capture_output=True, text=True)
+    assert lint.returncode == 0, f"ruff check on the notebooks:\n{lint.stdout[-3000:]}"
+    wide = [(p.name, line) for p in NOTEBOOKS for c in _cells(p) if c["cell_type"] == "code"
+            for line in "".join(c["source"]).splitlines() if len(line) > 88]
+    assert not wide, f"code lines wider than 88 columns: {wide[:5]}"
