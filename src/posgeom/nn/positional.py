@@ -13,8 +13,8 @@ same three hooks (the ones it does not use are the identity):
 
 ``"none"`` uses no hook: the model sees no positional signal at all (Theorem 1).
 
-Conventions
------------
+**Conventions.**
+
 * Positions are ``0..L-1`` for an input of length ``L``; ``L`` must not exceed ``n_positions`` (the size of the
   scheme's table), for every scheme, so that all models of an experiment see the same range of positions.
 * Frequencies (sinusoidal, RoPE) are ``theta_k = base^(-2k/d)`` from :func:`posgeom.sinusoidal_frequencies`; for

@@ -39,8 +39,6 @@ class MaskedLMData:
         ``K``: the compact id shared by every token outside ``vocabulary``.
     mask_id : int
         ``K + 1``: the compact id that replaces a masked slot in ``inputs``.
-    n_classes : int
-        ``K + 1``: the compact ids a masked slot can hold (``mask_id`` is never a target).
 
     Examples
     --------

@@ -21,8 +21,8 @@ the same multiset of tokens and the opposite label, so that no function of the m
   uses it (:mod:`posgeom.studies.stress_accuracy`) and follows the same conventions; its label depends on the
   absolute position of ``a`` and is invariant under reversal.
 
-Conventions
------------
+**Conventions.**
+
 * Ids 0 and 1 are reserved for the markers; the background uses ids ``2..vocab_size-1`` (so ``vocab_size >= 4``)
   and comes from :func:`posgeom.synthetic_corpus` in one of its regimes (``"smooth"``, ``"abrupt"``,
   ``"stationary"``, shifted by 2) or, with ``regime="uniform"``, from independent uniform draws (no positional
