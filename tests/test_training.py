@@ -31,7 +31,7 @@ def test_same_seed_gives_identical_parameters():
     for (n1, p1), (n2, p2) in zip(m1.state_dict().items(), m2.state_dict().items()):
         assert n1 == n2
         assert torch.equal(p1, p2), n1
-    assert h1["loss"] == h2["loss"]
+    assert h1.loss == h2.loss
 
 
 def test_different_seed_differs():
@@ -45,8 +45,8 @@ def test_training_lowers_loss_and_accuracy_in_range():
     model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned")
     before = evaluate_loss(model, X, y)
     history = train_classifier(model, X, y, epochs=30, lr=1e-2, seed=0, batch_size=64)
-    assert history["final_loss"] < before
-    assert len(history["loss"]) == 30
+    assert history.final_loss < before
+    assert len(history.loss) == 30 and history.epochs == 30
     assert 0.0 <= accuracy(model, X, y) <= 1.0
 
 
@@ -84,4 +84,4 @@ def test_cosine_schedule_is_deterministic():
         seed_everything(0)
         model = TransformerClassifier(6, 5, 16, 2, 1)
         runs.append(train_classifier(model, X, y, epochs=5, lr=1e-2, seed=0, batch_size=32, schedule="cosine"))
-    assert runs[0]["loss"] == runs[1]["loss"]
+    assert runs[0].loss == runs[1].loss

@@ -23,6 +23,7 @@ __all__ = [
     "ESTIMATORS",
     "load_texts",
     "make_report",
+    "NoiseFloorSummary",
     "noise_floor_summary",
 ]
 
@@ -201,12 +202,42 @@ def _split_method(settings: ReportSettings) -> str | None:
     if settings.estimator != "corrected":
         return None
     if settings.scheduler is not None:
-        return (f"{CORRECTED_SPLITS} splits; halves by a blake2b hash of each document's text with seed {settings.seed} "
-                "(posgeom.geometry.half_assignment), counted per shard on Dask and merged")
+        return (f"{CORRECTED_SPLITS} splits; halves by a blake2b hash of each document's text with seed "
+                f"{settings.seed} (posgeom.geometry.half_assignment), counted per shard on Dask and merged")
     return f"{CORRECTED_SPLITS} random permutations of the sequences (numpy Generator seeded {settings.seed})"
 
 
-def noise_floor_summary(D, floors) -> dict:
+@dataclass(frozen=True)
+class NoiseFloorSummary:
+    """The noise-floor share of a report's distances, from :func:`noise_floor_summary`.
+
+    Attributes
+    ----------
+    median_floor : float or None
+        Median split-half floor of the positions (``None`` when not measured).
+    median_distance : float
+        Median off-diagonal distance.
+    share : float or None
+        ``median_floor / median_distance`` (``None`` without floors).
+    line : str
+        One sentence for the report.
+    warning : str or None
+        A sentence when the share exceeds ``FLOOR_WARNING_SHARE`` (one half), else ``None``.
+
+    Examples
+    --------
+    >>> NoiseFloorSummary(0.1, 0.4, 0.25, "Noise floor: ...", None).share
+    0.25
+    """
+
+    median_floor: float | None
+    median_distance: float
+    share: float | None
+    line: str
+    warning: str | None
+
+
+def noise_floor_summary(D, floors) -> NoiseFloorSummary:
     """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
 
     Parameters
@@ -219,27 +250,26 @@ def noise_floor_summary(D, floors) -> dict:
 
     Returns
     -------
-    dict
-        ``median_floor``, ``median_distance``, ``share`` (``None`` without floors), ``line`` (one sentence for the
-        report) and ``warning`` (a sentence when the median floor exceeds half the median distance, else ``None``).
+    NoiseFloorSummary
 
     Examples
     --------
     >>> import numpy as np
     >>> D = np.array([[0, 0.4, 0.5], [0.4, 0, 0.3], [0.5, 0.3, 0]])
     >>> summary = noise_floor_summary(D, np.array([0.1, 0.1, 0.3]))
-    >>> round(summary["share"], 3), summary["warning"] is None
+    >>> round(summary.share, 3), summary.warning is None
     (0.25, True)
-    >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3]))["warning"] is not None
+    >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3])).warning is not None
     True
     """
     D = np.asarray(D, dtype=float)
     iu = np.triu_indices(D.shape[0], 1)
     median_distance = float(np.median(D[iu])) if iu[0].size else 0.0
     if floors is None:
-        return {"median_floor": None, "median_distance": median_distance, "share": None, "warning": None,
-                "line": "Noise floor: not measured (the corpus cannot be split into two halves reaching every "
-                        "position, or the plug-in estimate was computed from counts merged on Dask)."}
+        return NoiseFloorSummary(None, median_distance, None,
+                                 "Noise floor: not measured (the corpus cannot be split into two halves reaching "
+                                 "every position, or the plug-in estimate was computed from counts merged on Dask).",
+                                 None)
     median_floor = float(np.median(floors))
     share = median_floor / median_distance if median_distance > 0 else float("inf")
     line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
@@ -249,8 +279,7 @@ def noise_floor_summary(D, floors) -> dict:
         warning = (f"the median noise floor ({median_floor:.4f}) exceeds half the median distance "
                    f"({median_distance:.4f}): much of this geometry is sampling noise; use more documents, "
                    "fewer positions, or read the stresses with their intervals (--bootstrap).")
-    return {"median_floor": median_floor, "median_distance": median_distance, "share": share, "line": line,
-            "warning": warning}
+    return NoiseFloorSummary(median_floor, median_distance, share, line, warning)
 
 
 def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False):
@@ -364,14 +393,15 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
-    table = stress_table(D, candidates, title=title, estimator=settings.estimator, n_splits=CORRECTED_SPLITS, **bootstrap)
+    table = stress_table(D, candidates, title=title, estimator=settings.estimator, n_splits=CORRECTED_SPLITS,
+                         **bootstrap)
     floor = noise_floor_summary(D, floors)
     estimator_line = ("Distances: corrected (cross-fitted, bias-corrected) Hellinger estimate."
                       if settings.estimator == "corrected" else
                       "Distances: plug-in Hellinger estimate (biased upward by the noise floor).")
-    lines = [f"# Stress table: {title}", "", estimator_line, "", floor["line"]]
-    if floor["warning"]:
-        lines += ["", f"**Warning:** {floor['warning']}"]
+    lines = [f"# Stress table: {title}", "", estimator_line, "", floor.line]
+    if floor.warning:
+        lines += ["", f"**Warning:** {floor.warning}"]
     (out / "stress_table.md").write_text("\n".join(lines) + f"\n\n{table.to_markdown()}\n", encoding="utf-8")
     table.to_csv(out / "stress_table.csv")
     np.save(out / "distances.npy", D)
@@ -398,7 +428,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     plt.close(fig)
     summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
                "mds_rank": mds.rank, "estimator": settings.estimator, "splits": _split_method(settings),
-               "noise_floor": floor,
+               "noise_floor": asdict(floor),
                "table": table.to_records()}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
     return table

@@ -33,6 +33,7 @@ from .positional import (
 )
 from .training import (
     IGNORE_INDEX,
+    TrainingHistory,
     accuracy,
     evaluate_loss,
     predict,
@@ -57,6 +58,7 @@ __all__ = [
     "TransformerClassifier",
     "IGNORE_INDEX",
     "seed_everything",
+    "TrainingHistory",
     "train_classifier",
     "predict",
     "evaluate_loss",

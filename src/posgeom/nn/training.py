@@ -17,6 +17,7 @@ shape ``(N, L)`` train the per-token output (token classification), with ``-100`
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -25,6 +26,7 @@ from torch import nn
 from .._validation import check_positive_int
 
 __all__ = [
+    "TrainingHistory",
     "IGNORE_INDEX",
     "seed_everything",
     "train_classifier",
@@ -99,6 +101,36 @@ def _logits(model, X, y, mask):
     return out.reshape(-1, out.shape[-1]) if per_token else out
 
 
+@dataclass(frozen=True)
+class TrainingHistory:
+    """What :func:`train_classifier` did.
+
+    Attributes
+    ----------
+    loss : tuple of float
+        The mean mini-batch loss of each epoch.
+    final_loss : float
+        The loss on all of ``(X, y)`` after training (eval mode).
+    epochs : int
+        Epochs run (fewer than asked when ``on_epoch_end`` stopped training).
+    stopped_early : bool
+        Whether ``on_epoch_end`` stopped training before the last epoch.
+    seed : int
+        Seed of the mini-batch order.
+
+    Examples
+    --------
+    >>> TrainingHistory(loss=(0.7, 0.5), final_loss=0.45, epochs=2, stopped_early=False, seed=0).loss[-1]
+    0.5
+    """
+
+    loss: tuple
+    final_loss: float
+    epochs: int
+    stopped_early: bool
+    seed: int
+
+
 def train_classifier(
     model: nn.Module,
     X,
@@ -112,7 +144,7 @@ def train_classifier(
     padding_mask=None,
     schedule: str = "constant",
     on_epoch_end=None,
-) -> dict:
+) -> TrainingHistory:
     """Train ``model`` with Adam(W) on cross-entropy, deterministically: the book's one training loop.
 
     Parameters
@@ -146,10 +178,7 @@ def train_classifier(
 
     Returns
     -------
-    dict
-        ``"loss"``: list of the mean mini-batch loss of each epoch; ``"final_loss"``: loss on all of ``(X, y)`` after
-        training (eval mode); ``"epochs"``: epochs run (fewer than asked when ``on_epoch_end`` stopped training),
-        ``"stopped_early"``, ``"seed"``.
+    TrainingHistory
 
     Raises
     ------
@@ -168,7 +197,7 @@ def train_classifier(
     >>> seed_everything(0)
     >>> model = TransformerClassifier(3, 2, 8, 2, 1, positional="learned")
     >>> history = train_classifier(model, X, y, epochs=30, lr=0.01, seed=0, batch_size=4)
-    >>> len(history["loss"]), history["final_loss"] < history["loss"][0]
+    >>> len(history.loss), history.final_loss < history.loss[0]
     (30, True)
     """
     epochs = check_positive_int(epochs, "epochs")
@@ -194,7 +223,7 @@ def train_classifier(
     scheduler = (
         torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=total_steps) if schedule == "cosine" else None
     )
-    history = {"loss": [], "epochs": epochs, "seed": seed, "stopped_early": False}
+    losses, stopped_early = [], False
     for epoch in range(1, epochs + 1):
         model.train()
         order = torch.randperm(n, generator=generator)
@@ -213,12 +242,12 @@ def train_classifier(
                 scheduler.step()
             total += loss.item() * idx.numel()
             count += idx.numel()
-        history["loss"].append(total / count)
+        losses.append(total / count)
         if on_epoch_end is not None and on_epoch_end(epoch, model) is True:
-            history["epochs"], history["stopped_early"] = epoch, epoch < epochs
+            stopped_early = epoch < epochs
             break
-    history["final_loss"] = evaluate_loss(model, X, y, padding_mask=mask)
-    return history
+    return TrainingHistory(loss=tuple(losses), final_loss=evaluate_loss(model, X, y, padding_mask=mask),
+                           epochs=len(losses), stopped_early=stopped_early, seed=seed)
 
 
 @torch.no_grad()

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..corpus.counts import pad_sequences
+from ..nn.training import TrainingHistory
 
 __all__ = [
     "ScratchPositions",
@@ -29,8 +30,8 @@ class ScratchPositions:
     ----------
     initial, trained : (n, d_model) arrays
         The learned position table before and after training.
-    history : dict
-        :func:`posgeom.nn.train_classifier`'s history (``"loss"`` per epoch, ``"final_loss"``).
+    history : posgeom.nn.TrainingHistory
+        What :func:`posgeom.nn.train_classifier` did (loss per epoch, final loss).
     train_accuracy : float
         Accuracy on the training subset after training.
     n_train, steps : int
@@ -45,7 +46,7 @@ class ScratchPositions:
 
     initial: np.ndarray
     trained: np.ndarray
-    history: dict
+    history: TrainingHistory
     train_accuracy: float
     n_train: int
     steps: int

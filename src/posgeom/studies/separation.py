@@ -282,7 +282,7 @@ def train_from_tied(data: TaskData, *, seed: int, width: int = 16, epochs: int =
     history = train_classifier(model, data.X, data.y, epochs=epochs, lr=lr, seed=seed, batch_size=len(data),
                                weight_decay=weight_decay, schedule="cosine")
     P = model.positional_encoding().detach().double().numpy().copy()
-    return TiedRun(P, float(history["final_loss"]), accuracy(model, data.X, data.y), seed)
+    return TiedRun(P, float(history.final_loss), accuracy(model, data.X, data.y), seed)
 
 
 @dataclass(frozen=True)
