@@ -19,7 +19,10 @@ def _axes(ax):
     return ax
 
 
-def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None = None, label: str = "$d_H$"):
+HELLINGER_LABEL = "$d_H$"  # matplotlib mathtext
+
+
+def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None = None, label: str | None = None):
     """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left). Returns the axes.
 
     Parameters
@@ -32,8 +35,8 @@ def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None
         Axes title.
     vmax : float, optional
         Upper end of the colour scale (default: the largest entry); the lower end is 0.
-    label : str, default "$d_H$"
-        Colour bar label.
+    label : str, optional
+        Colour bar label (matplotlib mathtext allowed); default: the Hellinger distance symbol, d with subscript H.
 
     Returns
     -------
@@ -57,7 +60,8 @@ def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None
     n = D.shape[0]
     step = max(1, n // 8)
     sns.heatmap(
-        D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True, cbar_kws={"label": label, "shrink": 0.8},
+        D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True,
+        cbar_kws={"label": HELLINGER_LABEL if label is None else label, "shrink": 0.8},
         xticklabels=step, yticklabels=step,
     )
     ax.set_xlabel("position $j$")
