@@ -49,3 +49,25 @@ def test_bad_inputs():
         sinusoid_alignment(D, 1, d_model=8, rng=0, quantile=1.0)
     with pytest.raises(ValueError):
         sinusoid_alignment(D, 6, d_model=16, rng=0)
+
+
+def test_step_subspaces_span_the_centred_block_indicators():
+    from posgeom.studies.sinusoid import random_step_subspaces, step_subspaces
+
+    Q = step_subspaces(10, [[3, 7], [1, 9]])
+    assert Q.shape == (2, 10, 2)
+    assert np.allclose(np.einsum("bnr,bns->brs", Q, Q), np.eye(2))
+    assert np.allclose(Q.sum(axis=1), 0.0)
+    for q, cut in zip(Q, ([3, 7], [1, 9])):
+        block = np.searchsorted(cut, np.arange(10), side="right")
+        for k in range(3):
+            ind = (block == k) - np.mean(block == k)
+            assert np.allclose(q @ (q.T @ ind), ind), "every centred block indicator lies in the subspace"
+    R = random_step_subspaces(12, 3, 500, rng=0)
+    assert R.shape == (500, 12, 3) and np.allclose(R.sum(axis=1), 0.0)
+    assert np.array_equal(R, random_step_subspaces(12, 3, 500, rng=0))
+    for bad in ([[0, 3]], [[3, 3]], [[3, 10]], [3, 5]):
+        with pytest.raises(ValueError):
+            step_subspaces(10, bad)
+    with pytest.raises(ValueError):
+        random_step_subspaces(4, 4, 1, rng=0)

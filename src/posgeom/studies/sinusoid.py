@@ -14,6 +14,10 @@ encoding :func:`posgeom.sinusoidal_encoding` ``(n, d)``:
   (orthogonal to the constant vector, like the encodings once centred) in place of one of the two subspaces;
 * the scale-optimal stress (:func:`posgeom.stress`, ``scale="optimal"``) of the sinusoid, at full width and
   restricted to its top-``r`` principal part, next to that of the rank-``r`` classical MDS configuration.
+
+Random subspaces are the null of *any* order in the positions. :func:`step_subspaces` and
+:func:`random_step_subspaces` give the null of order *without smoothness*: the subspaces spanned by the centred
+indicators of ``r + 1`` contiguous blocks of positions (piecewise-constant statistics with ``r`` jumps).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from .._validation import check_distance_matrix, check_positive_int, check_rng
 from ..encodings.absolute import sinusoidal_encoding
@@ -32,7 +37,9 @@ from ..stress.core import stress
 __all__ = [
     "SinusoidAlignment",
     "random_centred_subspaces",
+    "random_step_subspaces",
     "sinusoid_alignment",
+    "step_subspaces",
 ]
 
 
@@ -228,12 +235,18 @@ def sinusoid_alignment(
     U = mds.eigenvectors[:, :rank]
     P = sinusoidal_encoding(n, d_model, base=base)
     Pc = P - P.mean(axis=0)
-    S, sing, _ = np.linalg.svd(Pc, full_matrices=False)
-    total = float(np.sum(sing**2))
+    # principal directions of the centred encoding from its (n, n) Gram matrix (the left singular vectors of Pc;
+    # much cheaper than an SVD of the (n, d) matrix when d >> n)
+    gram = Pc @ Pc.T
+    evals, S = scipy.linalg.eigh(gram)
+    evals, S = np.clip(evals[::-1], 0.0, None), S[:, ::-1]
+    sing = np.sqrt(evals)
+    total = float(np.sum(evals))
     Q = random_centred_subspaces(n, rank, n_null, rng=rng)
     null_alignment = np.einsum("bnr,ns->brs", Q, U)
     null_alignment = np.sum(null_alignment**2, axis=(1, 2)) / rank
-    null_share = np.sum(np.einsum("bnr,nd->brd", Q, Pc) ** 2, axis=(1, 2)) / total
+    # ||Q^T Pc||_F^2 = tr(Q^T (Pc Pc^T) Q), through the (n, n) Gram matrix
+    null_share = np.einsum("bnr,nm,bmr->b", Q, gram, Q, optimize=True) / total
     return SinusoidAlignment(
         rank=rank,
         d_model=d_model,
@@ -247,3 +260,90 @@ def sinusoid_alignment(
         stress_mds=stress(mds.embedding[:, :rank], D, scale="optimal"),
         quantile=quantile,
     )
+
+
+def step_subspaces(n: int, cuts) -> np.ndarray:
+    """Orthonormal bases of the subspaces of piecewise-constant functions of the position with given jumps.
+
+    Row ``k`` of ``cuts`` lists ``r`` distinct jump positions ``0 < c_1 < ... < c_r < n``; they cut ``0, ..., n - 1``
+    into ``r + 1`` contiguous blocks, and the centred indicators of the blocks span an ``r``-dimensional subspace
+    of the centred space (they sum to 0, so ``r + 1`` of them span ``r`` dimensions). That is the MDS subspace of
+    statistics that are constant within each block and different between blocks.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions, ``n >= 2``.
+    cuts : (k, r) array_like of int
+        Jump positions, each row strictly increasing within ``[1, n - 1]``.
+
+    Returns
+    -------
+    (k, n, r) float ndarray
+        Orthonormal columns, each summing to 0.
+
+    Raises
+    ------
+    ValueError
+        ``cuts`` not 2-D, or a row not strictly increasing within ``[1, n - 1]``.
+
+    Examples
+    --------
+    >>> Q = step_subspaces(6, [[2, 4]])
+    >>> Q.shape, np.allclose(Q[0].T @ Q[0], np.eye(2)), np.allclose(Q.sum(axis=1), 0.0)
+    ((1, 6, 2), True, True)
+    >>> bool(np.allclose(Q[0] @ Q[0].T @ [1, 1, 0, 0, 0, 0], [2 / 3, 2 / 3, -1 / 3, -1 / 3, -1 / 3, -1 / 3]))
+    True
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    cuts = np.asarray(cuts)
+    if cuts.ndim != 2 or cuts.shape[1] < 1 or not np.issubdtype(cuts.dtype, np.integer):
+        raise ValueError(f"cuts must be a (k, r) integer array with r >= 1, got shape {cuts.shape}")
+    if np.any(cuts < 1) or np.any(cuts > n - 1) or np.any(np.diff(cuts, axis=1) <= 0):
+        raise ValueError(f"every row of cuts must be strictly increasing within [1, {n - 1}]")
+    rank = cuts.shape[1]
+    block = np.sum(np.arange(n)[None, :, None] >= cuts[:, None, :], axis=2)  # (k, n): block of each position
+    indicators = (block[:, :, None] == np.arange(rank + 1)).astype(float)
+    indicators -= indicators.mean(axis=1, keepdims=True)
+    # the first r centred indicators already span the subspace (the last one is minus their sum)
+    return np.linalg.qr(indicators[:, :, :rank])[0]
+
+
+def random_step_subspaces(n: int, rank: int, n_draws: int, *, rng) -> np.ndarray:
+    """:func:`step_subspaces` with ``rank`` jumps drawn uniformly, without replacement, from ``1, ..., n - 1``.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions, ``n >= 2``.
+    rank : int
+        Number of jumps (the subspace dimension), ``1 <= rank <= n - 1``.
+    n_draws : int
+        Number of subspaces.
+    rng : int or numpy.random.Generator
+        Seed of the draws (required, keyword-only).
+
+    Returns
+    -------
+    (n_draws, n, rank) float ndarray
+        Orthonormal columns, each summing to 0.
+
+    Raises
+    ------
+    ValueError
+        ``n < 2`` or ``rank`` outside ``[1, n - 1]``.
+
+    Examples
+    --------
+    >>> Q = random_step_subspaces(8, 3, 5, rng=0)
+    >>> Q.shape, np.allclose(Q.sum(axis=1), 0.0)
+    ((5, 8, 3), True)
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    rank = check_positive_int(rank, "rank")
+    if rank > n - 1:
+        raise ValueError(f"n={n} positions have only {n - 1} places for a jump, got rank={rank}")
+    draws = check_positive_int(n_draws, "n_draws")
+    gen = check_rng(rng)
+    cuts = np.sort(np.argsort(gen.random((draws, n - 1)), axis=1)[:, :rank] + 1, axis=1)
+    return step_subspaces(n, cuts)
