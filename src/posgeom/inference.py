@@ -13,6 +13,8 @@ the geometry (:mod:`posgeom.geometry.noise`) and the chapters' studies:
   :func:`spearman_interval` (Fisher z with the Bonett-Wright variance);
 * :func:`spearman_power`: the smallest rank correlation a design detects, by simulation (a null result is an
   interval with a power analysis, not a p-value above 0.05).
+* :func:`equivalence_test` (two one-sided t tests against a margin fixed in advance, with the design's power) and
+  :func:`tost_power`: the other admissible form of a null result.
 
 Pure numpy/scipy; the base layer of the package, below ``corpus``.
 """
@@ -43,6 +45,9 @@ __all__ = [
     "spearman_power",
     "SlopeFit",
     "power_law_fit",
+    "Equivalence",
+    "tost_power",
+    "equivalence_test",
 ]
 
 _ALTERNATIVES = ("greater", "two-sided")
@@ -624,3 +629,153 @@ def power_law_fit(x, y, *, confidence: float = 0.95) -> SlopeFit:
     half = float(stats.t.ppf((1 + confidence) / 2, x.size - 2)) * float(fit.stderr)
     return SlopeFit(float(fit.slope), float(fit.slope) - half, float(fit.slope) + half, float(fit.intercept),
                     int(x.size), confidence)
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Result of :func:`equivalence_test`: two one-sided tests (TOST) of a mean against ``+-margin``.
+
+    Attributes
+    ----------
+    estimate, lower, upper : float
+        The mean and its two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of freedom).
+    margin : float
+        The equivalence margin, fixed before looking at the data.
+    confidence : float
+        Level of the interval; each one-sided test has level ``(1 - confidence) / 2``.
+    n : int
+        Number of (paired) differences.
+    sd : float
+        Their sample standard deviation (``ddof=1``).
+    p_value : float
+        TOST p-value, the larger of the two one-sided p-values; ``p_value < (1 - confidence) / 2`` exactly when
+        the interval lies inside ``(-margin, margin)``.
+    equivalent : bool
+        Whether the interval lies inside ``(-margin, margin)``.
+    power : float
+        Probability that the TOST declares equivalence when the true mean is 0 and the true SD is ``sd``.
+    power_at_margin : float
+        Probability that the two-sided t test at level ``1 - confidence`` detects a true mean of ``margin`` when
+        the true SD is ``sd``: how likely the design was to see a gap as large as the margin.
+
+    Examples
+    --------
+    >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
+    >>> r.equivalent, round(r.upper, 3), r.power > 0.9
+    (True, 0.017, True)
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    margin: float
+    confidence: float
+    n: int
+    sd: float
+    p_value: float
+    equivalent: bool
+    power: float
+    power_at_margin: float
+
+
+def tost_power(sd: float, n: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:
+    """Exact power of the t-based TOST of :func:`equivalence_test` for a normal sample.
+
+    With ``se = sd / sqrt(n)``, ``q = t_{(1+confidence)/2, n-1}`` and the sample SD ``s``, equivalence is declared
+    when ``|mean| < margin - q s / sqrt(n)``. Conditioning on ``s`` (``(n-1) s^2 / sd^2 ~ chi2_{n-1}``, independent
+    of the mean) the probability is a difference of two normal CDFs; it is integrated over the chi-square law.
+
+    Parameters
+    ----------
+    sd : float, > 0
+        The true standard deviation of one difference.
+    n : int, >= 2
+        Number of differences.
+    margin : float, > 0
+    difference : float, default 0.0
+        The true mean difference.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    float
+        The probability of declaring equivalence.
+
+    Examples
+    --------
+    >>> round(tost_power(0.02, 5, 0.05), 3), round(tost_power(0.02, 5, 0.05, difference=0.05), 3)
+    (0.964, 0.025)
+    """
+    from scipy import integrate
+
+    confidence = check_confidence(confidence)
+    n = check_positive_int(n, "n", minimum=2)
+    if not (sd > 0 and margin > 0 and math.isfinite(sd) and math.isfinite(margin)):
+        raise ValueError(f"sd and margin must be finite and positive, got {sd!r} and {margin!r}")
+    se, df = sd / math.sqrt(n), n - 1
+    q = float(stats.t.ppf((1 + confidence) / 2, df))
+    k, theta = margin / se, difference / se
+    v_max = df * (k / q) ** 2  # beyond it margin - q s / sqrt(n) <= 0: never equivalent
+
+    def integrand(v):
+        h = k - q * math.sqrt(v / df)
+        return (stats.norm.cdf(h - theta) - stats.norm.cdf(-h - theta)) * stats.chi2.pdf(v, df)
+
+    value, _ = integrate.quad(integrand, 0.0, v_max, limit=200)
+    return float(min(max(value, 0.0), 1.0))
+
+
+def equivalence_test(x, margin: float, *, confidence: float = 0.95) -> Equivalence:
+    """Two one-sided t tests (TOST): is the mean of ``x`` (e.g. paired differences over seeds) within ``+-margin``?
+
+    Equivalence is declared when the two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of
+    freedom) lies inside ``(-margin, margin)``, i.e. both one-sided tests ``H0: mean <= -margin`` and
+    ``H0: mean >= margin`` reject at level ``(1 - confidence) / 2`` (Schuirmann 1987, J. Pharmacokin. Biopharm.
+    15:657-680). A non-rejection of "no difference" is not evidence of no difference; this is. The margin must be
+    fixed before the data are seen. The two powers are computed at the observed SD (a plug-in): :attr:`power`
+    (declaring equivalence at a true mean of 0, :func:`tost_power`) and :attr:`power_at_margin` (the two-sided
+    t test detecting a true mean of ``margin``, noncentral t).
+
+    Parameters
+    ----------
+    x : (n,) array with n >= 2
+        The differences, one per independent replicate (seed).
+    margin : float, > 0
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Equivalence
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 finite values, a non-positive margin, or ``confidence`` outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
+    >>> r.equivalent, round(r.p_value, 4), round(r.power_at_margin, 3)
+    (True, 0.0006, 1.0)
+    >>> equivalence_test([0.08, 0.11, 0.09, 0.1, 0.12], margin=0.05).equivalent
+    False
+    """
+    interval = t_interval(x, confidence=confidence)
+    x = np.asarray(x, dtype=float)
+    if not (margin > 0 and math.isfinite(margin)):
+        raise ValueError(f"margin must be finite and positive, got {margin!r}")
+    n, sd = int(x.size), float(x.std(ddof=1))
+    df, m = n - 1, interval.estimate
+    if sd == 0:  # a degenerate sample: the interval is the point itself
+        p_value = 0.0 if abs(m) < margin else 1.0
+        power = power_at_margin = 1.0
+    else:
+        se = sd / math.sqrt(n)
+        p_value = float(max(stats.t.sf((m + margin) / se, df), stats.t.cdf((m - margin) / se, df)))
+        power = tost_power(sd, n, margin, confidence=confidence)
+        q = float(stats.t.ppf((1 + confidence) / 2, df))
+        nc = margin / se
+        power_at_margin = float(stats.nct.sf(q, df, nc) + stats.nct.cdf(-q, df, nc))
+    equivalent = bool(-margin < interval.lower and interval.upper < margin)
+    return Equivalence(m, interval.lower, interval.upper, float(margin), interval.confidence, n, sd, p_value,
+                       equivalent, power, power_at_margin)
