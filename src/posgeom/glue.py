@@ -50,7 +50,7 @@ def record(name: str, value):
     return value
 
 
-def figure(name: str, fig):
+def figure(name: str, fig) -> None:
     """Hand a matplotlib figure to the book under ``name``, for a captioned ``{glue:figure}`` block.
 
     In a book build (myst-nb available) the figure is glued without being displayed, and the chapter's markdown
@@ -73,8 +73,8 @@ def figure(name: str, fig):
 
     Returns
     -------
-    matplotlib.figure.Figure
-        ``fig`` itself.
+    None
+        Nothing, so that a cell ending in ``figure(...)`` does not display the figure a second time.
 
     Raises
     ------
@@ -89,7 +89,7 @@ def figure(name: str, fig):
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> fig, ax = plt.subplots()
-    >>> figure("fig_example", fig) is fig
+    >>> figure("fig_example", fig) is None
     True
     """
     if not isinstance(name, str) or not name.isidentifier():
@@ -109,4 +109,3 @@ def figure(name: str, fig):
     else:
         glue(name, fig, display=False)
     plt.close(fig)
-    return fig

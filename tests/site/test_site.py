@@ -1,8 +1,23 @@
-"""The built book, opened page by page in a real browser (headless Chromium through Selenium).
+r"""The built book, opened page by page in a real browser (headless Chromium through Selenium).
 
 Run after ``make book``; ``make test`` does both. Checks on every page of ``_build/html``: math is rendered by MathJax
 (no raw ``$$`` left in the visible text), every image loads, every internal link (and its ``#anchor``) resolves.
-Screenshots of the landing page and of one chapter are saved under ``_build/screenshots``.
+
+What a reader sees in a 1280-px-wide window, on every page (one test per page and check, so a failure names both):
+
+* no raw pipe-table text: no line of the visible text outside code matches ``^\s*\|.*\|\s*$`` (a Markdown table
+  that was not parsed, or printed as text);
+* no unrendered math: no ``$...$``, ``$$``, ``\(`` or ``\[`` in the visible text outside code;
+* no horizontal overflow: no code cell, output, table or displayed equation is wider than its box
+  (``scrollWidth > clientWidth + 1``), and the page itself does not scroll sideways
+  (``document.documentElement.scrollWidth <= window.innerWidth``);
+* a caption on every figure: each image in a cell output sits in a ``<figure>`` with a non-empty ``<figcaption>``
+  (a glued ``{glue:figure}`` with a caption, or a cell with ``mystnb.figure.caption`` metadata, renders so);
+* a launch button (Binder or Colab, pointing at the page's notebook) on every chapter written as a notebook.
+
+"Code" is what is set as code: code cells' input, literal blocks, inline code, text outputs (``pre``) and API
+signatures (``.sig``); MathJax's own output is not text to check. Screenshots of the landing page, one chapter
+and the claims ledger are saved under ``_build/screenshots``.
 """
 
 from __future__ import annotations
@@ -23,6 +38,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
+WIDTH = 1280  # the reader's window, in CSS pixels
 
 
 def _pages() -> list[Path]:
@@ -51,7 +67,7 @@ class _LinkParser(HTMLParser):
             self.links.append(attrs["href"])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parse(path: Path) -> _LinkParser:
     parser = _LinkParser()
     parser.feed(path.read_text(encoding="utf-8"))
@@ -106,7 +122,7 @@ def browser():
     for flag in (
         "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--window-size=1280,1600", f"--user-data-dir={profile}",
+        f"--window-size={WIDTH},1600", f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -168,9 +184,156 @@ def test_screenshots(browser, server):
     out = ROOT / "_build" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
     chapter = min(p for p in PAGES if p.name.startswith("01_"))
-    for name, page in (("landing", SITE / "book" / "index.html"), ("chapter", chapter)):
+    shots = [("landing", SITE / "book" / "index.html"), ("chapter", chapter)]
+    shots += [("ledger", p) for p in PAGES if p.name == "claims_ledger.html"]
+    for name, page in shots:
         browser.get(f"{server}/{page.relative_to(SITE).as_posix()}")
         browser.execute_async_script(_WAIT_FOR_MATHJAX)
         target = out / f"{name}.png"
         assert browser.save_screenshot(str(target)), f"could not save {target}"
         assert target.stat().st_size > 10_000, f"{target} is suspiciously small: a blank page?"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# What a reader sees at 1280 px
+
+_CODE_SELECTOR = (
+    "div.cell_input, div.highlight, pre, code, kbd, samp, tt, .sig, script, style, noscript, textarea, "
+    "mjx-container, mjx-assistive-mml, .MathJax"
+)
+
+# Measures overflow first (on the page as laid out), then hides code and math output to read the remaining text.
+_READER_REPORT = """
+const CODE = arguments[0];
+const shown = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+const kind = el =>
+  el.closest('div.cell_input') ? 'code cell' :
+  el.closest('div.cell_output, div.output') ? 'cell output' :
+  el.closest('table, .pst-scrollable-table-container, .table-wrapper') || el.matches('.pst-scrollable-table-container')
+    ? 'table' :
+  el.closest('mjx-container, div.math-wrapper') ? 'equation' : 'code block';
+const describe = el => {
+  const where = el.closest('section[id]');
+  const words = (el.innerText || el.textContent || '').trim().replace(/\\s+/g, ' ');
+  const text = Array.from(words).slice(0, 60).join('');  // whole code points: a cut surrogate pair breaks the driver
+  return `${kind(el)} in #${where ? where.id : '?'} `
+    + `(${el.scrollWidth} px of content in ${el.clientWidth} px): "${text}"`;
+};
+const BOXES = ['div.cell_input', 'div.cell_output', 'div.output', 'div.highlight', 'div.highlight pre',
+               'div.cell_output pre', 'div.output pre', 'table', '.pst-scrollable-table-container',
+               '.table-wrapper', 'div.math-wrapper', 'mjx-container[display="true"]'].join(', ');
+const overflowing = Array.from(document.querySelectorAll(BOXES))
+  .filter(el => shown(el) && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1);
+// Report the innermost overflowing box only: its scrolling ancestors overflow because of it.
+const innermost = overflowing.filter(el => !overflowing.some(other => other !== el && el.contains(other)));
+
+const figures = Array.from(document.querySelectorAll('div.cell_output img, div.output img, figure img'))
+  .filter(img => !img.closest('header, nav, .bd-header, .header-article, .dropdown-launch-buttons'))
+  .map(img => {
+    const fig = img.closest('figure');
+    const cap = fig && fig.querySelector('figcaption');
+    const where = img.closest('section[id]');
+    return {src: (img.getAttribute('src') || '').split('/').pop(), section: where ? where.id : '?',
+            caption: cap ? cap.innerText.trim() : null};
+  });
+
+const launch = Array.from(document.querySelectorAll(
+  '.dropdown-launch-buttons a, a[href*="mybinder.org/v2/"], a[href*="colab.research.google.com/"]'))
+  .map(a => a.href);
+
+const style = document.createElement('style');
+style.textContent = CODE + ' { display: none !important; }';
+document.head.appendChild(style);
+const text = document.body.innerText;
+style.remove();
+
+return {
+  innerWidth: window.innerWidth,
+  pageWidth: document.documentElement.scrollWidth,
+  overflow: innermost.map(describe),
+  figures: figures,
+  launch: launch,
+  text: text,
+};
+"""
+
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_RAW_MATH = [
+    ("$$", re.compile(r"\$\$")),
+    ("$...$", re.compile(r"\$[^\s$][^$\n]*\$")),
+    ("\\(", re.compile(r"\\\(")),
+    ("\\[", re.compile(r"\\\[")),
+]
+
+
+def _is_notebook_page(page: Path) -> bool:
+    return (ROOT / page.relative_to(SITE).with_suffix(".ipynb")).is_file()
+
+
+NOTEBOOK_PAGES = [p for p in CONTENT_PAGES if _is_notebook_page(p)]
+_ids = {"ids": lambda p: str(p.relative_to(SITE))}
+
+
+@pytest.fixture(scope="module")
+def reader(browser, server):
+    """``reader(page)``: what the page shows at 1280 px (each page is loaded once for all the checks below)."""
+    seen: dict[Path, dict] = {}
+
+    def look(page: Path) -> dict:
+        if page not in seen:
+            browser.get(f"{server}/{page.relative_to(SITE).as_posix()}")
+            browser.execute_async_script(_WAIT_FOR_MATHJAX)
+            report = browser.execute_script(_READER_REPORT, _CODE_SELECTOR)
+            assert report["innerWidth"] == WIDTH, f"the window is {report['innerWidth']} px wide, not {WIDTH}"
+            seen[page] = report
+        return seen[page]
+
+    return look
+
+
+def _context(text: str, start: int, end: int) -> str:
+    return text[max(0, start - 30) : end + 30].replace("\n", " ").strip()
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
+def test_no_raw_pipe_tables(page, reader):
+    rows = [line.strip() for line in reader(page)["text"].splitlines() if _PIPE_ROW.match(line)]
+    assert not rows, (
+        f"{len(rows)} lines of raw pipe-table text outside code (a Markdown table that was not rendered): {rows[:5]}"
+    )
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
+def test_no_unrendered_math(page, reader):
+    text = reader(page)["text"]
+    raw = [f"{label}: ...{_context(text, m.start(), m.end())}..."
+           for label, pattern in _RAW_MATH for m in pattern.finditer(text)]
+    assert not raw, f"{len(raw)} pieces of raw TeX in the visible text outside code: {raw[:5]}"
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
+def test_no_horizontal_overflow(page, reader):
+    report = reader(page)
+    problems = []
+    if report["pageWidth"] > report["innerWidth"]:
+        problems.append(f"the page is {report['pageWidth']} px wide in a {report['innerWidth']} px window")
+    if report["overflow"]:
+        problems.append(f"{len(report['overflow'])} code cells, outputs, tables or equations wider than their box: "
+                        f"{report['overflow'][:5]}")
+    assert not problems, f"horizontal scrolling at {WIDTH} px: {'; '.join(problems)}"
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
+def test_every_figure_has_a_caption(page, reader):
+    bare = [f"{f['src']} (in #{f['section']})" for f in reader(page)["figures"] if not f["caption"]]
+    assert not bare, (
+        f"{len(bare)} output images without a caption (use {{glue:figure}} with a caption, or the cell metadata "
+        f"mystnb.figure.caption): {bare[:8]}"
+    )
+
+
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES, **_ids)
+def test_chapter_has_a_launch_button(page, reader):
+    notebook = page.relative_to(SITE).with_suffix(".ipynb").as_posix()
+    links = [href for href in reader(page)["launch"] if notebook in href]
+    assert links, f"no Binder or Colab launch button for {notebook} (launch links found: {reader(page)['launch']})"
