@@ -49,11 +49,12 @@ check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book
 	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/site --ignore=tests/test_notebooks.py
 
-# The tests include the built site opened in headless Chromium, so `make test` builds the book first.
+# The tests include the built site opened in headless Chromium and the printed PDF, so `make test` builds both first.
 test: $(STAMP) browser
 	$(MAKE) book
-	POSGEOM_REQUIRE_SITE=1 POSGEOM_REQUIRE_COLAB=1 $(BIN)/python -m pytest tests src book --doctest-modules --nbval-lax --nbval-current-env \
-	  -p no:cacheprovider
+	$(MAKE) pdf
+	POSGEOM_REQUIRE_SITE=1 POSGEOM_REQUIRE_PDF=1 POSGEOM_REQUIRE_COLAB=1 $(BIN)/python -m pytest tests src book \
+	  --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
 
 # Debian's Chromium and its driver, for the browser test of the built site (needs root or sudo once).
 browser:
