@@ -29,9 +29,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._blas import single_threaded_blas
 from .._validation import check_positive_int
-from .estimators import CorrectedDistances, _corrected_from_gram, _distances_from_squared
+from .estimators import CorrectedDistances, _average_over_splits
 
 __all__ = [
     "half_assignment",
@@ -241,23 +240,11 @@ def corrected_from_half_counts(counts_a, counts_b) -> CorrectedDistances:
         shape = list_a[s].shape
         list_b[s] = _check_matrix(list_b[s], "counts_b", s, shape)
     n = shape[0]
-    mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
-    with single_threaded_blas():
+
+    def grams():
         for k in range(n_splits):
             A = _sqrt_distributions(list_a[k], k, "A")
             B = _sqrt_distributions(list_b[k], k, "B")
-            G, norm_a, norm_b = _gram_and_norms(A, B)
-            Q = _corrected_from_gram(G)
-            delta = Q - mean  # Welford, as corrected_distances
-            mean += delta / (k + 1)
-            m2 += delta * (Q - mean)
-            floor_sq += np.clip(0.5 * (norm_a + norm_b) - np.diag(G), 0.0, 1.0)
-    iu = np.triu_indices(n, 1)
-    return CorrectedDistances(
-        distances=_distances_from_squared(mean),
-        squared=mean,
-        floors=np.sqrt(floor_sq / n_splits),
-        fraction_clipped=float(np.mean(mean[iu] < 0)) if n > 1 else 0.0,
-        mc_spread=np.sqrt(np.maximum(m2, 0.0) / (n_splits - 1) / n_splits),
-        n_splits=n_splits,
-    )
+            yield _gram_and_norms(A, B)
+
+    return _average_over_splits(grams(), n, n_splits)

@@ -396,16 +396,30 @@ def corrected_distances(incidence: SequenceIncidence, *, rng, n_splits: int = 20
     _check_enough_sequences(inc)
     n, m = inc.n_positions, inc.n_sequences
     fitter = _CrossFitter(inc, np.float64)
-    mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
-    with single_threaded_blas():
+
+    def grams():
         for k in range(n_splits):
             perm = gen.permutation(m)
             try:
-                G, norm_a, norm_b = fitter.gram(perm[: m // 2], perm[m // 2:], norms=True)
+                yield fitter.gram(perm[: m // 2], perm[m // 2:], norms=True)
             except ValueError as exc:
                 raise ValueError(f"split {k}: {exc}") from None
+
+    return _average_over_splits(grams(), n, n_splits)
+
+
+def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
+    """The corrected estimate from the cross-half Gram matrices of ``n_splits`` splits (the one implementation).
+
+    ``grams`` yields ``(G, norm_a, norm_b)`` per split: the cross-half Gram matrix of the halves' square-root
+    distributions and their squared row norms. The splits are averaged with Welford's running mean and sum of
+    squared deviations (for ``mc_spread``); the floors are the root mean square of the split-half distances.
+    """
+    mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
+    with single_threaded_blas():
+        for k, (G, norm_a, norm_b) in enumerate(grams):
             Q = _corrected_from_gram(G)
-            delta = Q - mean  # Welford: running mean and sum of squared deviations
+            delta = Q - mean
             mean += delta / (k + 1)
             m2 += delta * (Q - mean)
             floor_sq += np.clip(0.5 * (norm_a + norm_b) - np.diag(G), 0.0, 1.0)
