@@ -54,6 +54,8 @@ __all__ = [
     "order_task",
     "distance_task",
     "position_task",
+    "multiset_label",
+    "multiset_task",
     "TokenizedDataset",
     "tokenize_dataset",
     "Vocabulary",
@@ -292,6 +294,73 @@ def position_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regim
     X = np.concatenate([X, partners])
     y = (np.argmax(X == 0, axis=1) < n // 2).astype(np.int64)
     return TaskData(X, y)
+
+
+def multiset_label(X, vocab_size: int) -> np.ndarray:
+    """The label of :func:`multiset_task`: 1 iff most tokens of a sequence lie in the lower half of the background ids.
+
+    The background ids are ``2..vocab_size-1``; the lower half is ``2 .. 1 + (vocab_size - 2) // 2``. The label is a
+    function of the multiset of tokens only: permuting the positions of a sequence never changes it.
+
+    Parameters
+    ----------
+    X : (N, L) int array
+        Token ids.
+    vocab_size : int
+
+    Returns
+    -------
+    (N,) int64 ndarray of 0/1 labels.
+
+    Examples
+    --------
+    >>> multiset_label(np.array([[2, 2, 5], [5, 4, 2]]), 6)
+    array([1, 0])
+    """
+    X = np.asarray(X)
+    vocab_size = check_positive_int(vocab_size, "vocab_size", minimum=4)
+    low = 2 + (vocab_size - 2) // 2
+    return ((X < low).sum(axis=1) > X.shape[1] // 2).astype(np.int64)
+
+
+def multiset_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng) -> TaskData:
+    """A control task whose label ignores positions: 1 iff most tokens come from the lower half of the vocabulary.
+
+    The background is uniform i.i.d. over the ids ``2..vocab_size-1`` (no positional statistics); sequences with
+    exactly half their tokens in the lower half are not drawn (``n_positions`` even), so the label is never a tie.
+    The label is a function of the multiset of tokens (:func:`multiset_label`): a model's positional encoding cannot
+    help, and moving the rows of an encoding is the same as permuting positions, which leaves the data's law
+    unchanged. Chapter 9 uses it as the negative control of the stress-accuracy association.
+
+    Parameters
+    ----------
+    n_pairs : int
+        The task holds ``2 * n_pairs`` sequences (the size of :func:`order_task`'s).
+    n_positions, vocab_size : int
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    TaskData
+
+    Raises
+    ------
+    ValueError
+        ``vocab_size < 4`` or odd ``n_positions``.
+
+    Examples
+    --------
+    >>> data = multiset_task(10, 6, 12, rng=0)
+    >>> data.X.shape, bool(np.all(multiset_label(data.X, 12) == data.y))
+    ((20, 6), True)
+    """
+    n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
+    if n % 2:
+        raise ValueError(f"n_positions must be even (so that no sequence ties), got {n}")
+    X = rng.integers(2, vocab_size, size=(4 * n_pairs, n))
+    low = 2 + (vocab_size - 2) // 2
+    X = X[(X < low).sum(axis=1) != n // 2][: 2 * n_pairs]
+    return TaskData(X, multiset_label(X, vocab_size))
 
 
 @dataclass(frozen=True, eq=False)
