@@ -50,8 +50,9 @@ def _code_cells(notebook: Path):
 
 
 def _python_source(cell: str) -> str:
-    """The cell without IPython magics and shell escapes: a line starting with ``%`` or ``!`` becomes ``pass``."""
-    return re.sub(r"^(\s*)[%!].*$", r"\1pass", cell, flags=re.M)
+    """The cell without IPython magics and shell escapes: a line starting with ``%`` or ``!`` (but not the ``!=`` of
+    a continued expression) becomes ``pass``."""
+    return re.sub(r"^(\s*)(?:%|!(?!=)).*$", r"\1pass", cell, flags=re.M)
 
 
 def _top_level_imports(source: str) -> set[str]:
