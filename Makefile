@@ -47,7 +47,7 @@ pdf: $(STAMP) browser
 # The developer's inner loop: lint, then the unit, property and doctests, without building the book or a browser.
 check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book
-	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/site --ignore=tests/test_notebooks.py
+	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/site --ignore=tests/test_notebooks.py -m 'not slow'
 
 # The tests include the built site opened in headless Chromium and the printed PDF, so `make test` builds both first.
 test: $(STAMP) browser

@@ -38,6 +38,7 @@ __all__ = [
     "spearman",
     "permutation_p_value",
     "Interval",
+    "BootstrapEstimate",
     "t_interval",
     "wilson_interval",
     "spearman_interval",
@@ -308,6 +309,81 @@ class Interval:
         False
         """
         return bool(value < self.lower or value > self.upper)
+
+
+@dataclass(frozen=True)
+class BootstrapEstimate:
+    """A bootstrap interval: the estimate, its replicates, the interval, and the Monte Carlo error of its ends.
+
+    Attributes
+    ----------
+    estimate : float or ndarray
+        The statistic on the whole sample.
+    replicates : ndarray, shape ``(n_resamples, *shape)``
+        The statistic on each resample (after any adjustment the method states).
+    lower, upper : float or ndarray
+        Ends of the interval.
+    lower_mc_error, upper_mc_error : float or ndarray
+        Monte Carlo standard errors of the ends: how much they would move with another seed.
+    confidence : float
+        Nominal coverage.
+    method : str
+        How the interval was formed.
+    label : str
+        What was resampled (e.g. the estimator and its estimand).
+
+    Examples
+    --------
+    >>> r = BootstrapEstimate(0.5, np.zeros(3), 0.4, 0.6, 0.01, 0.01, 0.95, "percentile", "toy")
+    >>> r.interval
+    Interval(estimate=0.5, lower=0.4, upper=0.6, confidence=0.95)
+    """
+
+    estimate: float | np.ndarray
+    replicates: np.ndarray
+    lower: float | np.ndarray
+    upper: float | np.ndarray
+    lower_mc_error: float | np.ndarray
+    upper_mc_error: float | np.ndarray
+    confidence: float
+    method: str
+    label: str
+
+    @property
+    def interval(self) -> Interval:
+        """The interval of a scalar statistic as an :class:`Interval` (raises for array statistics).
+
+        Returns
+        -------
+        Interval
+
+        Examples
+        --------
+        >>> BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "percentile", "toy").interval.upper
+        2.0
+        """
+        if np.ndim(self.estimate) != 0:
+            raise ValueError("interval is defined for a scalar statistic; index lower and upper for arrays")
+        return Interval(float(self.estimate), float(self.lower), float(self.upper), float(self.confidence))
+
+    def covers(self, value):
+        """Whether each interval contains ``value`` (elementwise for array statistics).
+
+        Parameters
+        ----------
+        value : float or ndarray
+
+        Returns
+        -------
+        bool or ndarray of bool
+
+        Examples
+        --------
+        >>> BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "percentile", "toy").covers(0.0)
+        True
+        """
+        out = (np.asarray(self.lower) <= value) & (np.asarray(value) <= np.asarray(self.upper))
+        return bool(out) if np.ndim(out) == 0 else out
 
 
 def t_interval(x, *, confidence: float = 0.95) -> Interval:

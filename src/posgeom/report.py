@@ -16,18 +16,25 @@ from pathlib import Path
 import numpy as np
 
 from ._validation import check_positive_int
+from .geometry.estimation import ESTIMATORS
 
 __all__ = [
     "NAMED_CORPORA",
     "ReportSettings",
     "ESTIMATORS",
+    "ESTIMATOR_ALIASES",
     "load_texts",
     "make_report",
     "NoiseFloorSummary",
     "noise_floor_summary",
 ]
 
-ESTIMATORS = ("corrected", "plugin")
+#: Former names of the estimators, still accepted: ``"corrected"`` is ``"cross-fitted"``, ``"plugin"`` is ``"plug-in"``.
+ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
+#: The :func:`posgeom.stress.stress_table` label closest to each estimator (the table knows only two).
+_TABLE_LABELS = {"resolved": "corrected", "cross-fitted": "corrected", "plug-in": "plugin"}
+#: The smallest ``sample_texts``.
+MIN_SAMPLE_TEXTS = 4
 # Warn when the median noise floor exceeds this share of the median distance.
 FLOOR_WARNING_SHARE = 0.5
 
@@ -58,23 +65,31 @@ class ReportSettings:
     n_boot : int
         Bootstrap resamples for the intervals (0: none).
     seed : int
-        Seed of the bootstrap and of the splits of the corrected estimator.
+        Seed of the bootstrap, of the estimator's random splits and of ``sample_texts``.
     text_field : str
         Field/column of JSONL/Parquet shards.
     scheduler : str, optional
-        Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``.
-        With the corrected estimator, each shard counts the two halves of every split (documents assigned by a
+        Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``,
+        with ``sample_texts`` and with the resolved estimator (which runs in memory). With the cross-fitted
+        estimator, each shard counts the two halves of every split (documents assigned by a
         seeded hash of their text, :func:`posgeom.geometry.half_assignment`) and the merged half counts give the
         cross-fitted estimate (:func:`posgeom.data.distributed.sharded_corrected_distances`): the same estimator as
         in one process, with other random splits.
-    estimator : {"corrected", "plugin"}
-        Estimator of the Hellinger distances: the cross-fitted, bias-corrected estimate (default,
-        :func:`posgeom.geometry.corrected_distances`) or the plug-in one (biased upward by the noise floor).
+    estimator : {"resolved", "cross-fitted", "plug-in"}
+        Estimator of the Hellinger distances (:func:`posgeom.geometry.as_estimator`): the resolved estimate
+        (default, :class:`posgeom.geometry.Resolved`; its estimand is stated in the report), the cross-fitted one
+        (:func:`posgeom.geometry.corrected_distances`) or the plug-in one (biased upward by the noise floor). The
+        former names ``"corrected"`` and ``"plugin"`` are accepted and stored as ``"cross-fitted"`` and
+        ``"plug-in"``.
+    sample_texts : int, optional
+        Use a random subset of this many texts (at least 4; drawn with ``seed``, after ``limit``, before
+        tokenising).
 
     Raises
     ------
     ValueError, TypeError
-        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, a scheduler with a
+        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, a
+        scheduler with a bootstrap, ``sample_texts`` or the resolved estimator, the resolved estimator with a
         bootstrap, or an unknown ``estimator`` (the message names the choices).
 
     Examples
@@ -82,6 +97,8 @@ class ReportSettings:
     >>> settings = ReportSettings("sst2", n_positions=16, special_tokens=False)
     >>> settings.convention().describe()
     'n=16, word pieces only, position i over sequences reaching it'
+    >>> settings.estimator, ReportSettings("sst2", estimator="plugin").estimator
+    ('resolved', 'plug-in')
     """
 
     corpus: str
@@ -97,20 +114,34 @@ class ReportSettings:
     seed: int = 0
     text_field: str = "text"
     scheduler: str | None = None
-    estimator: str = "corrected"
+    estimator: str = "resolved"
+    sample_texts: int | None = None
 
     def __post_init__(self):
-        if self.estimator not in ESTIMATORS:
+        estimator = ESTIMATOR_ALIASES.get(self.estimator, self.estimator)
+        if estimator not in ESTIMATORS:
             raise ValueError(f"unknown estimator {self.estimator!r}: choose one of {', '.join(ESTIMATORS)} "
-                             "(corrected: cross-fitted, bias-corrected distances; plugin: the plug-in estimate)")
+                             f"(the former names {', '.join(ESTIMATOR_ALIASES)} are read as "
+                             f"{', '.join(ESTIMATOR_ALIASES.values())})")
+        object.__setattr__(self, "estimator", estimator)
         check_positive_int(self.n_positions, "n_positions", minimum=2)
         check_positive_int(self.n_boot, "n_boot", minimum=0)
         check_positive_int(self.seed, "seed", minimum=0)
         if self.limit is not None:
             check_positive_int(self.limit, "limit")
+        if self.sample_texts is not None:
+            check_positive_int(self.sample_texts, "sample_texts", minimum=MIN_SAMPLE_TEXTS)
         if self.scheduler is not None and self.n_boot:
             raise ValueError("the bootstrap needs the per-sequence data, which Dask counting does not keep: "
                              "use --bootstrap 0 with --scheduler")
+        if self.scheduler is not None and self.estimator == "resolved":
+            raise ValueError("the resolved estimator runs in memory: drop --scheduler, or use --estimator "
+                             "cross-fitted with --scheduler")
+        if self.scheduler is not None and self.sample_texts is not None:
+            raise ValueError("--sample-texts subsamples the texts in memory: drop --scheduler or --sample-texts")
+        if self.estimator == "resolved" and self.n_boot:
+            raise ValueError("the report's bootstrap intervals are not available for the resolved estimator yet: "
+                             "use --bootstrap 0, or --estimator cross-fitted (or plug-in) with --bootstrap")
 
     def convention(self):
         """The counting convention of these settings.

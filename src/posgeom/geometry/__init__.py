@@ -20,6 +20,14 @@ from .estimators import (
     estimator_errors,
     plugin_distances,
 )
+from .estimation import (
+    ESTIMATORS,
+    CrossFitted,
+    DistanceEstimate,
+    PlugIn,
+    Resolved,
+    as_estimator,
+)
 from .euclidean import (
     pairwise_distances,
 )
@@ -28,6 +36,13 @@ from .hellinger import (
     fisher_rao_distances,
     hellinger_distances,
     hellinger_from_products,
+)
+from .ladder import (
+    Ladder,
+    flat_corpus,
+    stability_ladder,
+    subsample,
+    verdict,
 )
 from .mds import (
     ClassicalMDS,
@@ -41,6 +56,12 @@ from .noise import (
     bootstrap_statistic,
     split_half_distances,
 )
+from .resolved import (
+    Resolution,
+    choose_resolution,
+    resolved_estimand,
+    resolved_splits,
+)
 from .shift import (
     fourier_alignment,
     fourier_basis,
@@ -52,6 +73,21 @@ from .shift import (
 )
 
 __all__ = [
+    "DistanceEstimate",
+    "PlugIn",
+    "CrossFitted",
+    "Resolved",
+    "ESTIMATORS",
+    "as_estimator",
+    "Resolution",
+    "choose_resolution",
+    "resolved_estimand",
+    "resolved_splits",
+    "flat_corpus",
+    "subsample",
+    "Ladder",
+    "stability_ladder",
+    "verdict",
     "bhattacharyya_coefficients",
     "hellinger_distances",
     "hellinger_from_products",

@@ -1,0 +1,305 @@
+"""Checks that an estimand holds still: the flat control, the subsampling ladder, and the verdict that rests on both.
+
+* :func:`flat_corpus`: a corpus built to be flat (every position one distribution, the real texts' lengths).
+* :func:`subsample`: a random share of the texts.
+* :func:`stability_ladder` / :class:`Ladder`: one estimand re-estimated on all texts, a half, a quarter, an eighth.
+* :func:`verdict`: two quantities ranked only if their paired difference keeps its sign on every rung.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_rng
+from ..corpus.incidence import SequenceIncidence
+from ..inference import BootstrapEstimate
+
+__all__ = [
+    "flat_corpus",
+    "subsample",
+    "Ladder",
+    "stability_ladder",
+    "verdict",
+]
+
+
+def _check(data) -> SequenceIncidence:
+    if not isinstance(data, SequenceIncidence):
+        raise TypeError(f"expected a SequenceIncidence, got {type(data).__name__}")
+    return data
+
+
+def _rebuild(inc: SequenceIncidence, tokens: np.ndarray, lengths: np.ndarray) -> SequenceIncidence:
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    offset = np.arange(tokens.size) - np.repeat(starts, lengths)
+    seqs = np.full((lengths.size, inc.n_positions), -1, dtype=np.int64)
+    seqs[np.repeat(np.arange(lengths.size), lengths), offset] = tokens
+    return SequenceIncidence.from_sequences([row[row >= 0] for row in seqs], inc.n_positions, inc.vocab_size)
+
+
+def _contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
+    position = inc.positions[inc.cell]
+    starts = np.repeat(inc.indptr[:-1], inc.lengths)
+    if not np.array_equal(position, np.arange(inc.cell.size) - starts):
+        raise ValueError("the texts must fill positions 0, 1, ..., length - 1 (no gaps) to be dealt back")
+    return inc.tokens[inc.cell]
+
+
+def flat_corpus(data, *, rng) -> SequenceIncidence:
+    """A flat control: the corpus's tokens pooled, shuffled and dealt back into texts of the same lengths.
+
+    Every position then has the same distribution (the pooled one), and only the number of texts reaching each
+    position differs, as in the real corpus. An estimator of a stable estimand gives distances within noise of 0.
+
+    Parameters
+    ----------
+    data : SequenceIncidence
+        The real corpus (texts filling positions ``0 .. length - 1``).
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    SequenceIncidence
+        Same number of texts, same lengths, same pooled token counts.
+
+    Raises
+    ------
+    ValueError
+        If some text has a gap in its positions.
+
+    Examples
+    --------
+    >>> inc = SequenceIncidence.from_sequences([[0, 0, 0], [1, 1], [2]], 3, 3)
+    >>> flat = flat_corpus(inc, rng=0)
+    >>> flat.lengths, np.bincount(flat.tokens[flat.cell], minlength=3)
+    (array([3, 2, 1]), array([3, 2, 1]))
+    """
+    inc = _check(data)
+    gen = check_rng(rng)
+    tokens = _contiguous_tokens(inc).copy()
+    gen.shuffle(tokens)
+    return _rebuild(inc, tokens, inc.lengths)
+
+
+def subsample(data, fraction: float, *, rng) -> SequenceIncidence:
+    """A random share of the texts, drawn without replacement (order kept).
+
+    Parameters
+    ----------
+    data : SequenceIncidence
+    fraction : float
+        Share of the texts, in ``(0, 1]``; ``round(fraction * m)`` texts are kept.
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    SequenceIncidence
+
+    Raises
+    ------
+    ValueError
+        If ``fraction`` is outside ``(0, 1]`` or keeps fewer than 4 texts.
+
+    Examples
+    --------
+    >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 8, 2, 2)
+    >>> subsample(inc, 0.5, rng=0).n_sequences
+    4
+    """
+    inc = _check(data)
+    gen = check_rng(rng)
+    if not 0 < float(fraction) <= 1:
+        raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
+    k = int(round(float(fraction) * inc.n_sequences))
+    if k < 4:
+        raise ValueError(f"fraction {fraction} keeps {k} of {inc.n_sequences} texts; at least 4 are needed")
+    if k == inc.n_sequences:
+        return inc
+    keep = np.sort(gen.choice(inc.n_sequences, size=k, replace=False))
+    tokens = _contiguous_tokens(inc)
+    mask = np.repeat(np.isin(np.arange(inc.n_sequences), keep), inc.lengths)
+    return _rebuild(inc, tokens[mask], inc.lengths[keep])
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """One estimand re-estimated on random shares of the texts (:func:`stability_ladder`).
+
+    Attributes
+    ----------
+    fractions : tuple of float
+        The rungs, the whole corpus first.
+    rungs : tuple of BootstrapEstimate
+        The statistic with its interval on each rung.
+    estimator : str
+        The estimator and its estimand.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> from posgeom.geometry import Resolved
+    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 4, 20, rng=0), 4, 20)
+    >>> lad = stability_ladder(Resolved(), inc, lambda Q: Q[0, 3], rng=0, n_resamples=50)
+    >>> lad.fractions, lad.estimates.shape
+    ((1.0, 0.5, 0.25, 0.125), (4,))
+    """
+
+    fractions: tuple
+    rungs: tuple
+    estimator: str
+
+    @property
+    def estimates(self) -> np.ndarray:
+        """The estimates, one row per rung (shape ``(rungs, *statistic shape)``)."""
+        return np.stack([np.asarray(r.estimate) for r in self.rungs])
+
+    @property
+    def lower(self) -> np.ndarray:
+        """Lower ends of the intervals, one row per rung."""
+        return np.stack([np.asarray(r.lower) for r in self.rungs])
+
+    @property
+    def upper(self) -> np.ndarray:
+        """Upper ends of the intervals, one row per rung."""
+        return np.stack([np.asarray(r.upper) for r in self.rungs])
+
+    def covered(self) -> np.ndarray:
+        """Whether each rung's interval contains the whole corpus's estimate (one row per rung below the top).
+
+        Returns
+        -------
+        ndarray of bool, shape ``(rungs - 1, *statistic shape)``
+
+        Examples
+        --------
+        >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.5, 1.5, 0.0, 0.0, 0.95, "percentile", "toy")
+        >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
+        array([ True])
+        """
+        top = self.estimates[0]
+        return (self.lower[1:] <= top) & (top <= self.upper[1:])
+
+    def holds_still(self, *, alpha: float = 0.01) -> bool:
+        """Whether no rung misses the whole corpus's estimate more often than chance allows.
+
+        Parameters
+        ----------
+        alpha : float, default 0.01
+            A rung fails if its number of misses exceeds the ``1 - alpha`` quantile of
+            ``Binomial(k, 1 - confidence)`` over its ``k`` components.
+
+        Returns
+        -------
+        bool
+
+        Notes
+        -----
+        A rung is a subsample of the whole corpus, so without drift the whole corpus's estimate differs from the
+        rung's by less than the rung's own sampling error (their variances subtract): each component is missed
+        with probability at most ``1 - confidence``. A drifting estimand misses on every component.
+
+        Examples
+        --------
+        >>> r = BootstrapEstimate(np.ones(3), np.zeros((2, 3)), np.zeros(3), 2 * np.ones(3), 0, 0, 0.95, "p", "t")
+        >>> Ladder((1.0, 0.5), (r, r), "toy").holds_still()
+        True
+        """
+        cov = self.covered().reshape(len(self.fractions) - 1, -1)
+        k = cov.shape[1]
+        conf = float(self.rungs[0].confidence)
+        allowed = stats.binom.ppf(1 - alpha, k, 1 - conf)
+        return bool(np.all((~cov).sum(axis=1) <= allowed))
+
+
+def stability_ladder(estimator, data, statistic=None, *, fractions=(1.0, 0.5, 0.25, 0.125), rng,
+                     n_resamples: int = 200, confidence: float = 0.95) -> Ladder:
+    """Re-estimate a statistic of the distances on random shares of the texts, with an interval on each rung.
+
+    Parameters
+    ----------
+    estimator : PlugIn, CrossFitted or Resolved
+        A :class:`~posgeom.geometry.Resolved` estimator without a fixed resolution is fixed on ``data`` for the
+        smallest rung first (:meth:`~posgeom.geometry.Resolved.fixed`), so that every rung estimates one estimand.
+    data : SequenceIncidence
+    statistic : callable, optional
+        ``statistic(Q)`` of the squared-distance matrix; default the matrix itself.
+    fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
+        The rungs, starting with 1 (the whole corpus); each rung is a fresh random share of the whole corpus.
+    rng : int or numpy.random.Generator
+    n_resamples : int, default 200
+        Bootstrap resamples per rung.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Ladder
+
+    Raises
+    ------
+    ValueError
+        If ``fractions`` does not start with 1 or holds a value outside ``(0, 1]``.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> from posgeom.geometry import Resolved
+    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 4, 20, rng=0), 4, 20)
+    >>> stability_ladder(Resolved(), inc, lambda Q: Q[0, 3], rng=0, n_resamples=50).holds_still()
+    True
+    """
+    from .estimation import Resolved
+
+    inc = _check(data)
+    gen = check_rng(rng)
+    fractions = tuple(float(f) for f in fractions)
+    if not fractions or fractions[0] != 1.0 or any(not 0 < f <= 1 for f in fractions):
+        raise ValueError(f"fractions must start with 1 and lie in (0, 1], got {fractions}")
+    if isinstance(estimator, Resolved) and estimator.resolution is None:
+        estimator = estimator.fixed(inc, fraction=min(fractions))
+    rungs = []
+    for f in fractions:
+        part = subsample(inc, f, rng=gen)
+        rungs.append(estimator.bootstrap(part, n_resamples=n_resamples, rng=gen, statistic=statistic,
+                                         confidence=confidence))
+    return Ladder(fractions=fractions, rungs=tuple(rungs), estimator=rungs[0].label)
+
+
+def verdict(ladder: Ladder, a: int, b: int, *, names=("a", "b")) -> str:
+    """Rank two components of a ladder's statistic only if their paired difference keeps its sign on every rung.
+
+    Parameters
+    ----------
+    ladder : Ladder
+        A ladder of a vector statistic (e.g. the stress of several encodings).
+    a, b : int
+        Indices of the two components.
+    names : pair of str
+        Their names in the verdict.
+
+    Returns
+    -------
+    str
+        ``"<a> < <b>"`` or ``"<a> > <b>"`` if, on every rung, the percentile interval of the paired difference
+        (``replicate[a] - replicate[b]``, same resamples) excludes 0 on the same side; otherwise
+        ``"undetermined"``.
+
+    Examples
+    --------
+    >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
+    >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
+    >>> verdict(Ladder((1.0, 0.5), (r, r), "toy"), 0, 1, names=("x", "y"))
+    'x < y'
+    """
+    signs = set()
+    for r in ladder.rungs:
+        diff = np.asarray(r.replicates)[:, a] - np.asarray(r.replicates)[:, b]
+        lo, hi = np.quantile(diff, [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
+        signs.add(-1 if hi < 0 else 1 if lo > 0 else 0)
+    if signs == {-1}:
+        return f"{names[0]} < {names[1]}"
+    if signs == {1}:
+        return f"{names[0]} > {names[1]}"
+    return "undetermined"

@@ -1,0 +1,270 @@
+"""The resolved estimand and its estimator: exact zero for flat corpora, stability on a subsampling ladder, known
+truth at a real corpus's regime, and the estimators' one interface.
+
+Thresholds: nominal 95% intervals; coverage judged by a one-sided 95% Wilson lower bound against 0.90; a ladder
+judged by a binomial allowance of misses (Ladder.holds_still); negative controls (the cross-fitted estimator,
+whose estimand drifts) must fail the same checks.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from posgeom.corpus import SequenceIncidence
+from posgeom.geometry import (
+    CrossFitted,
+    PlugIn,
+    Resolution,
+    Resolved,
+    as_estimator,
+    choose_resolution,
+    flat_corpus,
+    hellinger_distances,
+    resolved_estimand,
+    stability_ladder,
+    subsample,
+    verdict,
+)
+from posgeom.inference import wilson_interval
+
+
+def zipf_mixture(n, V, *, rng, s=1.07, strength=1.0):
+    """Position-dependent mixtures of two Zipf laws over ``V`` tokens (known ``mu_i``)."""
+    gen = np.random.default_rng(rng)
+    ranks = np.arange(1, V + 1, dtype=float)
+    base = ranks**-s
+    other = base[gen.permutation(V)]
+    base, other = base / base.sum(), other / other.sum()
+    w = strength * np.linspace(0, 1, n) ** 1.5
+    return (1 - w)[:, None] * base + w[:, None] * other
+
+
+def sample_corpus(mu, m, *, rng, mean_length=None):
+    """``m`` texts, position ``i``'s token drawn from ``mu_i``; lengths geometric (unequal reach) or all ``n``."""
+    gen = np.random.default_rng(rng)
+    n, V = mu.shape
+    if mean_length is None:
+        lengths = np.full(m, n)
+    else:
+        lengths = np.minimum(1 + gen.geometric(1.0 / mean_length, size=m), n)
+    cdf = np.cumsum(mu, axis=1)
+    cdf[:, -1] = 1.0
+    ids = np.stack([np.searchsorted(cdf[i], gen.random(m), side="right") for i in range(n)], axis=1)
+    ids = np.minimum(ids, V - 1)
+    seqs = [ids[k, : lengths[k]] for k in range(m)]
+    return SequenceIncidence.from_sequences(seqs, n, V)
+
+
+IU8 = np.triu_indices(8, 1)
+LAG8 = IU8[1] - IU8[0]
+
+
+def slope_on_lag(Q):
+    """Least-squares slope of the squared distances on the lag: linear in Q, so exactly 0 in expectation when flat."""
+    x = LAG8 - LAG8.mean()
+    return float(x @ Q[IU8] / (x @ x))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The estimand
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_estimand_is_zero_for_equal_distributions_and_rises_to_coarse_hellinger():
+    mu = zipf_mixture(4, 50, rng=0)
+    mu[1] = mu[0]
+    res = Resolution(tokens=tuple(range(10)), texts_per_position=100, vocab_size=50)
+    theta = resolved_estimand(mu, res)
+    assert theta[0, 1] == 0.0
+    coarse = np.column_stack([mu[:, :10], mu[:, 10:].sum(axis=1)])
+    d2 = hellinger_distances(coarse) ** 2
+    big = resolved_estimand(mu, Resolution(tokens=tuple(range(10)), texts_per_position=20000, vocab_size=50))
+    # theta -> d_H^2 at resolution K as m* grows; d_H at resolution K <= full d_H (data processing)
+    assert np.abs(big - d2).max() < np.abs(theta - d2).max()
+    assert np.abs(big - d2).max() < 1e-3
+    assert np.all(d2 <= hellinger_distances(mu) ** 2 + 1e-12)
+
+
+def test_choose_resolution_rule_and_errors():
+    inc = sample_corpus(zipf_mixture(6, 200, rng=1), 2000, rng=1, mean_length=4)
+    reach = np.bincount(inc.positions, weights=inc.cell_counts(), minlength=6)
+    res = choose_resolution(inc, fraction=0.5)
+    r = reach.min() * 0.5
+    assert res.texts_per_position == int(np.floor(r / 2 - 2 * np.sqrt(r)))
+    freq = np.bincount(inc.tokens, weights=inc.cell_counts(), minlength=200)
+    freq = freq / freq.sum()
+    assert len(res.tokens) == int(np.sum(res.texts_per_position * freq >= 5.0))
+    assert freq[list(res.tokens)].min() >= np.sort(freq)[::-1][len(res.tokens)]
+    tiny = SequenceIncidence.from_sequences([[0, 1, 2]] + [[0]] * 20, 3, 3)
+    with pytest.raises(ValueError, match="position 1 is reached by 1 texts"):
+        choose_resolution(tiny)
+    with pytest.raises(ValueError, match="fraction"):
+        choose_resolution(inc, fraction=0)
+    with pytest.raises(ValueError, match="distinct"):
+        Resolution(tokens=(1, 1), texts_per_position=5, vocab_size=3)
+    with pytest.raises(ValueError, match="vocabulary"):
+        Resolved(resolution=Resolution((0,), 5, 7)).distances(inc, rng=0)
+
+
+def test_resolved_is_exactly_unbiased_with_unequal_reach():
+    """E[Q] = theta exactly: the mean over independent corpora is within 4 Monte Carlo errors of theta."""
+    mu = zipf_mixture(5, 40, rng=2, strength=0.6)
+    mu[3] = mu[2]  # an equal pair reached by different numbers of texts
+    res = Resolution(tokens=tuple(range(8)), texts_per_position=30, vocab_size=40)
+    theta = resolved_estimand(mu, res)
+    est = Resolved(resolution=res, n_splits=4)
+    Q = np.stack([est.distances(sample_corpus(mu, 400, rng=k, mean_length=5), rng=k).squared for k in range(150)])
+    err = Q.mean(axis=0) - theta
+    se = Q.std(axis=0, ddof=1) / np.sqrt(Q.shape[0])
+    iu = np.triu_indices(5, 1)
+    assert np.all(np.abs(err[iu]) <= 4 * se[iu] + 1e-12)
+
+
+def test_equal_distributions_with_unequal_reach_resolved_zero_cross_fitted_not():
+    """An equal pair (positions 0 and 4) over a large vocabulary, position 4 reached by about a fifth of the texts."""
+    mu = zipf_mixture(5, 3000, rng=4, strength=0.5)
+    mu[4] = mu[0]
+    corpora = [sample_corpus(mu, 1500, rng=100 + k, mean_length=3) for k in range(30)]
+    res = Resolved().fixed(corpora[0])
+    resolved = np.array([res.distances(c, rng=k).squared[0, 4] for k, c in enumerate(corpora)])
+    cross = np.array([CrossFitted(n_splits=4).distances(c, rng=k).squared[0, 4] for k, c in enumerate(corpora)])
+    se = np.sqrt(30)
+    assert abs(resolved.mean()) <= 4 * resolved.std(ddof=1) / se
+    # negative control: the cross-fitted estimand of an equal pair is not 0 when the reach differs
+    assert cross.mean() > 4 * cross.std(ddof=1) / se
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Flat control and ladder on a synthetic corpus with a large vocabulary and unequal reach
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def zipf_corpus():
+    return sample_corpus(zipf_mixture(8, 5000, rng=3), 8000, rng=3, mean_length=5)
+
+
+def test_flat_control_resolved_flat_cross_fitted_not(zipf_corpus):
+    flat = flat_corpus(zipf_corpus, rng=0)
+    assert np.array_equal(np.sort(flat.lengths), np.sort(zipf_corpus.lengths))
+    res = Resolved().bootstrap(flat, n_resamples=200, rng=0)
+    assert res.covers(0.0)[IU8].mean() >= 0.9
+    slope = Resolved().bootstrap(flat, n_resamples=200, rng=1, statistic=slope_on_lag)
+    assert slope.covers(0.0)
+    cross = CrossFitted().bootstrap(flat, n_resamples=200, rng=1, statistic=slope_on_lag)
+    assert cross.lower > 0  # negative control: the drifting estimand rises with the lag on a flat corpus
+
+
+def test_ladder_resolved_holds_cross_fitted_drifts(zipf_corpus):
+    def lag_means(Q):
+        return np.array([Q[IU8][LAG8 == k].mean() for k in range(1, 8)])
+
+    ladder = stability_ladder(Resolved(), zipf_corpus, lag_means, rng=0, n_resamples=150)
+    assert ladder.holds_still()
+    drift = stability_ladder(CrossFitted(), zipf_corpus, lag_means, rng=0, n_resamples=150)
+    assert not drift.holds_still()
+    assert verdict(ladder, 0, 6, names=("lag 1", "lag 7")) == "lag 1 < lag 7"
+    assert verdict(ladder, 0, 0) == "undetermined"
+
+
+def test_subsample_and_flat_corpus_keep_what_they_promise(zipf_corpus):
+    half = subsample(zipf_corpus, 0.5, rng=0)
+    assert half.n_sequences == zipf_corpus.n_sequences // 2
+    assert subsample(zipf_corpus, 1.0, rng=0) is zipf_corpus
+    flat = flat_corpus(zipf_corpus, rng=0)
+    a = np.bincount(flat.tokens, weights=flat.cell_counts(), minlength=5000)
+    b = np.bincount(zipf_corpus.tokens, weights=zipf_corpus.cell_counts(), minlength=5000)
+    assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="fraction"):
+        subsample(zipf_corpus, 1.5, rng=0)
+
+
+def test_estimators_share_one_interface(zipf_corpus):
+    for name in ("resolved", "cross-fitted", "plug-in"):
+        est = as_estimator(name)
+        d = est.distances(zipf_corpus, rng=0)
+        assert d.distances.shape == (8, 8) and d.estimator == est.label
+        assert d.estimand
+        b = est.bootstrap(zipf_corpus, n_resamples=10, rng=0, statistic=lambda Q: Q[0, 7])
+        assert b.replicates.shape == (10,) and np.isfinite(b.lower) and b.confidence == 0.95
+    assert isinstance(as_estimator("plug-in"), PlugIn)
+    with pytest.raises(ValueError, match="choose one of resolved, cross-fitted, plug-in"):
+        as_estimator("corrected")
+    with pytest.raises(TypeError, match="SequenceIncidence"):
+        Resolved().distances(np.zeros((3, 3)), rng=0)
+
+
+def test_same_seed_same_numbers(zipf_corpus):
+    a = Resolved().bootstrap(zipf_corpus, n_resamples=20, rng=5)
+    b = Resolved().bootstrap(zipf_corpus, n_resamples=20, rng=5)
+    assert np.array_equal(a.replicates, b.replicates) and np.array_equal(a.lower, b.lower)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Known truth at the real regime: a Zipfian vocabulary of 20,000 tokens, SST-2's sample size, unequal reach
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_known_truth_coverage_and_error_at_the_real_regime():
+    n, V, m, R = 12, 20000, 67349, 200
+    mu = zipf_mixture(n, V, rng=11)
+    iu = np.triu_indices(n, 1)
+    plan = sample_corpus(mu, m, rng=0, mean_length=9)
+    res = choose_resolution(plan)
+    assert len(res.tokens) >= 20
+    theta = resolved_estimand(mu, res)
+    est = Resolved(resolution=res)
+    hits, err_res, err_plug = [], [], []
+    for r in range(R):
+        inc = sample_corpus(mu, m, rng=1000 + r, mean_length=9)
+        k = r % iu[0].size  # one pair per corpus, fixed in advance: corpora are independent
+        i, j = iu[0][k], iu[1][k]
+        b = est.bootstrap(inc, n_resamples=100, rng=r, statistic=lambda Q, i=i, j=j: Q[i, j])
+        hits.append(b.lower <= theta[i, j] <= b.upper)
+        if r < 20:
+            err_res.append(np.abs(est.distances(inc, rng=r).distances - np.sqrt(theta))[iu].mean())
+            err_plug.append(np.abs(PlugIn().distances(inc).distances - np.sqrt(theta))[iu].mean())
+    cov = wilson_interval(int(np.sum(hits)), R, confidence=0.90)
+    assert cov.lower >= 0.90, cov
+    assert np.mean(err_res) <= 0.2 * np.mean(err_plug)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The real corpora (local mirror or download): the default estimator passes the flat control and the ladder
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _real(name, n):
+    if not os.environ.get("POSGEOM_DATA"):
+        pytest.skip("the real corpora need POSGEOM_DATA (a local mirror)")
+    from posgeom.data import CountingConvention, cached_tokenized_corpus, load_imdb, load_sst2
+
+    corpus = load_sst2("train") if name == "sst2" else load_imdb("train")
+    return cached_tokenized_corpus(corpus).incidence(CountingConvention(n))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,n", [("sst2", 32), ("imdb", 256)])
+def test_real_corpora_flat_control_and_ladder(name, n):
+    inc = _real(name, n)
+    iu = np.triu_indices(n, 1)
+    lag = iu[1] - iu[0]
+    x = lag - lag.mean()
+
+    def slope(Q):
+        return float(x @ Q[iu] / (x @ x))
+
+    def lag_means(Q):
+        return np.bincount(lag, weights=Q[iu], minlength=n)[1:] / np.bincount(lag, minlength=n)[1:]
+
+    est = Resolved().fixed(inc, fraction=1 / 8)
+    flat = flat_corpus(inc, rng=0)
+    fb = est.bootstrap(flat, n_resamples=100, rng=0)
+    assert fb.covers(0.0)[iu].mean() >= 0.9
+    assert est.bootstrap(flat, n_resamples=100, rng=1, statistic=slope).covers(0.0)
+    assert stability_ladder(est, inc, lag_means, rng=0, n_resamples=100).holds_still()
+    assert not stability_ladder(CrossFitted(), inc, lag_means, rng=0, n_resamples=60).holds_still()
