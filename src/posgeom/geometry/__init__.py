@@ -11,6 +11,14 @@ from .crossfit import (
     corrected_from_half_counts,
     half_assignment,
 )
+from .estimation import (
+    ESTIMATORS,
+    CrossFitted,
+    DistanceEstimate,
+    PlugIn,
+    Resolved,
+    as_estimator,
+)
 from .estimators import (
     CorrectedBootstrapResult,
     CorrectedDistances,
@@ -19,14 +27,6 @@ from .estimators import (
     corrected_distances,
     estimator_errors,
     plugin_distances,
-)
-from .estimation import (
-    ESTIMATORS,
-    CrossFitted,
-    DistanceEstimate,
-    PlugIn,
-    Resolved,
-    as_estimator,
 )
 from .euclidean import (
     pairwise_distances,

@@ -15,7 +15,6 @@ from scipy import stats
 
 from .._validation import check_rng
 from ..corpus.incidence import SequenceIncidence
-from ..inference import BootstrapEstimate
 
 __all__ = [
     "flat_corpus",

@@ -142,7 +142,9 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     (sub)sample, ``m* = floor(r/2 - 2 sqrt(r))``: each half of a random split holds a hypergeometric number of those
     texts, with mean ``r/2`` and standard deviation at most ``sqrt(r)/2``; in a bootstrap resample the number of
     distinct texts varies too, and the half's count has standard deviation about ``sqrt(r/2)``. ``m*`` sits about
-    three of those below the mean, so that a split short of texts (which is redrawn) is rare. **Resolution.** ``K`` is the number of tokens whose corpus-wide frequency ``f`` has ``m* f >=
+    three of those below the mean, so that a split short of texts (which is redrawn) is rare.
+
+    **Resolution.** ``K`` is the number of tokens whose corpus-wide frequency ``f`` has ``m* f >=
     min_expected``; the ``K`` most frequent tokens (ties broken by id) keep their own cells. The ranking is made on
     the whole incidence passed, never on a subsample, so that one partition serves every rung of a ladder.
 
@@ -279,7 +281,7 @@ def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
 
 
 class _EqualReach:
-    """Sequence-major table of cells, ``grid[s, i]`` = the cell of sequence ``s`` at position ``i`` (``-1``: not reached)."""
+    """Sequence-major table of cells: ``grid[s, i]`` is the cell of text ``s`` at position ``i`` (-1: unreached)."""
 
     def __init__(self, inc: SequenceIncidence, resolution: Resolution):
         if resolution.vocab_size != inc.vocab_size:
