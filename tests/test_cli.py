@@ -36,7 +36,7 @@ def corpus_file(tmp_path_factory):
 def report(corpus_file, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     assert main(["report", str(corpus_file), "--positions", "8", "--out", str(out), "--no-progress",
-                 "--estimator", "plugin"]) == 0
+                 "--estimator", "plug-in"]) == 0
     return out
 
 
@@ -49,20 +49,47 @@ def reviews_file(tmp_path_factory):
     return path
 
 
-def test_corrected_is_the_default_and_stated(reviews_file, tmp_path, capsys):
+def _incidence(texts, n):
     from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
-    from posgeom.geometry import corrected_distances
+
+    return tokenize_corpus(texts, load_tokenizer(), max_pieces=n).incidence(CountingConvention(n))
+
+
+def test_resolved_is_the_default_and_its_estimand_stated(reviews_file, tmp_path, capsys):
+    from posgeom.geometry import Resolved
 
     assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    texts = reviews_file.read_text(encoding="utf-8").splitlines()
-    inc = tokenize_corpus(texts, load_tokenizer(), max_pieces=6).incidence(CountingConvention(6))
+    inc = _incidence(reviews_file.read_text(encoding="utf-8").splitlines(), 6)
+    est = Resolved().distances(inc, rng=0)
+    np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, atol=1e-12)
+    assert est.estimand == f"resolved d_H^2: {Resolved().resolution_for(inc).describe()}"
+    header = (tmp_path / "stress_table.md").read_text(encoding="utf-8").splitlines()
+    assert "resolved estimator" in header[0]
+    assert header[2] == f"Distances: resolved (cross-fitted, equal-reach) Hellinger estimate; estimand: {est.estimand}."
+    summary = json.loads((tmp_path / "report.json").read_text())
+    assert summary["settings"]["estimator"] == summary["estimator"] == "resolved"
+    assert summary["estimand"] == est.estimand
+    assert summary["sample_texts"] is None and summary["n_texts"] == 400
+    # no split-half floor for the resolved estimate: the line says why, and nothing is warned
+    assert summary["noise_floor"]["share"] is None and summary["noise_floor"]["warning"] is None
+    assert "Noise floor: not measured (the resolved estimand is 0" in printed
+
+
+def test_cross_fitted_option_is_stated(reviews_file, tmp_path, capsys):
+    from posgeom.geometry import corrected_distances
+
+    assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
+                 "--estimator", "cross-fitted"]) == 0
+    printed = capsys.readouterr().out
+    inc = _incidence(reviews_file.read_text(encoding="utf-8").splitlines(), 6)
     est = corrected_distances(inc, rng=0, n_splits=20)
     np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, atol=1e-12)
     markdown = (tmp_path / "stress_table.md").read_text(encoding="utf-8")
-    assert "corrected estimator" in markdown.splitlines()[0] and "corrected (cross-fitted" in markdown
+    assert "cross-fitted estimator" in markdown.splitlines()[0] and "corrected (cross-fitted" in markdown
     summary = json.loads((tmp_path / "report.json").read_text())
-    assert summary["settings"]["estimator"] == summary["estimator"] == "corrected"
+    assert summary["settings"]["estimator"] == summary["estimator"] == "cross-fitted"
+    assert summary["estimand"].startswith("||E sqrt(mu_half_i)") and summary["estimand"] in markdown
     # the noise-floor share: median floor over median distance, printed next to the table and written
     iu = np.triu_indices(6, 1)
     share = np.median(est.floors) / np.median(est.distances[iu])
@@ -73,8 +100,45 @@ def test_corrected_is_the_default_and_stated(reviews_file, tmp_path, capsys):
 
 def test_plugin_option_is_stated(report):
     markdown = (report / "stress_table.md").read_text(encoding="utf-8")
-    assert "plugin estimator" in markdown.splitlines()[0] and "plug-in Hellinger estimate" in markdown
-    assert json.loads((report / "report.json").read_text())["estimator"] == "plugin"
+    assert "plug-in estimator" in markdown.splitlines()[0] and "plug-in Hellinger estimate" in markdown
+    summary = json.loads((report / "report.json").read_text())
+    assert summary["estimator"] == "plug-in" and summary["estimand"] in markdown
+
+
+def test_former_estimator_names_still_work():
+    from posgeom.report import ReportSettings
+
+    assert ReportSettings("sst2", estimator="corrected").estimator == "cross-fitted"
+    assert ReportSettings("sst2", estimator="plugin").estimator == "plug-in"
+    assert ReportSettings("sst2").estimator == "resolved"
+
+
+def test_sample_texts_draws_a_seeded_subset(reviews_file, tmp_path):
+    from posgeom.geometry import Resolved
+
+    argv = ["report", str(reviews_file), "--positions", "6", "--no-progress", "--sample-texts", "200", "--seed", "1"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    texts = reviews_file.read_text(encoding="utf-8").splitlines()
+    keep = np.sort(np.random.default_rng(1).choice(len(texts), size=200, replace=False))
+    est = Resolved().distances(_incidence([texts[i] for i in keep], 6), rng=1)
+    np.testing.assert_allclose(np.load(tmp_path / "a" / "distances.npy"), est.distances, atol=1e-12)
+    summary = json.loads((tmp_path / "a" / "report.json").read_text())
+    assert summary["sample_texts"] == summary["settings"]["sample_texts"] == summary["n_texts"] == 200
+    assert summary["estimand"] == est.estimand
+    # same seed, same subset, same distances
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "a" / "distances.npy"), np.load(tmp_path / "b" / "distances.npy"))
+
+
+@pytest.mark.parametrize(
+    "value, fragment",
+    [("2", "at least 4"), ("0", "at least 4"), ("1000", "exceeds the 400 texts")],
+)
+def test_bad_sample_texts_exit_2_with_a_message(reviews_file, tmp_path, capsys, value, fragment):
+    code = main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
+                 "--sample-texts", value])
+    assert code == 2
+    assert fragment in capsys.readouterr().err
 
 
 def test_warning_when_the_floor_dominates(tmp_path, capsys):
@@ -84,6 +148,7 @@ def test_warning_when_the_floor_dominates(tmp_path, capsys):
     path = tmp_path / "noise.txt"
     path.write_text("\n".join(" ".join(rng.choice(words, 6)) for _ in range(12)) + "\n", encoding="utf-8")
     out = tmp_path / "out"
+    # the former name of the plug-in estimator is still read
     assert main(["report", str(path), "--positions", "6", "--out", str(out), "--no-progress",
                  "--estimator", "plugin", "--no-special-tokens"]) == 0
     captured = capsys.readouterr()
@@ -93,27 +158,36 @@ def test_warning_when_the_floor_dominates(tmp_path, capsys):
 
 
 def test_unknown_estimator_exits_2_naming_the_choices(corpus_file, tmp_path, capsys):
-    code = main(["report", str(corpus_file), "--out", str(tmp_path), "--no-progress", "--estimator", "jackknife"])
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(corpus_file), "--out", str(tmp_path), "--no-progress", "--estimator", "jackknife"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "jackknife" in err and "'resolved', 'cross-fitted', 'plug-in'" in err
+
+
+def test_resolved_with_a_scheduler_is_refused(reviews_file, tmp_path, capsys):
+    code = main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
+                 "--scheduler", "local"])
     assert code == 2
     err = capsys.readouterr().err
-    assert "jackknife" in err and "corrected" in err and "plugin" in err
+    assert "resolved estimator runs in memory" in err and "--estimator cross-fitted" in err
 
 
 def test_scheduler_runs_the_corrected_estimator_on_dask(reviews_file, tmp_path, capsys):
-    """--scheduler with the default estimator: hash halves counted per shard, merged, then cross-fitted."""
+    """--scheduler with the cross-fitted estimator: hash halves counted per shard, merged, then cross-fitted."""
     pytest.importorskip("dask.distributed")
     from posgeom.data import CountingConvention
     from posgeom.data.distributed import one_pass_half_counts
     from posgeom.geometry import corrected_from_half_counts
 
     assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
-                 "--scheduler", "local", "--seed", "3"]) == 0
+                 "--scheduler", "local", "--seed", "3", "--estimator", "cross-fitted"]) == 0
     printed = capsys.readouterr().out
     texts = reviews_file.read_text(encoding="utf-8").splitlines()
     est = corrected_from_half_counts(*one_pass_half_counts(texts, CountingConvention(6), n_splits=20, seed=3))
     np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, rtol=0, atol=1e-14)
     summary = json.loads((tmp_path / "report.json").read_text())
-    assert summary["estimator"] == "corrected" and "hash" in summary["splits"]
+    assert summary["estimator"] == "cross-fitted" and "hash" in summary["splits"]
     share = np.median(est.floors) / np.median(est.distances[np.triu_indices(6, 1)])
     assert summary["noise_floor"]["share"] == pytest.approx(share, rel=1e-12)
     assert f"floor share {share:.2f}" in printed
@@ -125,12 +199,12 @@ def test_scheduler_with_the_plugin_estimator(corpus_file, tmp_path):
     from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
 
     assert main(["report", str(corpus_file), "--positions", "8", "--out", str(tmp_path), "--no-progress",
-                 "--scheduler", "local", "--estimator", "plugin"]) == 0
+                 "--scheduler", "local", "--estimator", "plug-in"]) == 0
     tokens = tokenize_corpus(DOCS, load_tokenizer(), max_pieces=8)
     D = plugin_distances(tokens.incidence(CountingConvention(8)))
     np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), D, atol=1e-12)
     summary = json.loads((tmp_path / "report.json").read_text())
-    assert summary["estimator"] == "plugin" and summary["splits"] is None
+    assert summary["estimator"] == "plug-in" and summary["splits"] is None
 
 
 def test_report_writes_every_file(report):
@@ -162,7 +236,7 @@ def test_help_of_the_installed_command():
     result = subprocess.run([exe, "report", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0
     for option in ("--positions", "--no-special-tokens", "--count-padding", "--truncation", "--bootstrap", "--out",
-                   "--scheduler", "--model"):
+                   "--scheduler", "--model", "--estimator", "--sample-texts", "resolved"):
         assert option in result.stdout
 
 
@@ -188,7 +262,11 @@ def test_argument_errors_exit_2(argv, fragment, capsys):
         (["--positions", "1"], "n_positions"),
         (["--bootstrap", "5", "--scheduler", "local"], "bootstrap"),
         (["--min-length", "20", "--positions", "8"], "min_length"),
-        (["--positions", "30", "--scheduler", "local"], "cannot split this corpus"),  # 6 documents, 30 positions
+        (["--positions", "30", "--scheduler", "local", "--estimator", "cross-fitted"],
+         "cannot split this corpus"),  # 6 documents, 30 positions
+        (["--positions", "8"], "resolved estimator cannot estimate this corpus"),  # 6 documents
+        (["--positions", "8", "--bootstrap", "5"], "not available for the resolved estimator"),
+        (["--sample-texts", "5", "--scheduler", "local", "--estimator", "cross-fitted"], "--sample-texts"),
     ],
 )
 def test_unusable_settings_exit_2_with_a_message(corpus_file, tmp_path, capsys, extra, fragment):

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from .report import ReportSettings
+from .report import ESTIMATOR_ALIASES, ESTIMATORS, ReportSettings
 
 __all__ = [
     "EXAMPLES",
@@ -23,7 +23,8 @@ EXAMPLES = """examples:
   posgeom report sst2 --positions 64 --out reports/sst2
   posgeom report imdb --split test --positions 256 --limit 5000 --bootstrap 100 --out reports/imdb
   posgeom report my_corpus/ --positions 32 --no-special-tokens --out reports/mine
-  posgeom report 'shards/*.jsonl' --positions 128 --scheduler local --out reports/web
+  posgeom report my_corpus/ --positions 32 --sample-texts 2000 --seed 1 --out reports/sample
+  posgeom report 'shards/*.jsonl' --positions 128 --scheduler local --estimator cross-fitted --out reports/web
 """
 
 
@@ -56,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--positions", "-n", type=int, default=64, help="number of positions n (default 64)")
     report.add_argument("--split", default="train", help="split of sst2 (train/dev) or imdb (train/test)")
     report.add_argument("--limit", type=int, help="use only the first LIMIT documents")
+    report.add_argument("--sample-texts", type=int, metavar="N",
+                        help="use a random subset of N texts (N >= 4; drawn with --seed after --limit, before "
+                             "tokenising; not with --scheduler)")
     conv = report.add_argument_group("what mu_i counts (the counting convention)")
     conv.add_argument("--no-special-tokens", dest="special_tokens", action="store_false",
                       help="count word pieces only (default: [CLS] at position 0 and [SEP] after the last piece)")
@@ -69,19 +73,27 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--bootstrap", type=int, default=0, metavar="B",
                         help="bootstrap resamples over sequences for 95%% intervals (default 0: none)")
     report.add_argument("--seed", type=int, default=0,
-                        help="seed of the bootstrap and of the corrected estimator's splits (default 0)")
+                        help="seed of the bootstrap, of the estimator's splits and of --sample-texts (default 0)")
     report.add_argument("--text-field", default="text", help="field/column of JSONL/Parquet shards")
     report.add_argument("--scheduler",
-                        help="count on Dask: 'local' for a local cluster, or a scheduler address; with the corrected "
-                             "estimator each shard counts the two halves of every split (documents assigned by a "
-                             "hash of their text and --seed), merged across shards")
-    report.add_argument("--estimator", default="corrected",
-                        help="estimator of the Hellinger distances: 'corrected' (cross-fitted, bias-corrected; "
-                             "default) or 'plugin' (the plug-in estimate, biased upward by the noise floor)")
+                        help="count on Dask: 'local' for a local cluster, or a scheduler address; needs "
+                             "--estimator cross-fitted or plug-in (the resolved estimator runs in memory); with the "
+                             "cross-fitted estimator each shard counts the two halves of every split (documents "
+                             "assigned by a hash of their text and --seed), merged across shards")
+    report.add_argument("--estimator", default="resolved", choices=ESTIMATORS, type=_estimator_name,
+                        help="estimator of the Hellinger distances: 'resolved' (default: cross-fitted at a stated "
+                             "vocabulary resolution, every position seen through equally many texts; the report "
+                             "states its estimand), 'cross-fitted' (bias-corrected, its estimand moves with the "
+                             "number of texts) or 'plug-in' (biased upward by the noise floor)")
     report.add_argument("--out", required=True, help="output folder (created if needed)")
     report.add_argument("--no-progress", dest="progress", action="store_false", help="hide progress bars")
     report.add_argument("--debug", action="store_true", help="show the traceback of errors")
     return parser
+
+
+def _estimator_name(name: str) -> str:
+    """An estimator's name, with the former names (corrected, plugin) read as the new ones."""
+    return ESTIMATOR_ALIASES.get(name, name)
 
 
 def _version() -> str:
@@ -125,6 +137,7 @@ def main(argv=None) -> int:
             special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
             min_length=args.min_length, limit=args.limit, n_boot=args.bootstrap, seed=args.seed,
             text_field=args.text_field, scheduler=args.scheduler, estimator=args.estimator,
+            sample_texts=args.sample_texts,
         )
         from .report import make_report
 

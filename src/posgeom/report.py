@@ -29,7 +29,7 @@ __all__ = [
     "noise_floor_summary",
 ]
 
-#: Former names of the estimators, still accepted: ``"corrected"`` is ``"cross-fitted"``, ``"plugin"`` is ``"plug-in"``.
+#: Former names of the estimators, still accepted (``"corrected"``: cross-fitted; ``"plugin"``: plug-in).
 ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
 #: The :func:`posgeom.stress.stress_table` label closest to each estimator (the table knows only two).
 _TABLE_LABELS = {"resolved": "corrected", "cross-fitted": "corrected", "plug-in": "plugin"}
@@ -130,7 +130,11 @@ class ReportSettings:
         if self.limit is not None:
             check_positive_int(self.limit, "limit")
         if self.sample_texts is not None:
-            check_positive_int(self.sample_texts, "sample_texts", minimum=MIN_SAMPLE_TEXTS)
+            try:
+                check_positive_int(self.sample_texts, "sample_texts", minimum=MIN_SAMPLE_TEXTS)
+            except ValueError:
+                raise ValueError(f"sample_texts (--sample-texts) must be at least {MIN_SAMPLE_TEXTS} texts, "
+                                 f"got {self.sample_texts}") from None
         if self.scheduler is not None and self.n_boot:
             raise ValueError("the bootstrap needs the per-sequence data, which Dask counting does not keep: "
                              "use --bootstrap 0 with --scheduler")
@@ -215,6 +219,17 @@ def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, t
     return texts[:limit] if limit else texts
 
 
+def _sample_texts(texts: list[str], n: int | None, seed: int) -> list[str]:
+    """A seeded random subset of ``n`` texts, in corpus order (all texts when ``n`` is ``None``)."""
+    if n is None:
+        return texts
+    if n > len(texts):
+        raise ValueError(f"--sample-texts {n} exceeds the {len(texts)} texts of the corpus: choose at most "
+                         f"{len(texts)}")
+    keep = np.sort(np.random.default_rng(seed).choice(len(texts), size=n, replace=False))
+    return [texts[i] for i in keep]
+
+
 def _model_shape(model: str) -> tuple[int, int]:
     from transformers import AutoConfig
 
@@ -229,9 +244,12 @@ CORRECTED_SPLITS = 20
 
 
 def _split_method(settings: ReportSettings) -> str | None:
-    """How the corrected estimator split the documents (``None`` for the plug-in estimate)."""
-    if settings.estimator != "corrected":
+    """How the estimator split the documents (``None`` for the plug-in estimate)."""
+    if settings.estimator == "plug-in":
         return None
+    if settings.estimator == "resolved":
+        return (f"{CORRECTED_SPLITS} random splits into halves, every position subsampled to the same number of "
+                f"texts per half (numpy Generator seeded {settings.seed})")
     if settings.scheduler is not None:
         return (f"{CORRECTED_SPLITS} splits; halves by a blake2b hash of each document's text with seed "
                 f"{settings.seed} (posgeom.geometry.half_assignment), counted per shard on Dask and merged")
@@ -268,7 +286,7 @@ class NoiseFloorSummary:
     warning: str | None
 
 
-def noise_floor_summary(D, floors) -> NoiseFloorSummary:
+def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSummary:
     """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
 
     Parameters
@@ -278,6 +296,9 @@ def noise_floor_summary(D, floors) -> NoiseFloorSummary:
     floors : (n,) array or None
         Split-half noise floors of the positions (:attr:`posgeom.geometry.CorrectedDistances.floors`); ``None`` when
         they could not be measured.
+    reason : str, optional
+        Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split, or the plug-in
+        estimate was computed on Dask).
 
     Returns
     -------
@@ -292,15 +313,17 @@ def noise_floor_summary(D, floors) -> NoiseFloorSummary:
     (0.25, True)
     >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3])).warning is not None
     True
+    >>> noise_floor_summary(D, None, reason="not needed").line
+    'Noise floor: not measured (not needed).'
     """
     D = np.asarray(D, dtype=float)
     iu = np.triu_indices(D.shape[0], 1)
     median_distance = float(np.median(D[iu])) if iu[0].size else 0.0
     if floors is None:
-        return NoiseFloorSummary(None, median_distance, None,
-                                 "Noise floor: not measured (the corpus cannot be split into two halves reaching "
-                                 "every position, or the plug-in estimate was computed from counts merged on Dask).",
-                                 None)
+        if reason is None:
+            reason = ("the corpus cannot be split into two halves reaching every position, or the plug-in estimate "
+                      "was computed from counts merged on Dask")
+        return NoiseFloorSummary(None, median_distance, None, f"Noise floor: not measured ({reason}).", None)
     median_floor = float(np.median(floors))
     share = median_floor / median_distance if median_distance > 0 else float("inf")
     line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
@@ -334,8 +357,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     Raises
     ------
     ValueError
-        ``n_positions`` too large for the model's position table, a named corpus with a Dask scheduler, or an
-        empty corpus.
+        ``n_positions`` too large for the model's position table, a named corpus with a Dask scheduler, an
+        empty corpus, ``sample_texts`` above the number of texts, or a corpus the estimator cannot split.
     OSError, FileNotFoundError
         Unreadable corpus or model files.
 
@@ -346,7 +369,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     >>> import tempfile
     >>> from posgeom.corpus import tiny_reviews
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(tiny_reviews(60, rng=0)), encoding="utf-8")
+    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(tiny_reviews(400, rng=0)), encoding="utf-8")
     ...     table = make_report(ReportSettings(str(Path(tmp) / "reviews.txt"), n_positions=6), Path(tmp) / "out")
     ...     names = sorted(p.name for p in (Path(tmp) / "out").iterdir())
     >>> len(names), names[:4]
@@ -362,7 +385,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from .corpus.counts import position_distributions
     from .data.pretrained import learned_position_embeddings
     from .data.text import load_tokenizer, tokenize_corpus
-    from .geometry.estimators import corrected_distances, plugin_distances
+    from .geometry.estimation import CrossFitted, PlugIn, Resolved
+    from .geometry.estimators import corrected_distances
     from .geometry.hellinger import hellinger_distances
     from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
@@ -381,14 +405,15 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             f"n_positions={n} needs {n + offset} learned positions but {settings.model!r} has "
             f"{table_positions.shape[0]}; use --positions <= {table_positions.shape[0] - offset}"
         )
-    data, floors = None, None
+    data, floors, n_texts = None, None, None
+    estimand = (CrossFitted() if settings.estimator == "cross-fitted" else PlugIn()).describe_estimand()
     if settings.scheduler is not None:
         from .data.distributed import sharded_position_counts
 
         if settings.corpus in NAMED_CORPORA:
             raise ValueError("--scheduler counts shards on disk: pass a folder or glob of text/JSONL/Parquet files")
         scheduler = None if settings.scheduler == "local" else settings.scheduler
-        if settings.estimator == "corrected":
+        if settings.estimator == "cross-fitted":
             # per split, the counts of the two halves (documents assigned by a seeded hash of their text), merged
             # across shards: the cross-fitted estimate follows from them
             from .data.distributed import sharded_corrected_distances
@@ -400,8 +425,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             except ValueError as exc:
                 if "receives no observation" not in str(exc):
                     raise
-                raise ValueError(f"the corrected estimator cannot split this corpus ({exc}); "
-                                 "or use --estimator plugin") from None
+                raise ValueError(f"the cross-fitted estimator cannot split this corpus ({exc}); "
+                                 "or use --estimator plug-in") from None
             floors, D = corrected.floors, corrected.distances
         else:
             counts = sharded_position_counts(settings.corpus, convention, model=settings.model, scheduler=scheduler,
@@ -409,27 +434,49 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             D = hellinger_distances(position_distributions(counts))
     else:
         texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
+        texts = _sample_texts(texts, settings.sample_texts, settings.seed)
+        n_texts = len(texts)
         tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
         data = tokens.incidence(convention)
-        try:  # the split-half noise floors (and the corrected estimate), with the seed of the report
-            corrected = corrected_distances(data, rng=settings.seed, n_splits=CORRECTED_SPLITS)
-        except ValueError as exc:
-            if settings.estimator == "corrected":
-                raise ValueError(f"the corrected estimator cannot split this corpus ({exc}); "
-                                 "or use --estimator plugin") from None
-            corrected = None
-        floors = None if corrected is None else corrected.floors
-        D = corrected.distances if settings.estimator == "corrected" else plugin_distances(data)
+        if settings.estimator == "resolved":
+            # no split-half floor: the resolved estimand is 0 for equal distributions (no upward bias to measure)
+            estimator = Resolved(n_splits=CORRECTED_SPLITS)
+            try:
+                resolution = estimator.resolution_for(data)
+                if not resolution.tokens:  # one cell ("other"): every distance would be 0 by construction
+                    raise ValueError(f"its resolution keeps no token of its own ({resolution.describe()}), so every "
+                                     "distance would be 0; use more texts or fewer positions")
+                estimate = estimator.distances(data, rng=settings.seed)
+            except ValueError as exc:
+                raise ValueError(f"the resolved estimator cannot estimate this corpus: {exc}; "
+                                 "or use --estimator cross-fitted or plug-in") from None
+            D, estimand = estimate.distances, estimate.estimand
+        else:
+            try:  # the split-half noise floors (and the cross-fitted estimate), with the seed of the report
+                corrected = corrected_distances(data, rng=settings.seed, n_splits=CORRECTED_SPLITS)
+            except ValueError as exc:
+                if settings.estimator == "cross-fitted":
+                    raise ValueError(f"the cross-fitted estimator cannot split this corpus ({exc}); "
+                                     "or use --estimator plug-in") from None
+                corrected = None
+            floors = None if corrected is None else corrected.floors
+            D = corrected.distances if settings.estimator == "cross-fitted" else PlugIn().distances(data).distances
     candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
-    table = stress_table(D, candidates, title=title, estimator=settings.estimator, n_splits=CORRECTED_SPLITS,
-                         **bootstrap)
-    floor = noise_floor_summary(D, floors)
-    estimator_line = ("Distances: corrected (cross-fitted, bias-corrected) Hellinger estimate."
-                      if settings.estimator == "corrected" else
-                      "Distances: plug-in Hellinger estimate (biased upward by the noise floor).")
+    table = stress_table(D, candidates, title=title, estimator=_TABLE_LABELS[settings.estimator],
+                         n_splits=CORRECTED_SPLITS, **bootstrap)
+    if settings.estimator == "resolved":
+        floor = noise_floor_summary(D, None, reason="the resolved estimand is 0 for equal distributions, so its "
+                                                    "estimate carries no upward noise floor")
+    else:
+        floor = noise_floor_summary(D, floors)
+    estimator_line = {
+        "resolved": "Distances: resolved (cross-fitted, equal-reach) Hellinger estimate",
+        "cross-fitted": "Distances: corrected (cross-fitted, bias-corrected) Hellinger estimate",
+        "plug-in": "Distances: plug-in Hellinger estimate (biased upward by the noise floor)",
+    }[settings.estimator] + f"; estimand: {estimand}."
     lines = [f"# Stress table: {title}", "", estimator_line, "", floor.line]
     if floor.warning:
         lines += ["", f"**Warning:** {floor.warning}"]
@@ -458,7 +505,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
     plt.close(fig)
     summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
-               "mds_rank": mds.rank, "estimator": settings.estimator, "splits": _split_method(settings),
+               "mds_rank": mds.rank, "estimator": settings.estimator, "estimand": estimand,
+               "splits": _split_method(settings), "sample_texts": settings.sample_texts, "n_texts": n_texts,
                "noise_floor": asdict(floor),
                "table": table.to_records()}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")

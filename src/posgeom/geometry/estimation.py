@@ -354,7 +354,7 @@ class Resolved(_Estimator):
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
     >>> est = Resolved().distances(inc, rng=0)
     >>> est.estimator, est.resolution.texts_per_position
-    ('resolved', 180)
+    ('resolved', 160)
     """
 
     label = "resolved"
@@ -390,7 +390,7 @@ class Resolved(_Estimator):
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(800, 4, 20, rng=0), 4, 20)
         >>> Resolved().fixed(inc, fraction=0.25).resolution.texts_per_position
-        86
+        71
         """
         res = choose_resolution(_check_incidence(data), fraction=fraction, min_expected=self.min_expected)
         return Resolved(resolution=res, n_splits=self.n_splits, bootstrap_splits=self.bootstrap_splits,
@@ -412,7 +412,7 @@ class Resolved(_Estimator):
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
         >>> Resolved().resolution_for(inc).texts_per_position
-        180
+        160
         """
         if self.resolution is not None:
             return self.resolution
@@ -454,7 +454,7 @@ class Resolved(_Estimator):
         Examples
         --------
         >>> from posgeom.corpus import SequenceIncidence
-        >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 40, 2, 2)
+        >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 100, 2, 2)  # 100 texts resolve tokens 0 and 1
         >>> Resolved().distances(inc, rng=0).distances[0, 1]
         np.float64(1.0)
         """

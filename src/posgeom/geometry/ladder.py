@@ -174,6 +174,7 @@ class Ladder:
 
         Examples
         --------
+        >>> from posgeom.inference import BootstrapEstimate
         >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.5, 1.5, 0.0, 0.0, 0.95, "percentile", "toy")
         >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
         array([ True])
@@ -202,6 +203,7 @@ class Ladder:
 
         Examples
         --------
+        >>> from posgeom.inference import BootstrapEstimate
         >>> r = BootstrapEstimate(np.ones(3), np.zeros((2, 3)), np.zeros(3), 2 * np.ones(3), 0, 0, 0.95, "p", "t")
         >>> Ladder((1.0, 0.5), (r, r), "toy").holds_still()
         True
@@ -287,6 +289,7 @@ def verdict(ladder: Ladder, a: int, b: int, *, names=("a", "b")) -> str:
 
     Examples
     --------
+    >>> from posgeom.inference import BootstrapEstimate
     >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
     >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
     >>> verdict(Ladder((1.0, 0.5), (r, r), "toy"), 0, 1, names=("x", "y"))

@@ -154,7 +154,7 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
     >>> res = choose_resolution(inc)
     >>> res.texts_per_position, len(res.tokens) <= 20
-    (180, True)
+    (160, True)
     """
     if not isinstance(incidence, SequenceIncidence):
         raise TypeError(f"incidence must be a SequenceIncidence, got {type(incidence).__name__}")
