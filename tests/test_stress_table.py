@@ -330,3 +330,28 @@ def test_monte_carlo_errors_are_reported_for_both_estimators(corpus):
         # a Monte Carlo error is small against the interval it belongs to
         lo, hi = t["ALiBi"].optimal_ci
         assert max(t["ALiBi"].optimal_ci_mc) < hi - lo
+
+
+def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples():
+    from posgeom.corpus import SequenceIncidence, synthetic_corpus
+    from posgeom.geometry import Resolved
+    from posgeom.stress import fixed_distances, mds_candidate, stress_table
+
+    inc = SequenceIncidence.from_sequences(synthetic_corpus(600, 6, 12, rng=0, regime="abrupt"), 6, 12)
+    rows = [mds_candidate(None, name="MDS"), mds_candidate(None, name="MDS again"),
+            fixed_distances("constant", 1 - np.eye(6))]
+    table = stress_table(None, rows, data=inc, rng=0, n_boot=60, estimator=Resolved())
+    assert table.estimator == "resolved" and "texts per position" in table.estimand
+    assert "Estimand: resolved d_H^2" in table.to_markdown()
+    assert table.replicates.shape == (60, 9)
+    assert np.allclose(table.target, Resolved().distances(inc, rng=0).distances)
+    assert table.ranked("MDS", "constant") and table.contrast("MDS", "constant").upper < 0
+    # identical rows: equivalent within any margin and never ranked (negative control of ranked)
+    assert table.equivalent("MDS", "MDS again", 1e-9) and not table.ranked("MDS", "MDS again")
+    # a margin smaller than the real gap is not equivalence (negative control of equivalent)
+    gap = abs(table.contrast("MDS", "constant").estimate)
+    assert not table.equivalent("MDS", "constant", gap / 2)
+    with pytest.raises(ValueError, match="bootstrapped"):
+        stress_table(table.target, rows, estimator="resolved").contrast("MDS", "constant")
+    with pytest.raises(ValueError, match="not the resolved estimate"):
+        stress_table(table.target + 0.01 * (1 - np.eye(6)), rows, data=inc, rng=0, n_boot=5, estimator=Resolved())

@@ -18,8 +18,10 @@ from .incidence import (
 from .synthetic import (
     REGIMES,
     sample_sequences,
+    sample_texts,
     synthetic_corpus,
     synthetic_distributions,
+    zipf_distributions,
 )
 from .toy_text import (
     tiny_reviews,
@@ -36,5 +38,7 @@ __all__ = [
     "REGIMES",
     "synthetic_distributions",
     "synthetic_corpus",
+    "zipf_distributions",
+    "sample_texts",
     "tiny_reviews",
 ]

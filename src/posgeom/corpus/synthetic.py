@@ -16,6 +16,9 @@ Generative model (a positional topic mixture):
    position ``i``. All sequences have length ``n_positions``.
 
 The same ``rng`` seed gives the same topics, distributions and sequences.
+
+:func:`zipf_distributions` and :func:`sample_texts` give the large-vocabulary, unequal-reach corpora with known
+``mu_i`` on which the resolved estimator is validated (texts of a real corpus's lengths).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ __all__ = [
     "REGIMES",
     "synthetic_distributions",
     "synthetic_corpus",
+    "zipf_distributions",
+    "sample_texts",
 ]
 
 
@@ -208,3 +213,95 @@ def sample_sequences(mu, n_sequences: int, *, rng) -> np.ndarray:
     u = rng.random((mu.shape[0], m))
     ids = np.stack([np.searchsorted(cdf[i], u[i], side="right") for i in range(mu.shape[0])])
     return np.minimum(ids, mu.shape[1] - 1).T.astype(np.int64)
+
+
+def zipf_distributions(n_positions: int, vocab_size: int, *, rng, exponent: float = 1.07,
+                       strength: float = 1.0) -> np.ndarray:
+    """Position-dependent mixtures of two Zipf laws: a large-vocabulary corpus with known ``mu_i``.
+
+    ``mu_i = (1 - w_i) z + w_i z'``, where ``z`` is a Zipf law (``p_k ∝ k^-exponent`` over the ranks) and ``z'``
+    the same law over a random permutation of the tokens, with ``w_i = strength * (i / (n - 1))^1.5``: the
+    distributions drift from one ranking of the vocabulary to another, faster towards the end. Natural text has a
+    Zipf exponent near 1; the heavy tail (most tokens rare) is what makes distances hard to estimate.
+
+    Parameters
+    ----------
+    n_positions : int
+    vocab_size : int
+    rng : int or numpy.random.Generator
+        Randomness of the second ranking.
+    exponent : float, default 1.07
+    strength : float, default 1.0
+        The last position's weight on the second ranking (0: every position the same).
+
+    Returns
+    -------
+    (n_positions, vocab_size) ndarray
+        Row-stochastic.
+
+    Examples
+    --------
+    >>> mu = zipf_distributions(3, 100, rng=0)
+    >>> mu.shape, bool(np.allclose(mu.sum(axis=1), 1)), bool(np.allclose(mu[0], mu[0][0] / np.arange(1, 101) ** 1.07))
+    ((3, 100), True, True)
+    """
+    n = check_positive_int(n_positions, "n_positions")
+    V = check_positive_int(vocab_size, "vocab_size", minimum=2)
+    gen = check_rng(rng)
+    if not 0 <= float(strength) <= 1:
+        raise ValueError(f"strength must lie in [0, 1], got {strength}")
+    base = np.arange(1, V + 1, dtype=float) ** -float(exponent)
+    base /= base.sum()
+    other = base[gen.permutation(V)]
+    w = float(strength) * (np.arange(n) / max(n - 1, 1)) ** 1.5
+    return (1 - w)[:, None] * base[None, :] + w[:, None] * other[None, :]
+
+
+def sample_texts(mu, lengths, *, rng):
+    """Texts of given lengths whose token at position ``i`` is drawn from ``mu_i``, as a sequence incidence.
+
+    With a real corpus's lengths (``incidence.lengths``) the texts have its reach profile (how many texts reach
+    each position) and its sample size, and known distributions.
+
+    Parameters
+    ----------
+    mu : (n, V) array_like
+        Row-stochastic: row ``i`` is ``mu_i``.
+    lengths : 1-D int array
+        One length per text, in ``[1, n]``.
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    SequenceIncidence
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` is not row-stochastic or a length is outside ``[1, n]``.
+
+    Examples
+    --------
+    >>> inc = sample_texts([[1.0, 0.0], [0.0, 1.0]], [2, 1, 2], rng=0)
+    >>> inc.lengths, inc.counts().toarray()
+    (array([2, 1, 2]), array([[3, 0],
+           [0, 2]]))
+    """
+    from .incidence import SequenceIncidence
+
+    mu = check_distributions(np.asarray(mu, dtype=float), "mu")
+    n, V = mu.shape
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.ndim != 1 or lengths.size < 1 or lengths.min() < 1 or lengths.max() > n:
+        raise ValueError(f"lengths must be a 1-D array of integers in [1, n_positions={n}]")
+    gen = check_rng(rng)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    position = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+    cdf = np.cumsum(mu, axis=1)
+    cdf[:, -1] = 1.0
+    ids = np.empty(position.size, dtype=np.int64)
+    for i in range(n):
+        at = np.flatnonzero(position == i)
+        ids[at] = np.minimum(np.searchsorted(cdf[i], gen.random(at.size), side="right"), V - 1)
+    cells, cell = np.unique(position * V + ids, return_inverse=True)
+    return SequenceIncidence(np.append(starts, position.size), cell.ravel(), cells, n, V)

@@ -79,7 +79,7 @@ from .._validation import check_confidence, check_distance_matrix, check_matrix,
 from ..encodings.absolute import sinusoidal_encoding
 from ..encodings.relative import alibi_slopes
 from ..encodings.schemes import induced_distances
-from ..geometry.estimators import plugin_distances
+from ..geometry.estimators import _distances_from_squared, plugin_distances
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
 
@@ -100,14 +100,16 @@ __all__ = [
 _INTERVALS = ("percentile", "basic")
 # Within one table evaluation (one target D), the MDS rows share one eigendecomposition of B.
 _MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
-ESTIMATORS = ("corrected", "plugin")
-_ESTIMATOR_LABELS = {"corrected": "corrected (cross-fitted)", "plugin": "plug-in"}
+ESTIMATORS = ("resolved", "corrected", "plugin")
+_ESTIMATOR_LABELS = {"resolved": "resolved (fixed vocabulary resolution, equal reach)",
+                     "corrected": "corrected (cross-fitted)", "plugin": "plug-in"}
 
 
 def _check_estimator(estimator) -> str:
     if estimator not in ESTIMATORS:
         raise ValueError(
-            f"estimator must be one of {ESTIMATORS} (the estimator of the Hellinger distances D): 'corrected' for "
+            f"estimator must be one of {ESTIMATORS} or posgeom.geometry.Resolved() (the estimator of the Hellinger "
+            f"distances D): 'corrected' for "
             f"the cross-fitted, bias-corrected distances, 'plugin' for the plug-in ones; got {estimator!r}"
         )
     return estimator
@@ -506,8 +508,14 @@ class StressTable:
         The int seed of the bootstrap, if one was given.
     title : str
         Free text (e.g. corpus and counting convention), printed by :meth:`to_markdown`.
-    estimator : {"corrected", "plugin"}
+    estimator : {"resolved", "corrected", "plugin"}
         The estimator of the Hellinger distances ``D`` (see :func:`stress_table`); every output format states it.
+    estimand : str
+        What ``D`` estimates, in words (empty when ``D`` was passed without data).
+    replicates : ndarray or None
+        The bootstrap replicates of every row, shape ``(n_boot, 3 * len(rows))`` (raw stress, scale-optimal
+        stress and optimal scale of each row in turn), all rows on the same resamples; ``None`` without a
+        bootstrap. :meth:`contrast`, :meth:`ranked` and :meth:`equivalent` compare rows on them.
     n_splits : int or None
         Random splits of the corrected point estimate (``None`` for the plug-in estimator).
     target : (n, n) ndarray or None
@@ -532,6 +540,8 @@ class StressTable:
     estimator: str = "corrected"
     n_splits: int | None = None
     target: np.ndarray | None = field(default=None, repr=False, compare=False)
+    estimand: str = ""
+    replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _index: dict = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -650,6 +660,102 @@ class StressTable:
                 fh.write(text)
         return text
 
+    def contrast(self, a: str, b: str, *, scale: str = "optimal"):
+        """The paired difference ``stress(a) - stress(b)`` with its interval, on the table's own resamples.
+
+        Parameters
+        ----------
+        a, b : str
+            Row names.
+        scale : {"optimal", "raw"}, default "optimal"
+            Scale-optimal or raw stress.
+
+        Returns
+        -------
+        posgeom.inference.Interval
+            The difference at the estimate and the centred percentile interval of the paired replicates (the
+            estimate plus the quantiles of their deviations from their mean), at the table's confidence.
+
+        Raises
+        ------
+        ValueError
+            Without a bootstrap, for an unknown row or ``scale``.
+
+        Examples
+        --------
+        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
+        >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=50)
+        >>> table.contrast("MDS", "constant").upper < 0
+        True
+        """
+        from ..inference import Interval
+
+        if self.replicates is None:
+            raise ValueError("contrast needs a bootstrapped table (pass data= and rng= to stress_table)")
+        if scale not in ("optimal", "raw"):
+            raise ValueError(f"scale must be 'optimal' or 'raw', got {scale!r}")
+        k = 1 if scale == "optimal" else 0
+        ia, ib = (3 * self.names.index(self[x].name) + k for x in (a, b))
+        diff = self.replicates[:, ia] - self.replicates[:, ib]
+        est = getattr(self[a], scale) - getattr(self[b], scale)
+        alpha = 1 - self.confidence
+        lo, hi = np.quantile(diff - diff.mean(), [alpha / 2, 1 - alpha / 2])
+        return Interval(float(est), float(est + lo), float(est + hi), float(self.confidence))
+
+    def ranked(self, a: str, b: str, *, scale: str = "optimal") -> bool:
+        """Whether the interval of ``stress(a) - stress(b)`` excludes 0 (the two rows are ordered).
+
+        Parameters
+        ----------
+        a, b : str
+        scale : {"optimal", "raw"}, default "optimal"
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
+        >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).ranked("MDS", "constant")
+        True
+        """
+        return self.contrast(a, b, scale=scale).excludes(0.0)
+
+    def equivalent(self, a: str, b: str, margin: float, *, scale: str = "optimal") -> bool:
+        """Whether the interval of ``stress(a) - stress(b)`` lies inside ``(-margin, margin)``.
+
+        With the table's two-sided ``confidence`` interval this is two one-sided tests, each at level
+        ``(1 - confidence) / 2``. The margin must be fixed before looking at the difference.
+
+        Parameters
+        ----------
+        a, b : str
+        margin : float
+            Positive.
+        scale : {"optimal", "raw"}, default "optimal"
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
+        >>> rows = [mds_candidate(None, name="MDS"), mds_candidate(None, name="MDS again")]
+        >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).equivalent("MDS", "MDS again", 0.01)
+        True
+        """
+        if not float(margin) > 0:
+            raise ValueError(f"margin must be positive, got {margin}")
+        c = self.contrast(a, b, scale=scale)
+        return bool(-float(margin) < c.lower and c.upper < float(margin))
+
     def to_markdown(self, digits: int = 3, *, descriptions: bool = True) -> str:
         """A Markdown (pipe) table: raw stress, scale-optimal stress and their intervals.
 
@@ -693,6 +799,8 @@ class StressTable:
             lines += [f"**{self.title}**", ""]
         splits = f", {self.n_splits} random splits" if self.n_splits else ""
         lines += [f"Estimator of D: {self.estimator_label}{splits}.", ""]
+        if self.estimand:
+            lines[-1:] = [f"Estimand: {self.estimand}.", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
 
         def interval(c):
@@ -705,7 +813,7 @@ class StressTable:
         if self.n_boot:
             mc = max((max(m) for r in self.rows for m in (r.raw_ci_mc, r.optimal_ci_mc) if m is not None),
                      default=float("nan"))
-            kind = ("centred percentile bootstrap of the corrected estimator" if self.estimator == "corrected"
+            kind = (f"centred percentile bootstrap of the {self.estimator} estimator" if self.estimator != "plugin"
                     else f"{self.interval} bootstrap of the plug-in estimator")
             lines += ["", f"Intervals: {kind} over sequences, {self.n_boot} resamples, seed {self.seed}; fitted rows "
                           f"refitted per resample; largest Monte Carlo error of an interval end "
@@ -828,8 +936,12 @@ def stress_table(
         :attr:`posgeom.inference.BootstrapResult.basic_interval`), clipped at 0.
     title : str, optional
         Stored on the table (corpus, convention, ``n``).
-    estimator : {"corrected", "plugin"}, default "corrected"
-        The estimator of ``D`` (keyword-only). See above.
+    estimator : {"corrected", "plugin", "resolved"} or an estimator object, default "corrected"
+        The estimator of ``D`` (keyword-only). See above. An object of :mod:`posgeom.geometry.estimation`
+        (``Resolved()``, ``CrossFitted()``, ``PlugIn()``) is accepted too; ``Resolved`` (or ``"resolved"``) gives
+        ``D`` = the resolved estimate (:class:`posgeom.geometry.Resolved`, its resolution chosen on ``data`` unless
+        fixed) and centred percentile intervals from :meth:`posgeom.geometry.Resolved.bootstrap`; the table states
+        the estimand (``StressTable.estimand``).
     n_splits : int, default 20
         Random splits averaged by the corrected point estimate (ignored by the plug-in estimator).
     n_jobs : int, default 1
@@ -876,7 +988,7 @@ def stress_table(
     dup = sorted({x for x in names if names.count(x) > 1})
     if dup:
         raise ValueError(f"candidate names must be unique; repeated: {dup}")
-    estimator = _check_estimator(estimator)
+    resolved, estimator, n_splits = _as_table_estimator(estimator, n_splits)
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be one of {_INTERVALS}, got {interval!r}")
     if not isinstance(title, str):
@@ -895,6 +1007,16 @@ def stress_table(
             raise ValueError("pass the target distances D, or data (a SequenceIncidence) to compute them from")
         if estimator == "plugin":
             D = plugin_distances(data)
+    estimand = replicates = None
+    if resolved is not None:
+        if data is not None:
+            resolved = type(resolved)(resolution=resolved.resolution_for(data), n_splits=resolved.n_splits,
+                                      bootstrap_splits=resolved.bootstrap_splits)
+            if rng is None:
+                raise ValueError("the resolved estimate from data needs an explicit rng (an int seed or a Generator)")
+            estimand = resolved.describe_estimand(data)
+        elif resolved.resolution is not None:
+            estimand = resolved.describe_estimand()
     if D is not None:
         D = check_distance_matrix(D)
         if data is not None and data.n_positions != D.shape[0]:
@@ -908,7 +1030,20 @@ def stress_table(
         rng = check_rng(rng)
         n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
         confidence = check_confidence(confidence)
-        if estimator == "plugin":
+        if resolved is not None:
+            expected = resolved.distances(data, rng=copy.deepcopy(rng)).distances
+            if D is not None and not np.allclose(D, expected, rtol=1e-9, atol=1e-12):
+                raise ValueError("D is not the resolved estimate of data with this rng: pass D=None to compute it "
+                                 "from data")
+            D = expected
+            boot = resolved.bootstrap(data, n_resamples=n_boot, rng=rng, confidence=float(confidence),
+                                      statistic=lambda Q: _evaluate(candidates, _distances_from_squared(Q)))
+            point = np.asarray(boot.estimate, dtype=float)
+            lower, upper = np.asarray(boot.lower), np.asarray(boot.upper)
+            lower_mc, upper_mc = np.asarray(boot.lower_mc_error), np.asarray(boot.upper_mc_error)
+            replicates = np.asarray(boot.replicates, dtype=float)
+            bias = replicates.mean(axis=0) - point
+        elif estimator == "plugin":
             from ..geometry.noise import bootstrap_statistic
 
             point = _evaluate(candidates, D)
@@ -921,6 +1056,7 @@ def stress_table(
                 )
             bias = np.asarray(boot.bias)
             samples = np.asarray(boot.samples, dtype=float).reshape(n_boot, -1)
+            replicates = samples
             mc_lo, mc_hi = _quantile_mc_errors(samples, float(confidence))
             if interval == "percentile":
                 lower, upper = boot.lower, boot.upper
@@ -948,6 +1084,7 @@ def stress_table(
             lower, upper = np.asarray(boot.lower), np.asarray(boot.upper)
             lower_mc, upper_mc = np.asarray(boot.lower_mc_error), np.asarray(boot.upper_mc_error)
             bias = np.mean(boot.samples, axis=0) - point
+            replicates = np.asarray(boot.samples, dtype=float)
     else:
         n_boot = 0
         point = _evaluate(candidates, D)
@@ -969,8 +1106,24 @@ def stress_table(
     return StressTable(
         rows=tuple(rows), n_positions=n, n_boot=n_boot, confidence=float(confidence) if n_boot else None,
         interval=interval if n_boot else None, seed=seed if n_boot else None, title=title, estimator=estimator,
-        n_splits=n_splits if estimator == "corrected" and data is not None else None, target=_read_only(D),
+        n_splits=n_splits if estimator != "plugin" and data is not None else None, target=_read_only(D),
+        estimand=estimand or "", replicates=replicates,
     )
+
+
+def _as_table_estimator(estimator, n_splits):
+    """``(Resolved object or None, the table's estimator name, n_splits)`` from an estimator object or name."""
+    from ..geometry.estimation import CrossFitted, PlugIn, Resolved
+
+    if isinstance(estimator, Resolved):
+        return estimator, "resolved", estimator.n_splits
+    if isinstance(estimator, CrossFitted):
+        return None, "corrected", estimator.n_splits
+    if isinstance(estimator, PlugIn):
+        return None, "plugin", n_splits
+    if estimator == "resolved":
+        return Resolved(n_splits=n_splits), "resolved", n_splits
+    return None, _check_estimator(estimator), n_splits
 
 
 def _read_only(D: np.ndarray) -> np.ndarray:
