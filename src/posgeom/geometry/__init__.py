@@ -56,6 +56,10 @@ from .noise import (
     bootstrap_statistic,
     split_half_distances,
 )
+from .polynomial import (
+    BestPolynomial,
+    sqrt_estimates,
+)
 from .resolved import (
     Resolution,
     choose_resolution,
@@ -79,6 +83,8 @@ __all__ = [
     "Resolved",
     "ESTIMATORS",
     "as_estimator",
+    "BestPolynomial",
+    "sqrt_estimates",
     "Resolution",
     "choose_resolution",
     "resolved_estimand",

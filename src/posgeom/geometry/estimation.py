@@ -7,6 +7,9 @@
   ``.bootstrap`` returns.
 * :func:`as_estimator`: an estimator from its command-line name.
 
+:class:`~posgeom.geometry.polynomial.BestPolynomial` (a large-alphabet design, for comparison) has the same
+interface.
+
 Every estimator has ``.label``, ``.describe_estimand(data)``, ``.distances(data, *, rng)`` and
 ``.bootstrap(data, *, n_resamples, rng, statistic=None, confidence=0.95)``. A ``statistic`` always receives the
 unclipped squared-distance matrix ``Q`` of a resample.
