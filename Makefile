@@ -26,8 +26,8 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
-# The whole book as one PDF, _build/book.pdf: the single-page HTML build (every chapter executed, as in `make book`)
-# printed by headless Chromium. MathJax is served by the build itself (book/_ext/offline_mathjax.py) and the figures
+# The whole book as one PDF, _build/book.pdf: the single-page HTML build (chapters taken from the execution cache
+# that `make book` filled; executed here only if missing or changed) printed by headless Chromium. MathJax is served by the build itself (book/_ext/offline_mathjax.py) and the figures
 # are local files, so no internet is needed. Sphinx writes that page to singlehtml/book/index.html with its links
 # relative to singlehtml/, so it is printed from a copy at singlehtml/index.html (in place of the redirect), with a
 # print style that wraps long code lines instead of clipping them. tests/site/test_pdf.py then reads the PDF back.
