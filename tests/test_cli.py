@@ -76,6 +76,23 @@ def test_resolved_is_the_default_and_its_estimand_stated(reviews_file, tmp_path,
     assert "Noise floor: not measured (the resolved estimand is 0" in printed
 
 
+def test_resolved_bootstrap_gives_the_stress_tables_intervals(reviews_file, tmp_path):
+    from posgeom.geometry import Resolved
+    from posgeom.stress import standard_candidates, stress_table
+
+    assert main(["report", str(reviews_file), "--positions", "6", "--bootstrap", "20", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "stress_table.csv", encoding="utf-8")))
+    inc = _incidence(reviews_file.read_text(encoding="utf-8").splitlines(), 6)
+    est = Resolved(resolution=Resolved().resolution_for(inc))
+    table = stress_table(None, standard_candidates(6, d=384, n_heads=12), data=inc, rng=0, n_boot=20, estimator=est)
+    by_name = {r["encoding"]: r for r in rows}
+    for row in table:
+        if row.name in by_name:
+            assert float(by_name[row.name]["optimal_ci_low"]) == pytest.approx(row.optimal_ci[0], abs=1e-9)
+    assert "Estimand: resolved d_H^2" in (tmp_path / "stress_table.md").read_text(encoding="utf-8")
+
+
 def test_cross_fitted_option_is_stated(reviews_file, tmp_path, capsys):
     from posgeom.geometry import corrected_distances
 
@@ -165,33 +182,56 @@ def test_unknown_estimator_exits_2_naming_the_choices(corpus_file, tmp_path, cap
     assert "jackknife" in err and "'resolved', 'cross-fitted', 'plug-in'" in err
 
 
-def test_resolved_with_a_scheduler_is_refused(reviews_file, tmp_path, capsys):
-    code = main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
-                 "--scheduler", "local"])
-    assert code == 2
-    err = capsys.readouterr().err
-    assert "resolved estimator runs in memory" in err and "--estimator cross-fitted" in err
+@pytest.fixture(scope="module")
+def review_shards(tmp_path_factory):
+    """480 toy reviews in four shards (.txt and .jsonl), read in sorted order: a, b, c, d."""
+    from posgeom.corpus import tiny_reviews
+
+    texts = tiny_reviews(480, rng=0)
+    folder = tmp_path_factory.mktemp("review_shards")
+    (folder / "a.txt").write_text("\n".join(texts[:150]) + "\n", encoding="utf-8")
+    (folder / "b.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[150:260]) + "\n",
+                                    encoding="utf-8")
+    (folder / "c.txt").write_text("\n".join(texts[260:400]) + "\n", encoding="utf-8")
+    (folder / "d.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[400:]) + "\n",
+                                    encoding="utf-8")
+    return folder
 
 
-def test_scheduler_runs_the_corrected_estimator_on_dask(reviews_file, tmp_path, capsys):
-    """--scheduler with the cross-fitted estimator: hash halves counted per shard, merged, then cross-fitted."""
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],  # the resolved estimator (default)
+        ["--estimator", "cross-fitted", "--seed", "3"],
+        ["--estimator", "plug-in", "--bootstrap", "5", "--seed", "1"],
+        ["--limit", "400", "--sample-texts", "300", "--seed", "2"],
+    ],
+    ids=["resolved", "cross-fitted", "plug-in-bootstrap", "limit-sample"],
+)
+def test_scheduler_gives_the_same_report(review_shards, tmp_path, extra):
+    """One machine or a cluster, one answer: the same files, bit for bit, with and without --scheduler local."""
     pytest.importorskip("dask.distributed")
-    from posgeom.data import CountingConvention
-    from posgeom.data.distributed import one_pass_half_counts
-    from posgeom.geometry import corrected_from_half_counts
+    argv = ["report", str(review_shards), "--positions", "6", "--no-progress", *extra]
+    assert main([*argv, "--out", str(tmp_path / "one")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", "local"]) == 0
+    one, dask = tmp_path / "one", tmp_path / "dask"
+    assert np.array_equal(np.load(one / "distances.npy"), np.load(dask / "distances.npy"))
+    for name in ("stress_table.csv", "stress_table.md"):
+        assert (one / name).read_bytes() == (dask / name).read_bytes(), name
+    summary_one = json.loads((one / "report.json").read_text())
+    summary_dask = json.loads((dask / "report.json").read_text())
+    assert summary_dask["settings"].pop("scheduler") == "local" and summary_one["settings"].pop("scheduler") is None
+    assert summary_one == summary_dask
+    expected_texts = 300 if "--sample-texts" in extra else 480
+    assert summary_dask["n_texts"] == expected_texts
+    if "--bootstrap" in extra:  # the intervals too: the bootstrap resamples the same sequences
+        rows = list(csv.DictReader((dask / "stress_table.csv").open()))
+        assert all(r["n_boot"] == "5" and float(r["raw_ci_low"]) <= float(r["raw_ci_high"]) for r in rows)
 
-    assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
-                 "--scheduler", "local", "--seed", "3", "--estimator", "cross-fitted"]) == 0
-    printed = capsys.readouterr().out
-    texts = reviews_file.read_text(encoding="utf-8").splitlines()
-    est = corrected_from_half_counts(*one_pass_half_counts(texts, CountingConvention(6), n_splits=20, seed=3))
-    np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, rtol=0, atol=1e-14)
-    summary = json.loads((tmp_path / "report.json").read_text())
-    assert summary["estimator"] == "cross-fitted" and "hash" in summary["splits"]
-    share = np.median(est.floors) / np.median(est.distances[np.triu_indices(6, 1)])
-    assert summary["noise_floor"]["share"] == pytest.approx(share, rel=1e-12)
-    assert f"floor share {share:.2f}" in printed
-    assert "corrected (cross-fitted" in (tmp_path / "stress_table.md").read_text(encoding="utf-8")
+
+def test_scheduler_needs_shards_on_disk(tmp_path, capsys):
+    assert main(["report", "sst2", "--out", str(tmp_path), "--no-progress", "--scheduler", "local"]) == 2
+    assert "shards on disk" in capsys.readouterr().err
 
 
 def test_scheduler_with_the_plugin_estimator(corpus_file, tmp_path):
@@ -260,13 +300,11 @@ def test_argument_errors_exit_2(argv, fragment, capsys):
     [
         (["--positions", "600"], "learned positions"),
         (["--positions", "1"], "n_positions"),
-        (["--bootstrap", "5", "--scheduler", "local"], "bootstrap"),
         (["--min-length", "20", "--positions", "8"], "min_length"),
         (["--positions", "30", "--scheduler", "local", "--estimator", "cross-fitted"],
          "cannot split this corpus"),  # 6 documents, 30 positions
         (["--positions", "8"], "resolved estimator cannot estimate this corpus"),  # 6 documents
-        (["--positions", "8", "--bootstrap", "5"], "not available for the resolved estimator"),
-        (["--sample-texts", "5", "--scheduler", "local", "--estimator", "cross-fitted"], "--sample-texts"),
+        (["--sample-texts", "7", "--scheduler", "local"], "exceeds the 6 texts"),  # as without --scheduler
     ],
 )
 def test_unusable_settings_exit_2_with_a_message(corpus_file, tmp_path, capsys, extra, fragment):

@@ -24,7 +24,7 @@ EXAMPLES = """examples:
   posgeom report imdb --split test --positions 256 --limit 5000 --bootstrap 100 --out reports/imdb
   posgeom report my_corpus/ --positions 32 --no-special-tokens --out reports/mine
   posgeom report my_corpus/ --positions 32 --sample-texts 2000 --seed 1 --out reports/sample
-  posgeom report 'shards/*.jsonl' --positions 128 --scheduler local --estimator cross-fitted --out reports/web
+  posgeom report 'shards/*.jsonl' --positions 128 --scheduler local --out reports/web
 """
 
 
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--limit", type=int, help="use only the first LIMIT documents")
     report.add_argument("--sample-texts", type=int, metavar="N",
                         help="use a random subset of N texts (N >= 4; drawn with --seed after --limit, before "
-                             "tokenising; not with --scheduler)")
+                             "tokenising)")
     conv = report.add_argument_group("what mu_i counts (the counting convention)")
     conv.add_argument("--no-special-tokens", dest="special_tokens", action="store_false",
                       help="count word pieces only (default: [CLS] at position 0 and [SEP] after the last piece)")
@@ -76,10 +76,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="seed of the bootstrap, of the estimator's splits and of --sample-texts (default 0)")
     report.add_argument("--text-field", default="text", help="field/column of JSONL/Parquet shards")
     report.add_argument("--scheduler",
-                        help="count on Dask: 'local' for a local cluster, or a scheduler address; needs "
-                             "--estimator cross-fitted or plug-in (the resolved estimator runs in memory); with the "
-                             "cross-fitted estimator each shard counts the two halves of every split (documents "
-                             "assigned by a hash of their text and --seed), merged across shards")
+                        help="tokenise the shards on Dask: 'local' for a local cluster, or a scheduler address "
+                             "(not with sst2/imdb); the estimator then runs in this process on the same data, so "
+                             "the report is identical to the one without --scheduler")
     report.add_argument("--estimator", default="resolved", choices=ESTIMATORS, type=_estimator_name,
                         help="estimator of the Hellinger distances: 'resolved' (default: cross-fitted at a stated "
                              "vocabulary resolution, every position seen through equally many texts; the report "

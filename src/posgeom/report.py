@@ -8,6 +8,7 @@ files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), `
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -32,7 +33,7 @@ __all__ = [
 #: Former names of the estimators, still accepted (``"corrected"``: cross-fitted; ``"plugin"``: plug-in).
 ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
 #: The :func:`posgeom.stress.stress_table` label closest to each estimator (the table knows only two).
-_TABLE_LABELS = {"resolved": "corrected", "cross-fitted": "corrected", "plug-in": "plugin"}
+_TABLE_LABELS = {"cross-fitted": "corrected", "plug-in": "plugin"}
 #: The smallest ``sample_texts``.
 MIN_SAMPLE_TEXTS = 4
 # Warn when the median noise floor exceeds this share of the median distance.
@@ -69,12 +70,10 @@ class ReportSettings:
     text_field : str
         Field/column of JSONL/Parquet shards.
     scheduler : str, optional
-        Count on Dask (``"local"`` for a local cluster, or a scheduler address); incompatible with ``n_boot > 0``,
-        with ``sample_texts`` and with the resolved estimator (which runs in memory). With the cross-fitted
-        estimator, each shard counts the two halves of every split (documents assigned by a
-        seeded hash of their text, :func:`posgeom.geometry.half_assignment`) and the merged half counts give the
-        cross-fitted estimate (:func:`posgeom.data.distributed.sharded_corrected_distances`): the same estimator as
-        in one process, with other random splits.
+        Tokenise the shards on Dask (``"local"`` for a local cluster, or a scheduler address; not with a named
+        corpus): each shard is tokenised on a worker, the parts are concatenated in the order in which one process
+        reads the corpus (:func:`posgeom.data.sharded_tokenized_corpus`), and the estimator runs in this process on
+        the same data. The report is identical, bit for bit, to the one without a scheduler.
     estimator : {"resolved", "cross-fitted", "plug-in"}
         Estimator of the Hellinger distances (:func:`posgeom.geometry.as_estimator`): the resolved estimate
         (default, :class:`posgeom.geometry.Resolved`; its estimand is stated in the report), the cross-fitted one
@@ -88,9 +87,8 @@ class ReportSettings:
     Raises
     ------
     ValueError, TypeError
-        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, a
-        scheduler with a bootstrap, ``sample_texts`` or the resolved estimator, the resolved estimator with a
-        bootstrap, or an unknown ``estimator`` (the message names the choices).
+        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, or an
+        unknown ``estimator`` (the message names the choices).
 
     Examples
     --------
@@ -135,17 +133,6 @@ class ReportSettings:
             except ValueError:
                 raise ValueError(f"sample_texts (--sample-texts) must be at least {MIN_SAMPLE_TEXTS} texts, "
                                  f"got {self.sample_texts}") from None
-        if self.scheduler is not None and self.n_boot:
-            raise ValueError("the bootstrap needs the per-sequence data, which Dask counting does not keep: "
-                             "use --bootstrap 0 with --scheduler")
-        if self.scheduler is not None and self.estimator == "resolved":
-            raise ValueError("the resolved estimator runs in memory: drop --scheduler, or use --estimator "
-                             "cross-fitted with --scheduler")
-        if self.scheduler is not None and self.sample_texts is not None:
-            raise ValueError("--sample-texts subsamples the texts in memory: drop --scheduler or --sample-texts")
-        if self.estimator == "resolved" and self.n_boot:
-            raise ValueError("the report's bootstrap intervals are not available for the resolved estimator yet: "
-                             "use --bootstrap 0, or --estimator cross-fitted (or plug-in) with --bootstrap")
 
     def convention(self):
         """The counting convention of these settings.
@@ -223,11 +210,21 @@ def _sample_texts(texts: list[str], n: int | None, seed: int) -> list[str]:
     """A seeded random subset of ``n`` texts, in corpus order (all texts when ``n`` is ``None``)."""
     if n is None:
         return texts
-    if n > len(texts):
-        raise ValueError(f"--sample-texts {n} exceeds the {len(texts)} texts of the corpus: choose at most "
-                         f"{len(texts)}")
-    keep = np.sort(np.random.default_rng(seed).choice(len(texts), size=n, replace=False))
-    return [texts[i] for i in keep]
+    return [texts[i] for i in _text_indices(len(texts), limit=None, sample_texts=n, seed=seed)]
+
+
+def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, seed: int) -> np.ndarray:
+    """The indices of the texts a report uses: the first ``limit``, then a seeded subset of ``sample_texts``.
+
+    The one selection of both routes (:func:`load_texts` + :func:`_sample_texts` in one process, and the ``select``
+    of :func:`posgeom.data.sharded_tokenized_corpus` on Dask), so that both use the same texts.
+    """
+    m = min(n_texts, limit) if limit else n_texts
+    if sample_texts is None:
+        return np.arange(m)
+    if sample_texts > m:
+        raise ValueError(f"--sample-texts {sample_texts} exceeds the {m} texts of the corpus: choose at most {m}")
+    return np.sort(np.random.default_rng(seed).choice(m, size=sample_texts, replace=False))
 
 
 def _model_shape(model: str) -> tuple[int, int]:
@@ -250,9 +247,6 @@ def _split_method(settings: ReportSettings) -> str | None:
     if settings.estimator == "resolved":
         return (f"{CORRECTED_SPLITS} random splits into halves, every position subsampled to the same number of "
                 f"texts per half (numpy Generator seeded {settings.seed})")
-    if settings.scheduler is not None:
-        return (f"{CORRECTED_SPLITS} splits; halves by a blake2b hash of each document's text with seed "
-                f"{settings.seed} (posgeom.geometry.half_assignment), counted per shard on Dask and merged")
     return f"{CORRECTED_SPLITS} random permutations of the sequences (numpy Generator seeded {settings.seed})"
 
 
@@ -297,8 +291,7 @@ def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSu
         Split-half noise floors of the positions (:attr:`posgeom.geometry.CorrectedDistances.floors`); ``None`` when
         they could not be measured.
     reason : str, optional
-        Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split, or the plug-in
-        estimate was computed on Dask).
+        Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split).
 
     Returns
     -------
@@ -321,8 +314,7 @@ def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSu
     median_distance = float(np.median(D[iu])) if iu[0].size else 0.0
     if floors is None:
         if reason is None:
-            reason = ("the corpus cannot be split into two halves reaching every position, or the plug-in estimate "
-                      "was computed from counts merged on Dask")
+            reason = "the corpus cannot be split into two halves reaching every position"
         return NoiseFloorSummary(None, median_distance, None, f"Noise floor: not measured ({reason}).", None)
     median_floor = float(np.median(floors))
     share = median_floor / median_distance if median_distance > 0 else float("inf")
@@ -382,12 +374,10 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .corpus.counts import position_distributions
     from .data.pretrained import learned_position_embeddings
     from .data.text import load_tokenizer, tokenize_corpus
     from .geometry.estimation import CrossFitted, PlugIn, Resolved
     from .geometry.estimators import corrected_distances
-    from .geometry.hellinger import hellinger_distances
     from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
     from .stress.rank_curve import stress_by_rank
@@ -405,68 +395,59 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             f"n_positions={n} needs {n + offset} learned positions but {settings.model!r} has "
             f"{table_positions.shape[0]}; use --positions <= {table_positions.shape[0] - offset}"
         )
-    data, floors, n_texts = None, None, None
+    floors = None
     estimand = (CrossFitted() if settings.estimator == "cross-fitted" else PlugIn()).describe_estimand()
     if settings.scheduler is not None:
-        from .data.distributed import sharded_position_counts
+        # only the tokenising runs on Dask: the shards' tokens, concatenated in the order of the one-pass route
+        # (shards sorted by path, documents in file order), feed the same estimator code below
+        from .data.distributed import sharded_tokenized_corpus
 
         if settings.corpus in NAMED_CORPORA:
-            raise ValueError("--scheduler counts shards on disk: pass a folder or glob of text/JSONL/Parquet files")
-        scheduler = None if settings.scheduler == "local" else settings.scheduler
-        if settings.estimator == "cross-fitted":
-            # per split, the counts of the two halves (documents assigned by a seeded hash of their text), merged
-            # across shards: the cross-fitted estimate follows from them
-            from .data.distributed import sharded_corrected_distances
-
-            try:
-                corrected = sharded_corrected_distances(settings.corpus, convention, n_splits=CORRECTED_SPLITS,
-                                                        seed=settings.seed, model=settings.model,
-                                                        scheduler=scheduler, text_field=settings.text_field)
-            except ValueError as exc:
-                if "receives no observation" not in str(exc):
-                    raise
-                raise ValueError(f"the cross-fitted estimator cannot split this corpus ({exc}); "
-                                 "or use --estimator plug-in") from None
-            floors, D = corrected.floors, corrected.distances
-        else:
-            counts = sharded_position_counts(settings.corpus, convention, model=settings.model, scheduler=scheduler,
-                                             text_field=settings.text_field)
-            D = hellinger_distances(position_distributions(counts))
+            raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
+        select = None
+        if settings.limit or settings.sample_texts is not None:
+            select = functools.partial(_text_indices, limit=settings.limit, sample_texts=settings.sample_texts,
+                                       seed=settings.seed)
+        tokens = sharded_tokenized_corpus(settings.corpus, n, model=settings.model,
+                                          scheduler=None if settings.scheduler == "local" else settings.scheduler,
+                                          text_field=settings.text_field, select=select)
     else:
         texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         texts = _sample_texts(texts, settings.sample_texts, settings.seed)
-        n_texts = len(texts)
         tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
-        data = tokens.incidence(convention)
-        if settings.estimator == "resolved":
-            # no split-half floor: the resolved estimand is 0 for equal distributions (no upward bias to measure)
-            estimator = Resolved(n_splits=CORRECTED_SPLITS)
-            try:
-                resolution = estimator.resolution_for(data)
-                if not resolution.tokens:  # one cell ("other"): every distance would be 0 by construction
-                    raise ValueError(f"its resolution keeps no token of its own ({resolution.describe()}), so every "
-                                     "distance would be 0; use more texts or fewer positions")
-                estimate = estimator.distances(data, rng=settings.seed)
-            except ValueError as exc:
-                raise ValueError(f"the resolved estimator cannot estimate this corpus: {exc}; "
-                                 "or use --estimator cross-fitted or plug-in") from None
-            D, estimand = estimate.distances, estimate.estimand
-        else:
-            try:  # the split-half noise floors (and the cross-fitted estimate), with the seed of the report
-                corrected = corrected_distances(data, rng=settings.seed, n_splits=CORRECTED_SPLITS)
-            except ValueError as exc:
-                if settings.estimator == "cross-fitted":
-                    raise ValueError(f"the cross-fitted estimator cannot split this corpus ({exc}); "
-                                     "or use --estimator plug-in") from None
-                corrected = None
-            floors = None if corrected is None else corrected.floors
-            D = corrected.distances if settings.estimator == "cross-fitted" else PlugIn().distances(data).distances
+    n_texts = len(tokens)
+    data = tokens.incidence(convention)
+    if settings.estimator == "resolved":
+        # no split-half floor: the resolved estimand is 0 for equal distributions (no upward bias to measure)
+        estimator = Resolved(n_splits=CORRECTED_SPLITS)
+        try:
+            resolution = estimator.resolution_for(data)
+            if not resolution.tokens:  # one cell ("other"): every distance would be 0 by construction
+                raise ValueError(f"its resolution keeps no token of its own ({resolution.describe()}), so every "
+                                 "distance would be 0; use more texts or fewer positions")
+            estimate = estimator.distances(data, rng=settings.seed)
+        except ValueError as exc:
+            raise ValueError(f"the resolved estimator cannot estimate this corpus: {exc}; "
+                             "or use --estimator cross-fitted or plug-in") from None
+        D, estimand = estimate.distances, estimate.estimand
+    else:
+        try:  # the split-half noise floors (and the cross-fitted estimate), with the seed of the report
+            corrected = corrected_distances(data, rng=settings.seed, n_splits=CORRECTED_SPLITS)
+        except ValueError as exc:
+            if settings.estimator == "cross-fitted":
+                raise ValueError(f"the cross-fitted estimator cannot split this corpus ({exc}); "
+                                 "or use --estimator plug-in") from None
+            corrected = None
+        floors = None if corrected is None else corrected.floors
+        D = corrected.distances if settings.estimator == "cross-fitted" else PlugIn().distances(data).distances
     candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
-    table = stress_table(D, candidates, title=title, estimator=_TABLE_LABELS[settings.estimator],
-                         n_splits=CORRECTED_SPLITS, **bootstrap)
+    table_estimator = (Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS)
+                       if settings.estimator == "resolved" else _TABLE_LABELS[settings.estimator])
+    table = stress_table(D, candidates, title=title, estimator=table_estimator, n_splits=CORRECTED_SPLITS,
+                         **bootstrap)
     if settings.estimator == "resolved":
         floor = noise_floor_summary(D, None, reason="the resolved estimand is 0 for equal distributions, so its "
                                                     "estimate carries no upward noise floor")

@@ -15,12 +15,7 @@ from .datasets import (
     load_imdb,
     load_sst2,
 )
-from .distributed import (
-    one_pass_half_counts,
-    sharded_corrected_distances,
-    sharded_half_counts,
-    sharded_position_counts,
-)
+from .distributed import sharded_tokenized_corpus
 from .pretrained import (
     DEFAULT_MODEL,
     learned_position_embeddings,
@@ -68,8 +63,5 @@ __all__ = [
     "SHARD_SUFFIXES",
     "shard_paths",
     "read_shard",
-    "sharded_position_counts",
-    "one_pass_half_counts",
-    "sharded_half_counts",
-    "sharded_corrected_distances",
+    "sharded_tokenized_corpus",
 ]

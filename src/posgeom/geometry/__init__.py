@@ -7,10 +7,6 @@ from .bias import (
     expected_plugin_squared_distance,
     expected_sqrt_frequencies,
 )
-from .crossfit import (
-    corrected_from_half_counts,
-    half_assignment,
-)
 from .estimation import (
     ESTIMATORS,
     CrossFitted,
@@ -108,8 +104,6 @@ __all__ = [
     "bootstrap_corrected",
     "EstimatorErrors",
     "estimator_errors",
-    "half_assignment",
-    "corrected_from_half_counts",
     "split_half_distances",
     "bootstrap_statistic",
     "bootstrap_distances",
