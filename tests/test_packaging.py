@@ -310,3 +310,13 @@ def test_repository_url_is_stated_once_in_config_yml():
     elsewhere = [str(p.relative_to(ROOT)) for p in _config_files()
                  if p.name != "_config.yml" and bare.lower() in p.read_text(encoding="utf-8", errors="replace").lower()]
     assert not elsewhere, f"the repository URL {url} is repeated in {elsewhere}: read it from _config.yml instead"
+
+
+def test_one_version_from_the_package_metadata():
+    import tomllib
+    from pathlib import Path
+
+    import posgeom
+
+    meta = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert posgeom.__version__ == meta["project"]["version"]

@@ -49,7 +49,12 @@ from .geometry import (
 )
 from .stress import optimal_scale, smacof_encoding, stress, stress_by_rank, stress_of_distances
 
-__version__ = "0.2.0"
+try:  # one version, read from the installed package's metadata (pyproject.toml)
+    from importlib.metadata import version as _version
+
+    __version__ = _version("posgeom")
+except Exception:  # pragma: no cover - a source tree that is not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "REGIMES",
