@@ -15,7 +15,6 @@ import posgeom.geometry.estimators as est_mod
 from posgeom import hellinger_distances, synthetic_corpus, synthetic_distributions
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import (
-    CorrectedBootstrapResult,
     CorrectedDistances,
     bootstrap_corrected,
     corrected_distances,
@@ -23,6 +22,7 @@ from posgeom.geometry import (
     plugin_distances,
 )
 from posgeom.geometry.hellinger import hellinger_from_products
+from posgeom.inference import BootstrapEstimate
 
 
 def _incidence(X, n, V, **kw):
@@ -335,11 +335,12 @@ def test_bootstrap_coverage_with_many_tokens_seen_once():
         inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
         res = bootstrap_corrected(inc, rng=r, n_boot=500)
         covered.append(((res.lower <= truth) & (truth <= res.upper))[iu])
-        errors = res.samples.astype(float) - res.plugin
-        lo = np.sqrt(np.clip(res.centre + np.quantile(errors, 0.025, axis=0), 0, 1))
-        hi = np.sqrt(np.clip(res.centre + np.quantile(errors, 0.975, axis=0), 0, 1))
+        plugin_sq = plugin_distances(inc) ** 2  # the bootstrap world's truth
+        errors = res.replicates.astype(float) - plugin_sq
+        lo = np.sqrt(np.clip(res.point.squared + np.quantile(errors, 0.025, axis=0), 0, 1))
+        hi = np.sqrt(np.clip(res.point.squared + np.quantile(errors, 0.975, axis=0), 0, 1))
         covered_plugin_referred.append(((lo <= truth) & (truth <= hi))[iu])
-        boot_bias.append(res.bias[iu].mean())
+        boot_bias.append((res.replicates.mean(axis=0) - plugin_sq)[iu].mean())
     assert np.all(np.mean(covered, axis=0) >= 0.88), np.mean(covered, axis=0)
     assert np.mean(covered_plugin_referred) < 0.5
     assert np.mean(boot_bias) < -0.05
@@ -355,7 +356,7 @@ def test_bootstrap_resamples_split_at_the_level_of_draws():
     inc = _incidence(np.stack([t, (t + 1) % V], axis=1), 2, V)
     assert plugin_distances(inc)[0, 1] == 0.0
     res = bootstrap_corrected(inc, rng=0, n_boot=2000)
-    s = res.samples[:, 0, 1].astype(float)
+    s = res.replicates[:, 0, 1].astype(float)
     assert abs(s.mean()) < 4 * s.std(ddof=1) / np.sqrt(s.size)
     # the alternative rule, for contrast
     fitter, gen, m = est_mod._CrossFitter(inc), np.random.default_rng(0), inc.n_sequences
@@ -373,25 +374,23 @@ def test_bootstrap_result_statistic_jobs_and_determinism():
     n, V = 6, 15
     inc = _incidence(synthetic_corpus(300, n, V, rng=5), n, V)
     res = bootstrap_corrected(inc, rng=3, n_boot=60)
-    assert isinstance(res, CorrectedBootstrapResult) and res.n_boot == 60 and res.n_splits == 1
-    assert res.samples.shape == (60, n, n) and res.samples.dtype == np.float32
-    np.testing.assert_allclose(res.plugin, plugin_distances(inc) ** 2)
-    assert np.array_equal(res.estimate, res.point.distances) and np.array_equal(res.centre, res.point.squared)
+    assert isinstance(res, BootstrapEstimate) and res.n_resamples == 60 and "1 split(s)" in res.method
+    assert res.replicates.shape == (60, n, n) and res.replicates.dtype == np.float32  # squared, unclipped
+    assert np.array_equal(res.estimate, res.point.distances)
     assert np.all(res.lower <= res.upper) and np.all(res.lower >= 0) and np.all(res.upper <= 1)
     assert np.all(np.diag(res.lower) == 0) and np.all(np.diag(res.upper) == 0)
     assert np.all(res.lower_mc_error >= 0) and np.all(res.upper_mc_error >= 0)
-    assert res.bias.shape == (n, n) and res.standard_error.shape == (n, n)
+    assert res.standard_error.shape == (n, n)
     # threads do not change the numbers; the same rng gives the same numbers
     par = bootstrap_corrected(inc, rng=3, n_boot=60, n_jobs=3)
-    assert np.array_equal(par.samples, res.samples) and np.array_equal(par.lower, res.lower)
+    assert np.array_equal(par.replicates, res.replicates) and np.array_equal(par.lower, res.lower)
     # a scalar statistic of the corrected distances; basic intervals; several splits per resample
     far = bootstrap_corrected(inc, lambda D: D[0, n - 1], rng=3, n_boot=60, interval="basic", n_splits=2)
-    assert far.samples.shape == (60,) and isinstance(far.lower, float) and isinstance(far.estimate, float)
+    assert far.replicates.shape == (60,) and isinstance(far.lower, float) and isinstance(far.estimate, float)
     assert far.estimate == pytest.approx(res.estimate[0, n - 1])
-    assert far.plugin == pytest.approx(plugin_distances(inc)[0, n - 1])
-    assert far.lower <= far.upper and far.interval == "basic" and far.n_splits == 2
+    assert far.lower <= far.upper and far.method.startswith("centred basic") and "2 split(s)" in far.method
     vec = bootstrap_corrected(inc, lambda D: D[0], rng=3, n_boot=60)
-    assert vec.lower.shape == (n,) and vec.samples.shape == (60, n)
+    assert vec.lower.shape == (n,) and vec.replicates.shape == (60, n)
 
 
 def test_monte_carlo_error_of_the_ends_matches_their_spread_over_seeds():

@@ -36,12 +36,12 @@ def test_smacof_is_seeded():
 
 
 def test_bootstrap_is_seeded():
-    from posgeom.stress import bootstrap_stress
+    from posgeom.corpus import SequenceIncidence
+    from posgeom.geometry import Resolved
 
     X = pg.synthetic_corpus(300, 10, 30, rng=2, regime="smooth")
-    P = pg.sinusoidal_encoding(10, 8)
-    a, b = _twice(lambda: bootstrap_stress(P, X, kind="encoding", rng=5, n_boot=20, n_positions=10,
-                                           vocab_size=30).samples)
+    inc = SequenceIncidence.from_sequences(X, 10, 30)
+    a, b = _twice(lambda: Resolved().bootstrap(inc, n_resamples=20, rng=5).replicates)
     assert np.array_equal(a, b)
 
 

@@ -114,11 +114,11 @@ def test_bootstrap_dimensions():
     rng = np.random.default_rng(0)
     walk = np.cumsum(rng.normal(size=(30, 50)), axis=0)
     res = bootstrap_dimensions(walk, rng=0, n_boot=50)
-    assert res.samples.shape == (50,)
+    assert res.replicates.shape == (50,)
     assert res.lower <= res.upper and res.upper <= 1.0
     assert res.lower > 0.5
     res2 = bootstrap_dimensions(walk, rng=0, n_boot=50)
-    np.testing.assert_array_equal(res.samples, res2.samples)
+    np.testing.assert_array_equal(res.replicates, res2.replicates)
 
 
 def test_bad_inputs():

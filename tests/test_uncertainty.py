@@ -1,4 +1,4 @@
-"""Tests of posgeom.uncertainty: incidence, split-half noise floor, bootstrap intervals."""
+"""Tests of the plug-in noise: incidence, split-half noise floor, bootstrap intervals."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posgeom import (
-    classical_mds,
     hellinger_distances,
     plugin_distances,
     position_counts,
@@ -17,11 +16,9 @@ from posgeom import (
 )
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import (
-    bootstrap_distances,
     bootstrap_statistic,
     split_half_distances,
 )
-from posgeom.stress import bootstrap_stress
 
 ragged = st.lists(st.lists(st.integers(0, 6), min_size=0, max_size=7), min_size=1, max_size=12)
 
@@ -91,38 +88,19 @@ def test_signal_above_floor_for_smooth_statistics():
     assert D[0, -1] > 5 * floor
 
 
-def test_bootstrap_distances_and_statistic():
+def test_bootstrap_statistic_of_the_plugin_distances():
     X = synthetic_corpus(400, 8, 15, rng=5, regime="smooth")
-    res = bootstrap_distances(X, rng=7, n_boot=40, n_positions=8, vocab_size=15)
-    assert res.samples.shape == (40, 8, 8) and res.samples.dtype == np.float32
+    res = bootstrap_statistic(X, lambda D: D, rng=7, n_boot=40, n_positions=8, vocab_size=15, dtype=np.float32)
+    assert res.replicates.shape == (40, 8, 8) and res.replicates.dtype == np.float32
     assert np.all(res.lower <= res.upper + 1e-7)
     assert np.allclose(np.diag(res.lower), 0) and res.estimate.shape == (8, 8)
     # the plug-in bias is upward: resamples are on average farther apart than the estimate (off-diagonal)
     off = ~np.eye(8, dtype=bool)
     assert np.mean(res.bias[off]) > 0
-    again = bootstrap_distances(X, rng=7, n_boot=40, n_positions=8, vocab_size=15)
-    assert np.array_equal(res.samples, again.samples)
+    again = bootstrap_statistic(X, lambda D: D, rng=7, n_boot=40, n_positions=8, vocab_size=15, dtype=np.float32)
+    assert np.array_equal(res.replicates, again.replicates)
     mean_far = bootstrap_statistic(X, lambda D: D[0, -1], rng=1, n_boot=30, n_positions=8, vocab_size=15)
-    assert mean_far.samples.shape == (30,) and mean_far.lower <= mean_far.estimate <= mean_far.upper
-
-
-def test_bootstrap_stress_inputs_agree():
-    X = synthetic_corpus(300, 10, 12, rng=6, regime="smooth")
-    inc = SequenceIncidence.from_sequences(X, 10, 12)
-    P = classical_mds(plugin_distances(inc), rank=2).embedding
-    E = np.linalg.norm(P[:, None] - P[None], axis=-1)
-    a = bootstrap_stress(P, inc, kind="encoding", rng=2, n_boot=25)
-    b = bootstrap_stress(E, inc, kind="distances", rng=2, n_boot=25)
-    c = bootstrap_stress(E, inc, rng=2, n_boot=25, kind="distances")
-    assert np.allclose(a.samples, b.samples) and np.allclose(b.samples, c.samples)
-    assert 0 <= a.estimate < 1 and a.lower <= a.upper
-    refit = bootstrap_stress(lambda D: classical_mds(D, rank=2).embedding, inc, kind="encoding", rng=2,
-                             n_boot=25)
-    assert refit.estimate == pytest.approx(a.estimate)
-    # refitting on each resample fits the resample better than the fixed encoding does
-    assert np.mean(refit.samples) < np.mean(a.samples)
-    opt = bootstrap_stress(P, inc, kind="encoding", rng=2, n_boot=25, scale="optimal")
-    assert np.all(opt.samples <= a.samples + 1e-12)
+    assert mean_far.replicates.shape == (30,) and mean_far.lower <= mean_far.estimate <= mean_far.upper
 
 
 def test_bad_inputs():
@@ -135,12 +113,10 @@ def test_bad_inputs():
     with pytest.raises(TypeError):
         split_half_distances(inc)  # seed is required
     with pytest.raises(ValueError, match="confidence"):
-        bootstrap_distances(inc, rng=0, confidence=1.5)
-    with pytest.raises(ValueError, match="describe 3 positions"):
-        bootstrap_stress(np.ones((3, 2)), inc, kind="encoding", rng=0, n_boot=2)
+        bootstrap_statistic(inc, lambda D: D, rng=0, confidence=1.5)
     # a position reached by a single sequence empties in some resample / half
     sparse = SequenceIncidence.from_sequences([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
     with pytest.raises(ValueError, match="position 2 receives no observation"):
         split_half_distances(sparse, rng=0, n_splits=20)
     with pytest.raises(ValueError, match="bootstrap resample .* position 2"):
-        bootstrap_distances(sparse, rng=0, n_boot=50)
+        bootstrap_statistic(sparse, lambda D: D, rng=0, n_boot=50)

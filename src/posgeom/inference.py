@@ -3,7 +3,8 @@
 One implementation each, used by the monotonicity measures (:mod:`posgeom.encodings.monotonicity`), the noise of
 the geometry (:mod:`posgeom.geometry.noise`) and the chapters' studies:
 
-* :class:`BootstrapResult`: replicates of a statistic with percentile and basic intervals;
+* :class:`BootstrapEstimate`: the one bootstrap result (estimate, replicates, interval, Monte Carlo error of its
+  ends, method); :func:`percentile_bootstrap` forms one from replicates;
 * :func:`rank`, :func:`pearson_rows`, :func:`spearman`: Spearman's rho as the Pearson correlation of average ranks,
   vectorised over rows;
 * :class:`PermutationTest` and :func:`permutation_p_value`: a permutation null and its p-value,
@@ -31,7 +32,6 @@ from scipy.stats import rankdata
 from ._validation import check_confidence, check_positive_int, check_rng
 
 __all__ = [
-    "BootstrapResult",
     "PermutationTest",
     "rank",
     "pearson_rows",
@@ -39,6 +39,7 @@ __all__ = [
     "permutation_p_value",
     "Interval",
     "BootstrapEstimate",
+    "percentile_bootstrap",
     "t_interval",
     "wilson_interval",
     "spearman_interval",
@@ -52,60 +53,6 @@ __all__ = [
 ]
 
 _ALTERNATIVES = ("greater", "two-sided")
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    """Bootstrap replicates of a statistic and their confidence intervals.
-
-    Attributes
-    ----------
-    estimate : float or ndarray
-        The statistic on the original sample.
-    samples : ndarray, shape ``(n_boot, *shape)``
-        The statistic on each resample.
-    confidence : float
-        Coverage of the intervals, e.g. 0.95.
-
-    Examples
-    --------
-    >>> r = BootstrapResult(estimate=0.5, samples=np.linspace(0, 1, 101), confidence=0.9)
-    >>> round(float(r.lower), 6), round(float(r.upper), 6)
-    (0.05, 0.95)
-    """
-
-    estimate: float | np.ndarray
-    samples: np.ndarray
-    confidence: float
-
-    @property
-    def lower(self):
-        """Lower end of the percentile interval: the ``(1 - confidence)/2`` quantile of the replicates."""
-        return np.quantile(self.samples, (1 - self.confidence) / 2, axis=0)
-
-    @property
-    def upper(self):
-        """Upper end of the percentile interval: the ``(1 + confidence)/2`` quantile of the replicates."""
-        return np.quantile(self.samples, (1 + self.confidence) / 2, axis=0)
-
-    @property
-    def basic_interval(self):
-        """The basic (reverse-percentile) interval ``(2 estimate - upper, 2 estimate - lower)``.
-
-        It corrects the percentile interval for the shift of the replicates: use it when :attr:`bias` is not small
-        against :attr:`standard_error`.
-        """
-        return 2 * np.asarray(self.estimate) - self.upper, 2 * np.asarray(self.estimate) - self.lower
-
-    @property
-    def standard_error(self):
-        """Standard deviation of the replicates (ddof=1)."""
-        return np.std(self.samples, axis=0, ddof=1)
-
-    @property
-    def bias(self):
-        """Mean replicate minus estimate: the bootstrap estimate of the estimator's bias."""
-        return np.mean(self.samples, axis=0) - self.estimate
 
 
 @dataclass(frozen=True)
@@ -331,6 +278,9 @@ class BootstrapEstimate:
         How the interval was formed.
     label : str
         What was resampled (e.g. the estimator and its estimand).
+    point : object, optional
+        The full-sample estimate behind ``estimate`` when it is the output of an estimator (e.g. the
+        :class:`~posgeom.geometry.estimators.CorrectedDistances` of the cross-fitted bootstrap).
 
     Examples
     --------
@@ -348,6 +298,30 @@ class BootstrapEstimate:
     confidence: float
     method: str
     label: str
+    point: object = None
+
+    @property
+    def n_resamples(self) -> int:
+        """Number of resamples."""
+        return int(np.shape(self.replicates)[0])
+
+    @property
+    def bias(self):
+        """Mean replicate minus the estimate: the bootstrap estimate of the statistic's bias."""
+        return np.mean(self.replicates, axis=0) - self.estimate
+
+    @property
+    def standard_error(self):
+        """Standard deviation of the replicates (ddof=1)."""
+        return np.std(self.replicates, axis=0, ddof=1)
+
+    @property
+    def basic_interval(self):
+        """The basic (reverse-percentile) interval ``(2 estimate - upper, 2 estimate - lower)``.
+
+        It corrects a percentile interval for a shift of the replicates away from the estimate.
+        """
+        return 2 * np.asarray(self.estimate) - self.upper, 2 * np.asarray(self.estimate) - self.lower
 
     @property
     def interval(self) -> Interval:
@@ -384,6 +358,61 @@ class BootstrapEstimate:
         """
         out = (np.asarray(self.lower) <= value) & (np.asarray(value) <= np.asarray(self.upper))
         return bool(out) if np.ndim(out) == 0 else out
+
+
+def percentile_bootstrap(estimate, replicates, *, confidence: float = 0.95, label: str = "",
+                         point=None) -> BootstrapEstimate:
+    """Percentile interval of bootstrap replicates, with the Monte Carlo error of its ends.
+
+    Parameters
+    ----------
+    estimate : float or ndarray
+        The statistic on the whole sample.
+    replicates : ndarray, shape ``(n_resamples, *shape)``
+    confidence : float, default 0.95
+    label : str, optional
+        What was resampled.
+    point : object, optional
+        Stored as :attr:`BootstrapEstimate.point`.
+
+    Returns
+    -------
+    BootstrapEstimate
+        Ends at the ``(1 -+ confidence)/2`` quantiles of the replicates. The Monte Carlo error of an end is half
+        the distance between the order statistics one binomial standard deviation (``sqrt(B p (1 - p))`` ranks)
+        either side of it: a density-free standard error of a sample quantile.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 replicates, or ``confidence`` outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> r = percentile_bootstrap(0.5, np.linspace(0, 1, 101), confidence=0.9)
+    >>> round(float(r.lower), 6), round(float(r.upper), 6), r.n_resamples
+    (0.05, 0.95, 101)
+    """
+    confidence = check_confidence(confidence)
+    reps = np.asarray(replicates)
+    B = reps.shape[0] if reps.ndim else 0
+    if B < 2:
+        raise ValueError(f"a bootstrap interval needs at least 2 replicates, got {B}")
+    ends, errors = [], []
+    for p in ((1 - confidence) / 2, (1 + confidence) / 2):
+        ends.append(np.quantile(reps, p, axis=0))
+        s = np.sqrt(B * p * (1 - p))
+        lo, hi = max(int(np.floor((B - 1) * p - s)), 0), min(int(np.ceil((B - 1) * p + s)), B - 1)
+        part = np.partition(reps, [lo, hi], axis=0)
+        errors.append(0.5 * np.abs(part[hi] - part[lo]))
+
+    def scalar(x):
+        return float(x) if np.ndim(x) == 0 else x
+
+    return BootstrapEstimate(estimate=scalar(np.asarray(estimate, dtype=np.float64)) if np.ndim(estimate) == 0
+                             else estimate, replicates=reps, lower=scalar(ends[0]), upper=scalar(ends[1]),
+                             lower_mc_error=scalar(errors[0]), upper_mc_error=scalar(errors[1]),
+                             confidence=confidence, method="percentile bootstrap", label=label, point=point)
 
 
 def t_interval(x, *, confidence: float = 0.95) -> Interval:

@@ -32,7 +32,15 @@ from scipy.stats import kendalltau
 
 from .._validation import check_confidence, check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
-from ..inference import BootstrapResult, PermutationTest, pearson_rows, permutation_p_value, rank, spearman
+from ..inference import (
+    BootstrapEstimate,
+    PermutationTest,
+    pearson_rows,
+    percentile_bootstrap,
+    permutation_p_value,
+    rank,
+    spearman,
+)
 
 __all__ = [
     "RankCorrelation",
@@ -384,7 +392,7 @@ def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearm
 
 
 def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95, method: str = "spearman",
-                         first: int | None = None, max_lag: int | None = None) -> BootstrapResult:
+                         first: int | None = None, max_lag: int | None = None) -> BootstrapEstimate:
     """Bootstrap the rank correlation over the coordinates (columns) of an encoding.
 
     Each resample draws ``d`` columns of ``P`` with replacement and recomputes the correlation of the resulting
@@ -402,7 +410,7 @@ def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95,
     n_boot : int, default 200
         Number of resamples (``>= 2``).
     confidence : float, default 0.95
-        Coverage of the percentile interval (:class:`posgeom.inference.BootstrapResult`).
+        Coverage of the percentile interval (:class:`posgeom.inference.BootstrapEstimate`).
     method : {"spearman", "kendall"}, default "spearman"
         The rank correlation bootstrapped.
     first, max_lag
@@ -410,8 +418,8 @@ def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95,
 
     Returns
     -------
-    posgeom.inference.BootstrapResult
-        ``estimate`` on ``P`` itself, ``samples`` on the resamples (a resample with constant distances scores 0).
+    posgeom.inference.BootstrapEstimate
+        ``estimate`` on ``P`` itself, ``replicates`` on the resamples (a resample with constant distances scores 0).
 
     Raises
     ------
@@ -423,7 +431,7 @@ def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95,
     --------
     >>> from posgeom.encodings import sinusoidal_encoding
     >>> res = bootstrap_dimensions(sinusoidal_encoding(10, 8), rng=0, n_boot=20)
-    >>> res.samples.shape, round(res.estimate, 3)
+    >>> res.replicates.shape, round(res.estimate, 3)
     ((20,), 0.148)
     """
     method = _check_method(method)
@@ -452,4 +460,4 @@ def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95,
             samples[b] = stat(P[:, cols])
         except ValueError:  # a resample with constant distances carries no order
             samples[b] = 0.0
-    return BootstrapResult(estimate=estimate, samples=samples, confidence=confidence)
+    return percentile_bootstrap(estimate, samples, confidence=confidence, label="embedding coordinates")

@@ -16,7 +16,6 @@ from .estimation import (
     as_estimator,
 )
 from .estimators import (
-    CorrectedBootstrapResult,
     CorrectedDistances,
     EstimatorErrors,
     bootstrap_corrected,
@@ -48,7 +47,6 @@ from .mds import (
     numerical_rank,
 )
 from .noise import (
-    bootstrap_distances,
     bootstrap_statistic,
     split_half_distances,
 )
@@ -100,13 +98,11 @@ __all__ = [
     "plugin_distances",
     "CorrectedDistances",
     "corrected_distances",
-    "CorrectedBootstrapResult",
     "bootstrap_corrected",
     "EstimatorErrors",
     "estimator_errors",
     "split_half_distances",
     "bootstrap_statistic",
-    "bootstrap_distances",
     "eigenvector_signs",
     "ClassicalMDS",
     "double_centered_gram",

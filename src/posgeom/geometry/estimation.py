@@ -325,7 +325,7 @@ class CrossFitted(_Estimator):
         inc, gen, B, confidence = self._bootstrap_setup(data, n_resamples, rng, statistic, confidence)
         res = bootstrap_corrected(inc, rng=gen, n_boot=B, estimate_splits=self.n_splits, confidence=confidence)
         centre = _point_statistic(statistic, res.point.squared)
-        reps = np.stack([_point_statistic(statistic, Q.astype(np.float64)) for Q in res.samples])
+        reps = np.stack([_point_statistic(statistic, Q.astype(np.float64)) for Q in res.replicates])
         return _summarise(centre, reps, res.point.mc_spread if statistic is None else None,
                           confidence=confidence, label=self.label, squared_scale=statistic is None)
 

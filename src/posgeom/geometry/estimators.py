@@ -33,13 +33,13 @@ import scipy.sparse as sp
 from .._blas import single_threaded_blas
 from .._validation import check_confidence, check_distributions, check_positive_int, check_rng
 from ..corpus.incidence import SequenceIncidence
+from ..inference import BootstrapEstimate
 from .hellinger import hellinger_distances
 
 __all__ = [
     "plugin_distances",
     "CorrectedDistances",
     "corrected_distances",
-    "CorrectedBootstrapResult",
     "bootstrap_corrected",
     "EstimatorErrors",
     "estimator_errors",
@@ -439,78 +439,6 @@ def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CorrectedBootstrapResult:
-    """Bootstrap interval of the corrected estimator (or of a statistic of it), from :func:`bootstrap_corrected`.
-
-    Attributes
-    ----------
-    estimate : float or ndarray
-        The statistic at the full-sample corrected distances (default: the corrected distance matrix).
-    lower, upper : float or ndarray
-        Ends of the interval (on the scale of ``estimate``).
-    lower_mc_error, upper_mc_error : float or ndarray
-        Monte Carlo standard errors of the ends: how much they would move with another ``rng``.
-    samples : ndarray, shape ``(n_boot, *shape)``
-        The statistic of each resample's corrected estimate. Default statistic: the *unclipped squared* corrected
-        matrices (float32), i.e. the intervals are formed on the ``d_H^2`` scale and mapped to distances.
-    plugin : float or ndarray
-        The statistic at the plug-in distances of the full sample (default: the squared plug-in matrix): the true
-        value in the bootstrap world. Reported for diagnosis (see :attr:`bias`); the interval does not use it.
-    centre : float or ndarray
-        The statistic at the full-sample estimate, on the scale of ``samples`` (default: ``point.squared``).
-    point : CorrectedDistances
-        The full-sample corrected estimate.
-    confidence : float
-    interval : str
-        ``"percentile"`` or ``"basic"``.
-    n_splits : int
-        Random splits per resample.
-
-    Examples
-    --------
-    >>> from posgeom import synthetic_corpus
-    >>> from posgeom.corpus import SequenceIncidence
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(100, 3, 5, rng=1), 3, 5)
-    >>> res = bootstrap_corrected(inc, rng=0, n_boot=20)
-    >>> res.samples.shape, res.lower.shape, res.n_boot
-    ((20, 3, 3), (3, 3), 20)
-    """
-
-    estimate: float | np.ndarray
-    lower: float | np.ndarray
-    upper: float | np.ndarray
-    lower_mc_error: float | np.ndarray
-    upper_mc_error: float | np.ndarray
-    samples: np.ndarray
-    plugin: float | np.ndarray
-    centre: float | np.ndarray
-    point: CorrectedDistances
-    confidence: float
-    interval: str
-    n_splits: int
-
-    @property
-    def n_boot(self) -> int:
-        """Number of resamples."""
-        return int(self.samples.shape[0])
-
-    @property
-    def bias(self):
-        """Mean replicate minus :attr:`plugin`: the corrected estimator's bias in the bootstrap world.
-
-        Near 0 when the tokens are well sampled. Strongly negative when many tokens are seen once: their share of
-        the plug-in distance is sampling noise that no half-sample estimator sees. This is why the intervals are
-        centred on the replicates' mean and not referred to the plug-in value.
-        """
-        return np.mean(self.samples, axis=0, dtype=np.float64) - self.plugin
-
-    @property
-    def standard_error(self):
-        """Standard deviation of the replicates (ddof=1), on the scale of ``samples``."""
-        return np.std(self.samples, axis=0, ddof=1, dtype=np.float64)
-
-
 _INTERVALS = ("percentile", "basic")
 
 
@@ -567,7 +495,7 @@ def _resample_tasks(gen, n_boot, m, n_splits):
 
 def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_boot: int = 500, n_splits: int = 1,
                         estimate_splits: int = 20, confidence: float = 0.95, interval: str = "percentile",
-                        n_jobs: int = 1) -> CorrectedBootstrapResult:
+                        n_jobs: int = 1) -> BootstrapEstimate:
     """Bootstrap over sequences of the corrected estimator: intervals for its distances or for a statistic of them.
 
     Parameters
@@ -595,7 +523,12 @@ def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_
 
     Returns
     -------
-    CorrectedBootstrapResult
+    BootstrapEstimate
+        ``estimate`` (the statistic at the full-sample corrected estimate; by default the distance matrix),
+        ``replicates`` (the statistic of each resample; by default the *unclipped squared* corrected matrices, in
+        float32, so that the intervals are formed on the ``d_H^2`` scale and mapped to distances), ``lower``,
+        ``upper``, the Monte Carlo errors of the ends, and ``point`` (the full-sample
+        :class:`CorrectedDistances`).
 
     Raises
     ------
@@ -623,10 +556,10 @@ def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_
     law of ``estimate - theta`` is approximated by that of the centred errors ``E_b = replicate_b - mean(replicates)``:
     the interval is ``[centre + q_lo(E), centre + q_hi(E)]`` (percentile) or ``[centre - q_hi(E), centre - q_lo(E)]``
     (basic), with ``q`` the quantiles at ``(1 -+ confidence)/2``. Neither the raw replicates nor the errors against
-    the bootstrap world's truth (the full-sample plug-in, :attr:`CorrectedBootstrapResult.plugin`) will do: the
+    the bootstrap world's truth (the full-sample plug-in) will do: the
     empirical ``mu_i`` of the full sample contain the sampling noise of every token seen once, which the half-sample
     estimator cannot see, so in the bootstrap world the corrected estimator is biased by a first-order amount with
-    no counterpart of that size in the real world (:attr:`CorrectedBootstrapResult.bias`). On Zipfian corpora
+    no counterpart of that size in the real world. On Zipfian corpora
     (3,000 to 5,000 tokens, 400 to 1,000 sequences) intervals referred to the plug-in covered the truth in 0% of the
     replications, the centred ones in 92% to 100%. The intervals cover ``theta``; the remaining second-order bias
     ``theta - d_H^2`` is not corrected.
@@ -648,7 +581,7 @@ def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_
     >>> from posgeom.corpus import SequenceIncidence
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(200, 4, 6, rng=0), 4, 6)
     >>> res = bootstrap_corrected(inc, lambda D: D[0, 3], rng=0, n_boot=50)
-    >>> bool(res.lower <= res.estimate <= res.upper), res.samples.shape
+    >>> bool(res.lower <= res.estimate <= res.upper), res.replicates.shape
     (True, (50,))
     """
     inc = _check_incidence(incidence)
@@ -668,12 +601,10 @@ def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_
         point = corrected_distances(inc, rng=gen, n_splits=estimate_splits)
     except ValueError as exc:
         raise ValueError(f"bootstrap point estimate (full sample): {exc}") from None
-    plugin = plugin_distances(inc)
     if statistic is None:
-        centre, at_plugin, store = point.squared, plugin**2, np.float32
+        centre, store = point.squared, np.float32
     else:
         centre = np.asarray(statistic(point.distances), dtype=np.float64)
-        at_plugin = np.asarray(statistic(plugin), dtype=np.float64)
         store = np.float64
     fitter = _CrossFitter(inc, np.float32)  # float32 products: ~1e-6 error, far below any sampling error here
 
@@ -736,11 +667,11 @@ def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_
     def shaped(x):
         return float(x[0]) if len(shape) == 0 else x.reshape(shape)
 
-    return CorrectedBootstrapResult(
-        estimate=estimate, lower=shaped(lower), upper=shaped(upper), lower_mc_error=shaped(lower_mc),
-        upper_mc_error=shaped(upper_mc), samples=samples, plugin=float(at_plugin) if np.ndim(at_plugin) == 0
-        else at_plugin, centre=float(centre) if np.ndim(centre) == 0 else centre, point=point,
-        confidence=confidence, interval=interval, n_splits=n_splits,
+    return BootstrapEstimate(
+        estimate=estimate, replicates=samples, lower=shaped(lower), upper=shaped(upper),
+        lower_mc_error=shaped(lower_mc), upper_mc_error=shaped(upper_mc), confidence=confidence,
+        method=f"centred {interval} bootstrap over texts, {n_splits} split(s) per resample",
+        label="cross-fitted (corrected) distances", point=point,
     )
 
 

@@ -9,8 +9,8 @@ make it larger. Two tools make this noise measurable on any corpus:
   ``i``, the distance between the two halves' ``mu_i``: the **noise floor** at half the sample size. (By the formula
   above the floor of the full sample is about ``1/sqrt(2)`` of it in distance terms; the split-half value is the
   conservative, directly measured one.)
-* :func:`bootstrap_statistic` (and :func:`bootstrap_distances`, :func:`bootstrap_stress`): resample *sequences* with
-  replacement and recompute the statistic, giving percentile confidence intervals. Resampling whole sequences keeps
+* :func:`bootstrap_statistic`: resample *sequences* with replacement and recompute the plug-in statistic, giving
+  percentile confidence intervals. Resampling whole sequences keeps
   the dependence between the positions of one sequence.
 
 Efficiency: the corpus is tokenised once into a :class:`SequenceIncidence` (which cell ``(position, token)`` each
@@ -33,14 +33,13 @@ import numpy as np
 from .._blas import single_threaded_blas
 from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import _as_incidence
-from ..inference import BootstrapResult
+from ..inference import BootstrapEstimate, percentile_bootstrap
 from .estimators import plugin_distances
 from .hellinger import hellinger_from_products
 
 __all__ = [
     "split_half_distances",
     "bootstrap_statistic",
-    "bootstrap_distances",
 ]
 
 
@@ -109,7 +108,7 @@ def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | Non
 
 def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: float = 0.95,
                         n_positions: int | None = None, vocab_size: int | None = None,
-                        pad_id: int | None = None, dtype=np.float64) -> BootstrapResult:
+                        pad_id: int | None = None, dtype=np.float64) -> BootstrapEstimate:
     """Bootstrap over sequences of any statistic of the Hellinger distance matrix.
 
     Parameters
@@ -135,8 +134,8 @@ def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: 
 
     Returns
     -------
-    BootstrapResult
-        ``estimate`` on the whole corpus, ``samples`` of shape ``(n_boot, *shape)``, and the intervals.
+    BootstrapEstimate
+        ``estimate`` on the whole corpus, ``replicates`` of shape ``(n_boot, *shape)``, and the intervals.
 
     Raises
     ------
@@ -152,14 +151,14 @@ def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: 
     tokens that occur), computed with single-threaded BLAS (faster for these products, and bit-reproducible). A
     resample that leaves a position without observations raises a ValueError: use fewer positions. Percentile
     intervals describe sampling variability; they are not centred on the true value when the estimator is biased
-    (see :attr:`BootstrapResult.bias`).
+    (see :attr:`~posgeom.inference.BootstrapEstimate.bias`).
 
     Examples
     --------
     >>> from posgeom.corpus import synthetic_corpus
     >>> X = synthetic_corpus(100, 4, 10, rng=0, regime="abrupt", n_topics=2)
     >>> res = bootstrap_statistic(X, lambda D: D[0, 3], rng=0, n_boot=20, n_positions=4, vocab_size=10)
-    >>> res.samples.shape, bool(res.lower <= res.estimate <= res.upper)
+    >>> res.replicates.shape, bool(res.lower <= res.estimate <= res.upper)
     ((20,), True)
     """
     inc = _as_incidence(data, n_positions, vocab_size, pad_id)
@@ -180,54 +179,4 @@ def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: 
                 raise ValueError(f"bootstrap resample {b}: {exc}") from None
             samples[b] = statistic(D)
     est = float(estimate) if estimate.ndim == 0 else estimate
-    return BootstrapResult(estimate=est, samples=samples, confidence=confidence)
-
-
-def bootstrap_distances(data, *, rng, n_boot: int = 200, confidence: float = 0.95,
-                        n_positions: int | None = None, vocab_size: int | None = None,
-                        pad_id: int | None = None, dtype=np.float32) -> BootstrapResult:
-    """Bootstrap the whole (n x n) Hellinger distance matrix; percentile intervals for every entry.
-
-    Same parameters as :func:`bootstrap_statistic`. Replicates are stored as ``float32`` by default
-    (``n_boot * n^2 * 4`` bytes; 200 MB at ``n = 512``, ``n_boot = 200``): pass a reduced statistic to
-    :func:`bootstrap_statistic` when memory matters.
-
-    Parameters
-    ----------
-    data : SequenceIncidence, or token id sequences
-        With sequences, also pass ``n_positions`` and ``vocab_size`` (and ``pad_id`` to count padding).
-    rng : int or numpy.random.Generator
-        Seed of the resampling.
-    n_boot : int, default 200
-        Number of resamples (``>= 2``).
-    confidence : float, default 0.95
-        Coverage of the percentile intervals.
-    n_positions : int, optional
-        Number of positions ``n`` (token id sequences only).
-    vocab_size : int, optional
-        Vocabulary size ``V`` (token id sequences only).
-    pad_id : int, optional
-        Count padding with this id (token id sequences only).
-    dtype : numpy dtype, default float32
-        Storage type of the replicates.
-
-    Returns
-    -------
-    BootstrapResult
-        ``estimate`` is the (n, n) plug-in Hellinger matrix; ``samples`` has shape ``(n_boot, n, n)``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        As :func:`bootstrap_statistic`.
-
-    Examples
-    --------
-    >>> from posgeom.corpus import synthetic_corpus
-    >>> X = synthetic_corpus(100, 3, 8, rng=0)
-    >>> res = bootstrap_distances(X, rng=0, n_boot=10, n_positions=3, vocab_size=8)
-    >>> res.samples.shape, res.samples.dtype, res.lower.shape
-    ((10, 3, 3), dtype('float32'), (3, 3))
-    """
-    return bootstrap_statistic(data, lambda D: D, rng=rng, n_boot=n_boot, confidence=confidence,
-                               n_positions=n_positions, vocab_size=vocab_size, pad_id=pad_id, dtype=dtype)
+    return percentile_bootstrap(est, samples, confidence=confidence, label="plug-in distances")

@@ -3,9 +3,6 @@ curve, the stress table with its bootstrap intervals.
 """
 from __future__ import annotations
 
-from .bootstrap import (
-    bootstrap_stress,
-)
 from .core import (
     optimal_scale,
     stress,
@@ -52,5 +49,4 @@ __all__ = [
     "stress_table",
     "ShiftInvariantStress",
     "shift_invariant_decomposition",
-    "bootstrap_stress",
 ]

@@ -933,7 +933,7 @@ def stress_table(
         ``"percentile"``: for the plug-in estimator the quantiles of the replicates; for the corrected one the
         centred percentile interval. ``"basic"``: the reflected interval, ``(2 s - upper, 2 s - lower)`` for the
         plug-in estimator (which corrects for a shift of the replicates away from the estimate ``s``, see
-        :attr:`posgeom.inference.BootstrapResult.basic_interval`), clipped at 0.
+        :attr:`posgeom.inference.BootstrapEstimate.basic_interval`), clipped at 0.
     title : str, optional
         Stored on the table (corpus, convention, ``n``).
     estimator : {"corrected", "plugin", "resolved"} or an estimator object, default "corrected"
@@ -1055,7 +1055,7 @@ def stress_table(
                     "pass D=None to compute D from data, or the incidence D was computed from"
                 )
             bias = np.asarray(boot.bias)
-            samples = np.asarray(boot.samples, dtype=float).reshape(n_boot, -1)
+            samples = np.asarray(boot.replicates, dtype=float).reshape(n_boot, -1)
             replicates = samples
             mc_lo, mc_hi = _quantile_mc_errors(samples, float(confidence))
             if interval == "percentile":
@@ -1083,8 +1083,8 @@ def stress_table(
             point = np.asarray(boot.estimate, dtype=float)
             lower, upper = np.asarray(boot.lower), np.asarray(boot.upper)
             lower_mc, upper_mc = np.asarray(boot.lower_mc_error), np.asarray(boot.upper_mc_error)
-            bias = np.mean(boot.samples, axis=0) - point
-            replicates = np.asarray(boot.samples, dtype=float)
+            bias = np.mean(boot.replicates, axis=0) - point
+            replicates = np.asarray(boot.replicates, dtype=float)
     else:
         n_boot = 0
         point = _evaluate(candidates, D)
