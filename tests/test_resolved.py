@@ -252,12 +252,23 @@ def test_real_corpora_flat_control_and_ladder(name, n):
     def lag_means(Q):
         return np.bincount(lag, weights=Q[iu], minlength=n)[1:] / np.bincount(lag, minlength=n)[1:]
 
+    from posgeom.encodings import induced_distances
+    from posgeom.stress import stress_of_distances
+
+    schemes = {k: induced_distances(k, n, d_model=384, n_heads=12) for k in ("sinusoidal", "rope", "alibi", "t5")}
+
+    def fixed_stress(Q):  # each fixed encoding's scale-optimal stress against the resolved distances
+        D = np.sqrt(np.clip(Q, 0.0, 1.0))
+        return np.array([stress_of_distances(E, D, scale="optimal") for E in schemes.values()])
+
     est = Resolved().fixed(inc, fraction=1 / 8)
     flat = flat_corpus(inc, rng=0)
     fb = est.bootstrap(flat, n_resamples=100, rng=0)
     assert fb.covers(0.0)[iu].mean() >= 0.9
     assert est.bootstrap(flat, n_resamples=100, rng=1, statistic=slope).covers(0.0)
     assert stability_ladder(est, inc, lag_means, rng=0, n_resamples=100).holds_still()
+    assert stability_ladder(est, inc, fixed_stress, rng=1, n_resamples=100).holds_still()
+    assert not stability_ladder(CrossFitted(), inc, fixed_stress, rng=1, n_resamples=60).holds_still()
     assert not stability_ladder(CrossFitted(), inc, lag_means, rng=0, n_resamples=60).holds_still()
 
 
