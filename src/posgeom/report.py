@@ -32,8 +32,6 @@ __all__ = [
 
 #: Former names of the estimators, still accepted (``"corrected"``: cross-fitted; ``"plugin"``: plug-in).
 ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
-#: The :func:`posgeom.stress.stress_table` label closest to each estimator (the table knows only two).
-_TABLE_LABELS = {"cross-fitted": "corrected", "plug-in": "plugin"}
 #: The smallest ``sample_texts``.
 MIN_SAMPLE_TEXTS = 4
 # Warn when the median noise floor exceeds this share of the median distance.
@@ -444,8 +442,11 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
-    table_estimator = (Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS)
-                       if settings.estimator == "resolved" else _TABLE_LABELS[settings.estimator])
+    table_estimator = {
+        "resolved": lambda: Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS),
+        "cross-fitted": lambda: CrossFitted(n_splits=CORRECTED_SPLITS),
+        "plug-in": PlugIn,
+    }[settings.estimator]()
     table = stress_table(D, candidates, title=title, estimator=table_estimator, n_splits=CORRECTED_SPLITS,
                          **bootstrap)
     if settings.estimator == "resolved":
