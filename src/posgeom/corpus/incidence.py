@@ -145,6 +145,51 @@ class SequenceIncidence:
         return cls(indptr, cell.ravel(), cells, n, V)
 
     @classmethod
+    def from_contiguous(cls, tokens, lengths, n_positions: int, vocab_size: int):
+        """Build the incidence of texts given as one flat token array and their lengths (positions ``0 .. L-1``).
+
+        Parameters
+        ----------
+        tokens : 1-D int array
+            The tokens of every text, text after text.
+        lengths : 1-D int array
+            Length of each text, in ``[1, n_positions]``; they sum to ``len(tokens)``.
+        n_positions : int
+        vocab_size : int
+
+        Returns
+        -------
+        SequenceIncidence
+            The same as :meth:`from_sequences` on the split texts, without building them one by one.
+
+        Raises
+        ------
+        ValueError
+            Lengths outside ``[1, n_positions]``, lengths that do not sum to the number of tokens, or ids outside
+            ``[0, vocab_size)``.
+
+        Examples
+        --------
+        >>> inc = SequenceIncidence.from_contiguous([0, 1, 0], [2, 1], 2, 2)
+        >>> inc.lengths, inc.counts().toarray()
+        (array([2, 1]), array([[2, 0],
+               [0, 1]]))
+        """
+        n, V, _ = _check_arguments(n_positions, vocab_size, None)
+        tokens = np.asarray(tokens, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        if lengths.ndim != 1 or lengths.size < 1 or lengths.min() < 1 or lengths.max() > n:
+            raise ValueError(f"lengths must be a 1-D array of integers in [1, n_positions={n}]")
+        if tokens.ndim != 1 or tokens.size != int(lengths.sum()):
+            raise ValueError(f"tokens must be a 1-D array of sum(lengths) = {int(lengths.sum())} ids")
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= V):
+            raise ValueError(f"token ids must lie in [0, vocab_size={V})")
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        position = np.arange(tokens.size) - np.repeat(starts, lengths)
+        cells, cell = np.unique(position * V + tokens, return_inverse=True)
+        return cls(np.append(starts, tokens.size), cell.ravel(), cells, n, V)
+
+    @classmethod
     def concatenate(cls, parts):
         """Stack the sequences of several incidences (same ``n_positions`` and ``vocab_size``).
 

@@ -303,5 +303,4 @@ def sample_texts(mu, lengths, *, rng):
     for i in range(n):
         at = np.flatnonzero(position == i)
         ids[at] = np.minimum(np.searchsorted(cdf[i], gen.random(at.size), side="right"), V - 1)
-    cells, cell = np.unique(position * V + ids, return_inverse=True)
-    return SequenceIncidence(np.append(starts, position.size), cell.ravel(), cells, n, V)
+    return SequenceIncidence.from_contiguous(ids, lengths, n, V)

@@ -26,6 +26,7 @@ from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import SequenceIncidence
 from ..inference import BootstrapEstimate
 from .estimators import _distances_from_squared, _intervals, corrected_distances, plugin_distances
+from .noise import bootstrap_statistic
 from .resolved import Resolution, _EqualReach, choose_resolution, resolved_splits
 
 __all__ = [
@@ -81,7 +82,7 @@ def _check_incidence(data) -> SequenceIncidence:
     return data
 
 
-def _summarise(centre, reps, centre_mc, *, confidence, label, squared_scale) -> BootstrapEstimate:
+def _summarise(centre, reps, centre_mc, *, confidence, label, squared_scale, point=None) -> BootstrapEstimate:
     """Centred percentile intervals ``centre + q(E)``, ``E = replicate - mean``, with Monte Carlo errors of the ends."""
     centre = np.asarray(centre, dtype=np.float64)
     shape = centre.shape
@@ -102,7 +103,7 @@ def _summarise(centre, reps, centre_mc, *, confidence, label, squared_scale) -> 
     return BootstrapEstimate(estimate=shaped(estimate), replicates=reps.reshape((reps.shape[0],) + shape),
                              lower=shaped(lo), upper=shaped(hi), lower_mc_error=shaped(lo_mc),
                              upper_mc_error=shaped(hi_mc), confidence=confidence,
-                             method="centred percentile bootstrap over texts", label=label)
+                             method="centred percentile bootstrap over texts", label=label, point=point)
 
 
 def _point_statistic(statistic, Q):
@@ -212,18 +213,9 @@ class PlugIn(_Estimator):
         (20, 3, 3)
         """
         inc, gen, B, confidence = self._bootstrap_setup(data, n_resamples, rng, statistic, confidence)
-        m = inc.n_sequences
-        with single_threaded_blas():
-            centre = _point_statistic(statistic, plugin_distances(inc) ** 2)
-            reps = np.empty((B,) + centre.shape)
-            for b in range(B):
-                w = np.bincount(gen.integers(0, m, size=m), minlength=m)
-                try:
-                    D = plugin_distances(inc, weights=w)
-                except ValueError as exc:
-                    raise ValueError(f"bootstrap resample {b}: {exc}") from None
-                reps[b] = _point_statistic(statistic, D**2)
-        return _summarise(centre, reps, None, confidence=confidence, label=self.label,
+        res = bootstrap_statistic(inc, lambda D: _point_statistic(statistic, D**2), rng=gen, n_boot=B,
+                                  confidence=confidence)
+        return _summarise(res.estimate, res.replicates, None, confidence=confidence, label=self.label,
                           squared_scale=statistic is None)
 
 
@@ -327,7 +319,8 @@ class CrossFitted(_Estimator):
         centre = _point_statistic(statistic, res.point.squared)
         reps = np.stack([_point_statistic(statistic, Q.astype(np.float64)) for Q in res.replicates])
         return _summarise(centre, reps, res.point.mc_spread if statistic is None else None,
-                          confidence=confidence, label=self.label, squared_scale=statistic is None)
+                          confidence=confidence, label=self.label, squared_scale=statistic is None,
+                          point=res.point)
 
 
 class Resolved(_Estimator):
@@ -465,11 +458,14 @@ class Resolved(_Estimator):
         gen = check_rng(rng)
         res = self.resolution_for(inc)
         with single_threaded_blas():
-            Qs = resolved_splits(inc, res, rng=gen, n_splits=self.n_splits)
+            return self._estimate(resolved_splits(inc, res, rng=gen, n_splits=self.n_splits), res)
+
+    def _estimate(self, Qs, res) -> DistanceEstimate:
+        """The point estimate from the splits' estimates ``Qs``."""
         Q = Qs.mean(axis=0)
         return DistanceEstimate(squared=Q, distances=_distances_from_squared(Q), estimator=self.label,
                                 estimand=f"resolved d_H^2: {res.describe()}",
-                                mc_spread=Qs.std(axis=0, ddof=1) / np.sqrt(self.n_splits), resolution=res)
+                                mc_spread=Qs.std(axis=0, ddof=1) / np.sqrt(Qs.shape[0]), resolution=res)
 
     def bootstrap(self, data, *, n_resamples: int = 1000, rng, statistic=None,
                   confidence: float = 0.95) -> BootstrapEstimate:
@@ -511,10 +507,8 @@ class Resolved(_Estimator):
         engine = _EqualReach(inc, res)
         S, b_splits, m = self.n_splits, self.bootstrap_splits, inc.n_sequences
         with single_threaded_blas():
-            point_splits = resolved_splits(inc, res, rng=gen, n_splits=S, engine=engine)
-            Q = point_splits.mean(axis=0)
-            centre = _point_statistic(statistic, Q)
-            per_split = np.stack([_point_statistic(statistic, Qs) for Qs in point_splits])
+            point = self._estimate(resolved_splits(inc, res, rng=gen, n_splits=S, engine=engine), res)
+            centre = _point_statistic(statistic, point.squared)
             reps = np.empty((B,) + centre.shape)
             for b in range(B):
                 draws = gen.integers(0, m, size=m)
@@ -523,9 +517,8 @@ class Resolved(_Estimator):
                 except ValueError as exc:
                     raise ValueError(f"bootstrap resample {b}: {exc}") from None
                 reps[b] = _point_statistic(statistic, Qs.mean(axis=0))
-        mc = per_split.std(axis=0, ddof=1) / np.sqrt(S)
-        return _summarise(centre, reps, mc if statistic is None else None, confidence=confidence,
-                          label=f"{self.label} ({res.describe()})", squared_scale=statistic is None)
+        return _summarise(centre, reps, point.mc_spread if statistic is None else None, confidence=confidence,
+                          label=f"{self.label} ({res.describe()})", squared_scale=statistic is None, point=point)
 
 
 #: The estimators by their command-line names.

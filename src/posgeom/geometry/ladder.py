@@ -31,14 +31,6 @@ def _check(data) -> SequenceIncidence:
     return data
 
 
-def _rebuild(inc: SequenceIncidence, tokens: np.ndarray, lengths: np.ndarray) -> SequenceIncidence:
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    offset = np.arange(tokens.size) - np.repeat(starts, lengths)
-    seqs = np.full((lengths.size, inc.n_positions), -1, dtype=np.int64)
-    seqs[np.repeat(np.arange(lengths.size), lengths), offset] = tokens
-    return SequenceIncidence.from_sequences([row[row >= 0] for row in seqs], inc.n_positions, inc.vocab_size)
-
-
 def _contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
     position = inc.positions[inc.cell]
     starts = np.repeat(inc.indptr[:-1], inc.lengths)
@@ -80,7 +72,7 @@ def flat_corpus(data, *, rng) -> SequenceIncidence:
     gen = check_rng(rng)
     tokens = _contiguous_tokens(inc).copy()
     gen.shuffle(tokens)
-    return _rebuild(inc, tokens, inc.lengths)
+    return SequenceIncidence.from_contiguous(tokens, inc.lengths, inc.n_positions, inc.vocab_size)
 
 
 def subsample(data, fraction: float, *, rng) -> SequenceIncidence:
@@ -120,7 +112,7 @@ def subsample(data, fraction: float, *, rng) -> SequenceIncidence:
     keep = np.sort(gen.choice(inc.n_sequences, size=k, replace=False))
     tokens = _contiguous_tokens(inc)
     mask = np.repeat(np.isin(np.arange(inc.n_sequences), keep), inc.lengths)
-    return _rebuild(inc, tokens[mask], inc.lengths[keep])
+    return SequenceIncidence.from_contiguous(tokens[mask], inc.lengths[keep], inc.n_positions, inc.vocab_size)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from numpy.polynomial import chebyshev
 
 from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
+from .estimation import DistanceEstimate, _check_incidence, _Estimator, _point_statistic, _summarise
+from .estimators import _distances_from_squared
 
 __all__ = [
     "sqrt_estimates",
@@ -77,7 +79,7 @@ def sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float =
     return np.where(p < delta, poly, smooth)
 
 
-class BestPolynomial:
+class BestPolynomial(_Estimator):
     """Cross-fitted full-vocabulary Hellinger distances from polynomial estimates of ``sqrt(p)`` (a comparison).
 
     For a random split of the texts into halves, every cell (position ``i``, token ``k``) of each half gets
@@ -107,8 +109,8 @@ class BestPolynomial:
         self.support_size = None if support_size is None else check_positive_int(support_size, "support_size")
         self.n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
 
-    def __repr__(self) -> str:
-        return f"BestPolynomial(support_size={self.support_size}, n_splits={self.n_splits})"
+    def _options(self) -> str:
+        return f"support_size={self.support_size}, n_splits={self.n_splits}"
 
     def describe_estimand(self, data=None) -> str:
         """The estimand in words.
@@ -173,9 +175,6 @@ class BestPolynomial:
         >>> round(float(BestPolynomial().distances(inc, rng=0).distances[0, 1]), 2)  # the unseen token's share
         0.99
         """
-        from .estimation import DistanceEstimate, _check_incidence
-        from .estimators import _distances_from_squared
-
         inc = _check_incidence(data)
         gen = check_rng(rng)
         S = self.support_size or inc.vocab_size
@@ -216,11 +215,7 @@ class BestPolynomial:
         >>> BestPolynomial().bootstrap(inc, n_resamples=5, rng=0, statistic=lambda Q: Q[0, 2]).replicates.shape
         (5,)
         """
-        from .estimation import _check_incidence, _point_statistic, _summarise
-
-        inc = _check_incidence(data)
-        gen = check_rng(rng)
-        B = check_positive_int(n_resamples, "n_resamples", minimum=2)
+        inc, gen, B, confidence = self._bootstrap_setup(data, n_resamples, rng, statistic, confidence)
         point = self.distances(inc, rng=gen)
         centre = _point_statistic(statistic, point.squared)
         S, m = self.support_size or inc.vocab_size, inc.n_sequences
@@ -232,5 +227,5 @@ class BestPolynomial:
                 wb = np.bincount(draws[m // 2:], minlength=m).astype(float)
                 reps[b] = _point_statistic(statistic, self._split(inc, wa, wb, S))
         return _summarise(centre, reps, point.mc_spread if statistic is None else None, confidence=confidence,
-                          label=self.label, squared_scale=statistic is None)
+                          label=self.label, squared_scale=statistic is None, point=point)
 

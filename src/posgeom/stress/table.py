@@ -1031,13 +1031,12 @@ def stress_table(
         n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
         confidence = check_confidence(confidence)
         if resolved is not None:
-            expected = resolved.distances(data, rng=copy.deepcopy(rng)).distances
-            if D is not None and not np.allclose(D, expected, rtol=1e-9, atol=1e-12):
-                raise ValueError("D is not the resolved estimate of data with this rng: pass D=None to compute it "
-                                 "from data")
-            D = expected
             boot = resolved.bootstrap(data, n_resamples=n_boot, rng=rng, confidence=float(confidence),
                                       statistic=lambda Q: _evaluate(candidates, _distances_from_squared(Q)))
+            if D is not None and not np.allclose(D, boot.point.distances, rtol=1e-9, atol=1e-12):
+                raise ValueError("D is not the resolved estimate of data with this rng: pass D=None to compute it "
+                                 "from data")
+            D = boot.point.distances
             point = np.asarray(boot.estimate, dtype=float)
             lower, upper = np.asarray(boot.lower), np.asarray(boot.upper)
             lower_mc, upper_mc = np.asarray(boot.lower_mc_error), np.asarray(boot.upper_mc_error)
