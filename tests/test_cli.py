@@ -256,7 +256,7 @@ def test_report_writes_every_file(report):
 
 
 def test_report_numbers_match_the_package(report, corpus_file):
-    from posgeom import sinusoidal_encoding, stress
+    from posgeom import sinusoidal_encoding, stress_of_encoding
     from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
 
     tokens = tokenize_corpus(DOCS, load_tokenizer(), max_pieces=8)
@@ -264,8 +264,8 @@ def test_report_numbers_match_the_package(report, corpus_file):
     np.testing.assert_allclose(np.load(report / "distances.npy"), D, atol=1e-12)
     rows = {r["encoding"]: r for r in csv.DictReader((report / "stress_table.csv").open())}
     P = sinusoidal_encoding(8, 384)
-    assert float(rows["sinusoidal"]["raw_stress"]) == pytest.approx(stress(P, D), rel=1e-9)
-    assert float(rows["sinusoidal"]["optimal_stress"]) == pytest.approx(stress(P, D, scale="optimal"), rel=1e-9)
+    assert float(rows["sinusoidal"]["raw_stress"]) == pytest.approx(stress_of_encoding(P, D), rel=1e-9)
+    assert float(rows["sinusoidal"]["optimal_stress"]) == pytest.approx(stress_of_encoding(P, D, scale="optimal"), rel=1e-9)
     assert float(rows["MDS full rank"]["raw_stress"]) < 1e-20
 
 

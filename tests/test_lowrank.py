@@ -37,7 +37,7 @@ def test_classical_curve_is_monotone_and_matches_direct_computation():
     assert np.all(np.diff(curve.strain) < 0)
     assert np.all(curve.stress_optimal <= curve.stress_raw + 1e-15)
     X3 = pg.classical_mds(D, 3).embedding
-    assert np.isclose(curve.stress_raw[2], pg.stress(X3, D))
+    assert np.isclose(curve.stress_raw[2], pg.stress_of_encoding(X3, D))
 
 
 def test_smacof_curve_wins_on_stress_classical_on_strain():

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import pdist, squareform
 from strategies import configurations
 
-from posgeom import optimal_scale, pairwise_distances, stress, stress_of_distances
+from posgeom import optimal_scale, pairwise_distances, stress_of_distances, stress_of_encoding
 
 
 def test_stress_worked_by_hand():
@@ -20,7 +20,7 @@ def test_stress_worked_by_hand():
 def test_paper_definition_on_an_encoding():
     P = np.array([[0.0], [3.0], [4.0]])
     D = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)
-    assert stress(P, D) == pytest.approx(((3 - 1) ** 2 + (4 - 2) ** 2 + (1 - 1) ** 2) / 6)
+    assert stress_of_encoding(P, D) == pytest.approx(((3 - 1) ** 2 + (4 - 2) ** 2 + (1 - 1) ** 2) / 6)
 
 
 @given(configurations(min_rows=3))
@@ -28,7 +28,7 @@ def test_exact_configuration_has_zero_stress(X):
     D = squareform(pdist(X))
     if D.max() == 0:
         return
-    assert stress(X, D) == pytest.approx(0.0, abs=1e-20)
+    assert stress_of_encoding(X, D) == pytest.approx(0.0, abs=1e-20)
 
 
 @given(configurations(min_rows=3), st.floats(0.01, 100))
@@ -36,9 +36,9 @@ def test_optimal_stress_is_scale_invariant_and_never_above_raw(X, a):
     D = squareform(pdist(X[::-1] ** 2))
     if D.max() == 0 or pdist(X).max() == 0:
         return
-    s = stress(X, D, scale="optimal")
-    assert stress(a * X, D, scale="optimal") == pytest.approx(s, rel=1e-9, abs=1e-12)
-    assert s <= stress(X, D) + 1e-12
+    s = stress_of_encoding(X, D, scale="optimal")
+    assert stress_of_encoding(a * X, D, scale="optimal") == pytest.approx(s, rel=1e-9, abs=1e-12)
+    assert s <= stress_of_encoding(X, D) + 1e-12
     assert 0 <= s <= 1 + 1e-12
 
 
@@ -50,12 +50,12 @@ def test_stress_invariant_under_consistent_permutation(X, rnd):
     perm = list(range(len(X)))
     rnd.shuffle(perm)
     for scale in ("raw", "optimal"):
-        assert stress(X[perm], D[np.ix_(perm, perm)], scale=scale) == pytest.approx(stress(X, D, scale=scale))
+        assert stress_of_encoding(X[perm], D[np.ix_(perm, perm)], scale=scale) == pytest.approx(stress_of_encoding(X, D, scale=scale))
 
 
 def test_collapsed_encoding_has_optimal_stress_one():
     D = squareform(pdist(np.arange(4.0)[:, None]))
-    assert stress(np.zeros((4, 3)), D, scale="optimal") == 1.0
+    assert stress_of_encoding(np.zeros((4, 3)), D, scale="optimal") == 1.0
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_collapsed_encoding_has_optimal_stress_one():
 )
 def test_stress_bad_input(P, D, match):
     with pytest.raises(ValueError, match=match):
-        stress(P, D)
+        stress_of_encoding(P, D)
 
 
 def test_unknown_scale():
@@ -80,3 +80,14 @@ def test_unknown_scale():
 def test_pairwise_distances_exact_zero_diagonal():
     E = pairwise_distances(np.random.default_rng(0).normal(size=(5, 3)))
     assert np.all(np.diag(E) == 0) and np.array_equal(E, E.T)
+
+
+def test_stress_subpackage_is_a_module_not_shadowed():
+    """``posgeom.stress`` is the subpackage: the function is ``stress_of_encoding``, so nothing rebinds the name."""
+    import types
+
+    import posgeom
+    import posgeom.stress as S
+
+    assert isinstance(S, types.ModuleType) and isinstance(posgeom.stress, types.ModuleType)
+    assert callable(S.stress_table) and S.stress_of_encoding is posgeom.stress_of_encoding

@@ -56,14 +56,14 @@ def test_values_match_stress_module(corpus, pretrained):
     table = stress_table(D, rows)
     assert table.n_boot == 0 and table["sinusoidal"].raw_ci is None
     P = pg.sinusoidal_encoding(N, 16)
-    assert table["sinusoidal"].raw == pytest.approx(pg.stress(P, D))
-    assert table["sinusoidal"].optimal == pytest.approx(pg.stress(P, D, scale="optimal"))
-    assert table["learned (pretrained)"].raw == pytest.approx(pg.stress(pretrained[3:3 + N], D))
+    assert table["sinusoidal"].raw == pytest.approx(pg.stress_of_encoding(P, D))
+    assert table["sinusoidal"].optimal == pytest.approx(pg.stress_of_encoding(P, D, scale="optimal"))
+    assert table["learned (pretrained)"].raw == pytest.approx(pg.stress_of_encoding(pretrained[3:3 + N], D))
     E = alibi_distances(N)
     assert table["ALiBi"].optimal == pytest.approx(pg.stress_of_distances(E, D, scale="optimal"))
     assert table["T5 buckets"].raw == pytest.approx(pg.stress_of_distances(t5_bucket_distances(N), D))
     X = pg.classical_mds(D, 2).embedding
-    assert table["MDS rank 2"].raw == pytest.approx(pg.stress(X, D))
+    assert table["MDS rank 2"].raw == pytest.approx(pg.stress_of_encoding(X, D))
     assert table["MDS full rank"].raw < 1e-20, "Hellinger distances are Euclidean: full-rank MDS is exact"
     for r in table:
         assert 0 <= r.optimal <= 1 + 1e-12 and r.optimal <= r.raw + 1e-12

@@ -35,7 +35,7 @@ def test_result_is_deterministic_and_stresses_are_scale_optimal():
     a = sinusoid_alignment(D, 2, d_model=16, rng=3, n_null=50)
     b = sinusoid_alignment(D, 2, d_model=16, rng=3, n_null=50)
     assert np.array_equal(a.null_alignment, b.null_alignment) and a.alignment == b.alignment
-    assert a.stress_sinusoid == pytest.approx(pg.stress(pg.sinusoidal_encoding(10, 16), D, scale="optimal"))
+    assert a.stress_sinusoid == pytest.approx(pg.stress_of_encoding(pg.sinusoidal_encoding(10, 16), D, scale="optimal"))
     assert 0 <= a.stress_mds <= 1 and 0 <= a.stress_sinusoid_rank <= 1
 
 

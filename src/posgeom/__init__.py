@@ -14,7 +14,7 @@ The subpackages follow the book's path; each layer imports only the layers befor
 
 At the top: :mod:`posgeom.report` and :mod:`posgeom.cli` (``posgeom report``), :mod:`posgeom.plotting`,
 :mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy core (``pg.hellinger_distances``,
-``pg.classical_mds``, ``pg.stress``, ...) without importing torch.
+``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
 """
 
 from .corpus import (
@@ -47,7 +47,7 @@ from .geometry import (
     shift_equivariance_defect,
     toeplitz_part,
 )
-from .stress import optimal_scale, smacof_encoding, stress, stress_by_rank, stress_of_distances
+from .stress import optimal_scale, smacof_encoding, stress_by_rank, stress_of_distances, stress_of_encoding
 
 try:  # one version, read from the installed package's metadata (pyproject.toml)
     from importlib.metadata import version as _version
@@ -80,7 +80,7 @@ __all__ = [
     "sinusoidal_encoding",
     "sinusoidal_frequencies",
     "smacof_encoding",
-    "stress",
+    "stress_of_encoding",
     "stress_by_rank",
     "stress_of_distances",
     "synthetic_corpus",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .core import (
     optimal_scale,
-    stress,
+    stress_of_encoding,
     stress_of_distances,
 )
 from .rank_curve import (
@@ -33,7 +33,7 @@ from .table import (
 __all__ = [
     "optimal_scale",
     "stress_of_distances",
-    "stress",
+    "stress_of_encoding",
     "SmacofResult",
     "smacof_encoding",
     "strain",

@@ -20,7 +20,7 @@ from ..geometry.euclidean import pairwise_distances
 __all__ = [
     "optimal_scale",
     "stress_of_distances",
-    "stress",
+    "stress_of_encoding",
 ]
 
 
@@ -110,7 +110,7 @@ def stress_of_distances(E, D, *, scale: str = "raw") -> float:
     return float(r @ r) / float(d @ d)
 
 
-def stress(P, D, *, scale: str = "raw") -> float:
+def stress_of_encoding(P, D, *, scale: str = "raw") -> float:
     """Stress of an encoding ``P`` (n x d, rows = positions) against target distances ``D`` (n x n).
 
     See the module docstring for the definition and the two scale conventions.
@@ -138,7 +138,7 @@ def stress(P, D, *, scale: str = "raw") -> float:
     --------
     >>> P = np.array([[0.0], [2.0], [4.0]])
     >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]])
-    >>> stress(P, D), stress(P, D, scale="optimal")
+    >>> stress_of_encoding(P, D), stress_of_encoding(P, D, scale="optimal")
     (1.0, 0.0)
     """
     P = check_matrix(P, "P", min_rows=2)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
 from ..geometry.mds import classical_mds, double_centered_gram
-from .core import stress as _stress
+from .core import stress_of_encoding as _stress
 from .smacof import smacof_encoding
 
 __all__ = [

@@ -32,7 +32,7 @@ from ..encodings.absolute import sinusoidal_encoding
 from ..geometry.mds import classical_mds
 from ..geometry.shift import subspace_alignment
 from ..inference import permutation_p_value
-from ..stress.core import stress
+from ..stress.core import stress_of_encoding
 
 __all__ = [
     "SinusoidAlignment",
@@ -255,9 +255,9 @@ def sinusoid_alignment(
         variance_ceiling=float(np.sum(sing[:rank] ** 2) / total),
         null_alignment=null_alignment,
         null_share=null_share,
-        stress_sinusoid=stress(P, D, scale="optimal"),
-        stress_sinusoid_rank=stress(S[:, :rank] * sing[:rank], D, scale="optimal"),
-        stress_mds=stress(mds.embedding[:, :rank], D, scale="optimal"),
+        stress_sinusoid=stress_of_encoding(P, D, scale="optimal"),
+        stress_sinusoid_rank=stress_of_encoding(S[:, :rank] * sing[:rank], D, scale="optimal"),
+        stress_mds=stress_of_encoding(mds.embedding[:, :rank], D, scale="optimal"),
         quantile=quantile,
     )
 
