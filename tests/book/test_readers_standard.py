@@ -1,0 +1,145 @@
+"""The readers' standard, measured on the notebooks as stored: what a reader sees of each chapter.
+
+* **visible code**: the lines (not blank) of code cells a reader sees unfolded, i.e. without a ``hide-input``,
+  ``hide-cell``, ``remove-input`` or ``remove-cell`` tag: at most 150 per chapter, at most 25 in any one cell;
+* **words outside dropdowns**: the words of the Markdown cells, leaving out ``{dropdown}`` directives, admonitions
+  with the ``dropdown`` class, display math and directive options: at most 2,500;
+* **result first**: the first Markdown cells before any code a reader sees hold an admonition whose title names the
+  result, with a glued figure in it, followed by "After this chapter you can" and three objectives.
+
+Run as a script on notebooks to print the numbers: ``python tests/book/test_readers_standard.py book/*.ipynb``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+BOOK = Path(__file__).resolve().parents[2] / "book"
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+MAX_VISIBLE_LINES, MAX_CELL_LINES, MAX_WORDS = 150, 25, 2500
+
+# Chapters rebuilt to the standard; every chapter joins this list as it is rebuilt.
+STANDARD = [
+    "02b_estimating_distances",
+]
+
+_OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")
+_WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
+
+
+def _cells(path):
+    return json.loads(Path(path).read_text())["cells"]
+
+
+def _tags(cell):
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def visible_code_cells(path) -> list[int]:
+    """Non-blank line counts of the code cells a reader sees unfolded."""
+    return [
+        sum(1 for line in "".join(c["source"]).splitlines() if line.strip())
+        for c in _cells(path)
+        if c["cell_type"] == "code" and not (_tags(c) & FOLDED)
+    ]
+
+
+def main_text(markdown: str) -> str:
+    """Markdown with dropdowns, display math and directive options removed (what the main text says)."""
+    out, stack = [], []  # stack of (fence, is_dropdown)
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _OPEN.match(line)
+        if m:
+            fence, name = m.group(1), m.group(2)
+            options, j = [], i + 1
+            while j < len(lines) and lines[j].startswith(":") and not _OPEN.match(lines[j]):
+                options.append(lines[j])
+                j += 1
+            dropdown = name in {"dropdown", "toggle"} or any("dropdown" in o for o in options if o.startswith(":class:"))
+            stack.append((fence, dropdown or any(d for _, d in stack)))
+            if not stack[-1][1] and name not in {"glue:figure", "figure", "math"}:
+                out.append(m.group(3))
+            i = j
+            continue
+        if stack and line.strip() == stack[-1][0]:
+            stack.pop()
+            i += 1
+            continue
+        if not (stack and stack[-1][1]):
+            out.append(line)
+        i += 1
+    text = "\n".join(out)
+    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
+    text = re.sub(r"\$[^$\n]+\$", " x ", text)  # inline math counts as one word
+    text = re.sub(r"\{[\w:-]+\}`[^`]*`", " x ", text)  # a role ({glue:text}`...`, {prf:ref}`...`) is one word
+    return text
+
+
+def words_outside_dropdowns(path) -> int:
+    """Words of the chapter's Markdown outside dropdowns."""
+    return sum(len(_WORD.findall(main_text("".join(c["source"])))) for c in _cells(path) if c["cell_type"] == "markdown")
+
+
+def opening(path) -> str:
+    """The Markdown a reader meets before the first code cell that is not removed."""
+    text = []
+    for c in _cells(path):
+        if c["cell_type"] == "code" and "remove-cell" not in _tags(c):
+            break
+        if c["cell_type"] == "markdown":
+            text.append("".join(c["source"]))
+    return "\n".join(text)
+
+
+def measure(path) -> dict:
+    cells = visible_code_cells(path)
+    return {
+        "visible code lines": sum(cells),
+        "longest visible cell": max(cells, default=0),
+        "words outside dropdowns": words_outside_dropdowns(path),
+    }
+
+
+@pytest.mark.parametrize("name", STANDARD)
+def test_visible_code_and_words(name):
+    m = measure(BOOK / f"{name}.ipynb")
+    assert m["visible code lines"] <= MAX_VISIBLE_LINES, m
+    assert m["longest visible cell"] <= MAX_CELL_LINES, m
+    assert m["words outside dropdowns"] <= MAX_WORDS, m
+
+
+@pytest.mark.parametrize("name", STANDARD)
+def test_result_first(name):
+    text = opening(BOOK / f"{name}.ipynb")
+    box = re.search(r"(`{3,}|:{3,})\{admonition\}[^\n]*result[^\n]*\n(.*?)\n\1\s*$", text, flags=re.S | re.I | re.M)
+    assert box, "no result box (an admonition titled with the result) before the first code cell"
+    assert "{glue:figure}" in box.group(2) and "{glue:text}" in box.group(2), "the result box needs a glued figure and number"
+    after = text[box.end():]
+    assert re.search(r"after this chapter you can", after, flags=re.I), "no 'After this chapter you can' list"
+    assert len(re.findall(r"^\s*[*-] ", after, flags=re.M)) >= 3, "fewer than three objectives"
+
+
+def test_measure_counts_only_what_a_reader_sees(tmp_path):
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["one two\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"]},
+            {"cell_type": "code", "metadata": {}, "source": ["a = 1\n", "\n", "b = 2\n"]},
+            {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": ["c = 3\n"]},
+        ]
+    }
+    path = tmp_path / "x.ipynb"
+    path.write_text(json.dumps(nb))
+    assert measure(path) == {"visible code lines": 2, "longest visible cell": 2, "words outside dropdowns": 4}
+
+
+if __name__ == "__main__":
+    for arg in sys.argv[1:]:
+        print(Path(arg).stem, measure(arg))
