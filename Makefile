@@ -33,7 +33,8 @@ book: $(STAMP)
 # print style that wraps long code lines instead of clipping them. tests/site/test_pdf.py then reads the PDF back.
 pdf: $(STAMP) browser
 	$(BIN)/jupyter-book build . --builder singlehtml --all --warningiserror --keep-going
-	sed 's|</head>|<style media="print">@page { size: A4; margin: 14mm } pre { white-space: pre-wrap !important; overflow-wrap: anywhere } .highlight, div.output, .pst-scrollable-table-container { overflow: visible !important }</style></head>|' \
+	sed -e 's|</head>|<style media="print">@page { size: A4; margin: 14mm } pre { white-space: pre-wrap !important; overflow-wrap: anywhere } .highlight, div.output, .pst-scrollable-table-container { overflow: visible !important }</style></head>|' \
+	  -e 's|src="\.\./_images/|src="_images/|g' \
 	  _build/singlehtml/book/index.html > _build/singlehtml/index.html
 	rm -f _build/book.pdf
 	profile=$$(mktemp -d) && trap 'rm -rf "$$profile"' EXIT && \

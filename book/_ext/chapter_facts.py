@@ -1,0 +1,141 @@
+"""A ``{chapter-facts}`` directive: one row per chapter with facts read from the book itself, never typed.
+
+For every notebook in the table of contents (in reading order): its number and title (a link), the words a reader
+reads (Markdown, dropdowns included) as minutes at 200 words a minute, the number of exercises (``{exercise}``
+directives), the visible code lines (code cells not folded or removed), and the execution time of the build that
+produced the page (from myst-nb's execution data, as in ``{nb-exec-table}``). The table is filled in after every
+document has been executed, so its times are this build's.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from pathlib import Path
+
+from docutils import nodes
+from myst_nb.sphinx_ import NbMetadataCollector
+from sphinx.addnodes import pending_xref
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.docutils import SphinxDirective
+
+KEY = "has_chapter_facts"
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
+EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}", re.M)
+
+
+class ChapterFactsNode(nodes.General, nodes.Element):
+    """Placeholder, replaced by the table once every chapter has been executed."""
+
+
+class ChapterFacts(SphinxDirective):
+    def run(self):
+        NbMetadataCollector.set_doc_data(self.env, self.env.docname, KEY, True)
+        return [ChapterFactsNode()]
+
+
+def notebook_facts(path: Path) -> dict:
+    """Words, exercises and visible code lines of one stored notebook."""
+    cells = json.loads(path.read_text())["cells"]
+    markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    prose = re.sub(r"\$\$.*?\$\$", " ", markdown, flags=re.S)
+    visible = [
+        "".join(c["source"])
+        for c in cells
+        if c["cell_type"] == "code" and not set(c.get("metadata", {}).get("tags", [])) & FOLDED
+    ]
+    return {
+        "minutes": len(WORD.findall(prose)) / 200,
+        "exercises": len(EXERCISE.findall(markdown)),
+        "code": sum(1 for source in visible for line in source.splitlines() if line.strip()),
+    }
+
+
+def _entry(*children):
+    paragraph = nodes.paragraph()
+    paragraph.extend(children)
+    return nodes.entry("", paragraph)
+
+
+def make_table(env, parent: str) -> nodes.table:
+    headers = ["chapter", "reading (min)", "exercises", "visible code lines", "execution (s)"]
+    table = nodes.table(classes=["colwidths-auto"])
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    group.extend(nodes.colspec(colwidth=1) for _ in headers)
+    head, body = nodes.thead(), nodes.tbody()
+    group += head
+    group += body
+    row = nodes.row()
+    row.extend(_entry(nodes.Text(h)) for h in headers)
+    head += row
+    data = NbMetadataCollector.get_doc_data(env)
+    for docname in _reading_order(env):
+        path = Path(env.doc2path(docname))
+        if path.suffix != ".ipynb":
+            continue
+        facts = notebook_facts(path)
+        exec_data = data.get(docname, {}).get("exec_data") or {}
+        runtime = exec_data.get("runtime")
+        link = pending_xref(
+            refdoc=parent,
+            reftarget=posixpath.relpath(docname, posixpath.dirname(parent)),
+            reftype="doc",
+            refdomain="std",
+            refexplicit=False,
+            refwarn=True,
+            classes=["xref", "doc"],
+        )
+        link += nodes.inline(text=docname)
+        row = nodes.row()
+        row += _entry(link)
+        row += _entry(nodes.Text(f"{facts['minutes']:.0f}"))
+        row += _entry(nodes.Text(str(facts["exercises"])))
+        row += _entry(nodes.Text(str(facts["code"])))
+        row += _entry(nodes.Text("–" if runtime is None else f"{runtime:.0f}"))
+        body += row
+    return table
+
+
+def _reading_order(env):
+    """Documents in table-of-contents order (sphinx-external-toc's site map), else sorted."""
+    site_map = getattr(env, "external_site_map", None)
+    if site_map is None:
+        return sorted(env.found_docs)
+    order = []
+
+    def walk(docname):
+        if docname in order:
+            return
+        order.append(docname)
+        for subtree in site_map[docname].subtrees:
+            for item in subtree.items:
+                if isinstance(item, str):
+                    walk(item)
+
+    walk(site_map.root.docname)
+    return order
+
+
+class ChapterFactsTransform(SphinxPostTransform):
+    default_priority = 8  # before references are resolved
+
+    def run(self, **kwargs):
+        for node in list(self.document.findall(ChapterFactsNode)):
+            node.replace_self(make_table(self.env, self.env.docname))
+
+
+def _outdated(app, env):
+    if not NbMetadataCollector.new_exec_data(env):
+        return None
+    return [d for d, data in NbMetadataCollector.get_doc_data(env).items() if data.get(KEY)]
+
+
+def setup(app):
+    app.add_node(ChapterFactsNode)
+    app.add_directive("chapter-facts", ChapterFacts)
+    app.connect("env-updated", _outdated)
+    app.add_post_transform(ChapterFactsTransform)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
