@@ -71,3 +71,46 @@ def test_step_subspaces_span_the_centred_block_indicators():
             step_subspaces(10, bad)
     with pytest.raises(ValueError):
         random_step_subspaces(4, 4, 1, rng=0)
+
+
+def test_alignment_statistic_matches_sinusoid_alignment_and_is_basis_free():
+    from posgeom.studies.sinusoid import AlignmentStatistic, sinusoid_directions
+
+    D = hellinger_distances(shift_equivariant_distributions(20, width=2.5))
+    stat = AlignmentStatistic(20, (1, 3), 64, rng=0, n_null=300)
+    alignment, threshold = stat(D**2)[1], stat.thresholds[1]
+    ref = sinusoid_alignment(D, 3, d_model=64, rng=0, n_null=300)
+    assert alignment == pytest.approx(ref.alignment, abs=1e-10)
+    # the null of a random subspace does not depend on which fixed subspace it is compared with
+    assert threshold == pytest.approx(ref.alignment_threshold, abs=0.05)
+    S = sinusoid_directions(20, 64, 3)
+    assert np.allclose(S.T @ S, np.eye(3)) and np.allclose(S.sum(axis=0), 0.0)
+    # pure noise in Q: the MDS subspace is a random one and scores below the null's 99th percentile
+    gen = np.random.default_rng(5)
+    scores = []
+    for _ in range(40):
+        E = gen.standard_normal((20, 20))
+        scores.append(stat(E + E.T)[1])
+    assert np.mean(np.array(scores) > threshold) < 0.1
+    with pytest.raises(ValueError):
+        stat(np.zeros((5, 5)))
+    with pytest.raises(ValueError):
+        AlignmentStatistic(20, 3, 64, rng=0, quantile=1.5)
+    assert AlignmentStatistic(20, 3, 64, rng=0, n_null=50)(D**2).shape == (1,)
+
+
+def test_real_text_alignment_is_aligned_on_smooth_text_and_not_on_its_flat_control():
+    from posgeom.corpus import SequenceIncidence
+    from posgeom.studies.sinusoid import real_text_alignment
+
+    inc = SequenceIncidence.from_sequences(pg.synthetic_corpus(4000, 12, 30, rng=0, regime="smooth"), 12, 30)
+    res = real_text_alignment(inc, rank=2, ranks=(1, 2, 3), d_model=64, rng=0, n_resamples=40, n_null=300)
+    assert res.verdict == "aligned"
+    assert res.flat_verdict != "aligned", "negative control: a flat corpus has no MDS direction to align"
+    assert res.ladder.fractions == (1.0, 0.5, 0.25, 0.125) and "resolved" in res.estimand
+    # a stationary corpus (no positional signal): not aligned
+    noise = SequenceIncidence.from_sequences(pg.synthetic_corpus(4000, 12, 30, rng=1, regime="stationary"), 12, 30)
+    assert real_text_alignment(noise, rank=2, ranks=(1, 2, 3), d_model=64, rng=0, n_resamples=40,
+                               n_null=300).verdict != "aligned"
+    with pytest.raises(ValueError):
+        real_text_alignment(inc, rank=4, ranks=(1, 2, 3), d_model=64, rng=0)

@@ -27,6 +27,8 @@ MAX_VISIBLE_LINES, MAX_CELL_LINES, MAX_WORDS = 150, 25, 2500
 STANDARD = [
     "01_positional_distributions",
     "02b_estimating_distances",
+    "05_mds_stress",
+    "05b_sinusoid",
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")
