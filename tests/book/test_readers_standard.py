@@ -26,6 +26,7 @@ MAX_VISIBLE_LINES, MAX_CELL_LINES, MAX_WORDS = 150, 25, 2500
 # Chapters rebuilt to the standard; every chapter joins this list as it is rebuilt.
 STANDARD = [
     "01_positional_distributions",
+    "02_real_text",
     "02b_estimating_distances",
     "05_mds_stress",
     "05b_sinusoid",

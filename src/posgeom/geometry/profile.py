@@ -1,0 +1,309 @@
+"""Linear statistics of a squared-distance matrix along the lag: the lag profile, the lag slope, the position trend.
+
+A real-text distance matrix is read on a *block* of positions (e.g. the word pieces ``1 .. n-2``, without the
+``[CLS]`` and ``[SEP]`` positions). Every statistic here is a linear function of the squared distances
+``Q_ij`` of the block's pairs ``i < j``, so that an unbiased estimator of ``Q`` (the resolved one,
+:class:`~posgeom.geometry.Resolved`) gives unbiased estimates of each, and a flat corpus
+(:func:`~posgeom.geometry.flat_corpus`), where every expected ``Q_ij`` is 0, gives expectation 0 for each:
+
+* the **lag profile**: the mean of ``Q_ij`` over the pairs at each lag ``k = j - i``;
+* the **lag slope**: the least-squares slope of ``Q_ij`` on the lag (do positions farther apart differ more?);
+* the **position trend**: the least-squares slope of ``Q_ij`` on the midpoint ``(i + j) / 2`` *within* each lag,
+  i.e. after removing the lag profile (does the distance at a fixed lag change along the text?). If ``Q`` depends on
+  ``|i - j|`` only (shift-equivariance, a Toeplitz matrix), the position trend is exactly 0.
+
+:class:`LagStatistics` computes all three as one vector (optionally with the Toeplitz share, the part of the
+variation of ``Q`` over the block that the lag explains, which is not linear) (a ``statistic`` for
+:meth:`~posgeom.geometry.Resolved.bootstrap` and :func:`~posgeom.geometry.stability_ladder`); :func:`pad_texts` counts
+padding in an existing corpus (e.g. a flat control), as :class:`~posgeom.data.CountingConvention` does for a
+tokenised one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..corpus.incidence import SequenceIncidence
+
+__all__ = ["LagStatistics", "pad_texts", "ladder_sign"]
+
+
+class LagStatistics:
+    """The lag profile, the lag slope and the position trend of a block of positions, as one vector statistic.
+
+    Parameters
+    ----------
+    n_positions : int
+        Size ``n`` of the squared-distance matrices the statistic will receive.
+    first : int, default 0
+        First position of the block.
+    last : int, optional
+        Last position of the block (inclusive); default ``n - 1``. The block needs at least 3 positions.
+    with_share : bool, default False
+        Append the Toeplitz share (:meth:`toeplitz_share`) as a last entry. It is not linear in ``Q``: the noise of
+        an estimate inflates its denominator, so it is biased downward, the more so the smaller the corpus.
+
+    Attributes
+    ----------
+    lags : ndarray
+        The lags ``1 .. m - 1`` of the block of ``m`` positions (the first ``m - 1`` entries of the vector).
+    slope_index, trend_index : int
+        Where the lag slope and the position trend sit in the vector.
+    share_index : int or None
+        Where the Toeplitz share sits (``None`` without ``with_share``).
+
+    Examples
+    --------
+    >>> Q = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))  # Q_ij = |i - j|: Toeplitz
+    >>> stat = LagStatistics(5)
+    >>> stat(Q).round(12)
+    array([1., 2., 3., 4., 1., 0.])
+    >>> round(stat.slope(stat(Q)), 12), round(stat.trend(stat(Q)), 12)
+    (1.0, 0.0)
+    """
+
+    def __init__(self, n_positions: int, *, first: int = 0, last: int | None = None, with_share: bool = False):
+        n = check_positive_int(n_positions, "n_positions", minimum=3)
+        last = n - 1 if last is None else int(last)
+        first = int(first)
+        if not 0 <= first < last <= n - 1 or last - first < 2:
+            raise ValueError(f"the block [{first}, {last}] must hold at least 3 of the positions 0 .. {n - 1}")
+        self.n_positions, self.first, self.last = n, first, last
+        i, j = np.triu_indices(last - first + 1, 1)
+        self._i, self._j = i + first, j + first
+        lag = j - i
+        self.lags = np.arange(1, last - first + 1)
+        self._lag = lag
+        self._count = np.bincount(lag)[1:].astype(np.float64)
+        x = lag - lag.mean()
+        self._slope_w = x / (x @ x)
+        mid = (self._i + self._j) / 2.0
+        mid_c = mid - (np.bincount(lag, weights=mid)[1:] / self._count)[lag - 1]
+        ss = mid_c @ mid_c
+        self._trend_w = mid_c / ss
+        self.slope_index = self.lags.size
+        self.trend_index = self.lags.size + 1
+        self.share_index = self.lags.size + 2 if with_share else None
+
+    def __repr__(self) -> str:
+        return f"LagStatistics(n_positions={self.n_positions}, first={self.first}, last={self.last})"
+
+    def __call__(self, Q) -> np.ndarray:
+        """The vector ``[lag profile (m - 1 values), lag slope, position trend]`` of a squared-distance matrix.
+
+        Parameters
+        ----------
+        Q : (n, n) array_like
+            Squared distances (estimates may be negative).
+
+        Returns
+        -------
+        ndarray, shape ``(m + 1,)`` (``(m + 2,)`` with the Toeplitz share)
+        """
+        Q = np.asarray(Q, dtype=np.float64)
+        if Q.shape != (self.n_positions, self.n_positions):
+            raise ValueError(f"expected a {self.n_positions} x {self.n_positions} matrix, got shape {Q.shape}")
+        q = Q[self._i, self._j]
+        profile = np.bincount(self._lag, weights=q)[1:] / self._count
+        out = [profile, [self._slope_w @ q, self._trend_w @ q]]
+        if self.share_index is not None:
+            out.append([self._share(q, profile)])
+        return np.concatenate(out)
+
+    def _share(self, q, profile) -> float:
+        centred = q - q.mean()
+        total = centred @ centred
+        fitted = profile[self._lag - 1] - q.mean()
+        return float(fitted @ fitted / total) if total > 0 else float("nan")
+
+    def toeplitz_share(self, Q) -> float:
+        """Share of the variation of ``Q_ij`` over the block's pairs that the lag explains (1 for a Toeplitz block).
+
+        ``sum (T_ij - mean)^2 / sum (Q_ij - mean)^2`` over the pairs ``i < j``, with ``T`` the lag profile put back
+        on every pair (:func:`~posgeom.geometry.toeplitz_part`): the ``R^2`` of a regression of ``Q_ij`` on the lag
+        as a factor, i.e. ``1 - defect^2`` of the centred block.
+
+        Parameters
+        ----------
+        Q : (n, n) array_like
+
+        Returns
+        -------
+        float
+            In ``[0, 1]`` (``nan`` if ``Q`` is constant on the block).
+
+        Examples
+        --------
+        >>> Q = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))
+        >>> round(LagStatistics(5).toeplitz_share(Q), 12)
+        1.0
+        """
+        Q = np.asarray(Q, dtype=np.float64)
+        q = Q[self._i, self._j]
+        return self._share(q, np.bincount(self._lag, weights=q)[1:] / self._count)
+
+    def profile(self, values) -> np.ndarray:
+        """The lag profile part of a vector from :meth:`__call__` (or of a stack of them, along the last axis).
+
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic, or a stack of them (e.g. a ladder's ``lower``).
+
+        Returns
+        -------
+        ndarray
+            The first ``m - 1`` entries along the last axis.
+
+        Examples
+        --------
+        >>> stat = LagStatistics(4)
+        >>> stat.profile(np.arange(5.0))
+        array([0., 1., 2.])
+        """
+        return np.asarray(values)[..., : self.lags.size]
+
+    def slope(self, values):
+        """The lag slope part of a vector (a float), or of a stack of vectors (an array).
+
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic, or a stack of them.
+
+        Returns
+        -------
+        float or ndarray
+
+        Examples
+        --------
+        >>> LagStatistics(4).slope(np.arange(5.0))
+        3.0
+        """
+        return _scalar(np.asarray(values)[..., self.slope_index])
+
+    def trend(self, values):
+        """The position trend part of a vector (a float), or of a stack of vectors (an array).
+
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic, or a stack of them.
+
+        Returns
+        -------
+        float or ndarray
+
+        Examples
+        --------
+        >>> LagStatistics(4).trend(np.arange(5.0))
+        4.0
+        """
+        return _scalar(np.asarray(values)[..., self.trend_index])
+
+    def share(self, values):
+        """The Toeplitz share part of a vector (a float), or of a stack of vectors (an array).
+
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic built with ``with_share=True``, or a stack of them.
+
+        Returns
+        -------
+        float or ndarray
+
+        Raises
+        ------
+        ValueError
+            If the statistic was built without ``with_share=True``.
+
+        Examples
+        --------
+        >>> LagStatistics(4, with_share=True).share(np.arange(6.0))
+        5.0
+        """
+        if self.share_index is None:
+            raise ValueError("this LagStatistics was built without with_share=True")
+        return _scalar(np.asarray(values)[..., self.share_index])
+
+
+def _scalar(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def pad_texts(data, pad_id: int) -> SequenceIncidence:
+    """The same texts padded to the window with ``pad_id``, the pads counted (every position then sees every text).
+
+    Parameters
+    ----------
+    data : SequenceIncidence
+        Texts filling positions ``0 .. length - 1``.
+    pad_id : int
+        Token id of the pad (``[PAD]`` is 0 in BERT's vocabulary).
+
+    Returns
+    -------
+    SequenceIncidence
+        As many texts, each of length ``n_positions``.
+
+    Raises
+    ------
+    ValueError
+        If a text has a gap in its positions or ``pad_id`` is outside the vocabulary.
+
+    Examples
+    --------
+    >>> inc = SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4)
+    >>> padded = pad_texts(inc, 0)
+    >>> padded.lengths, padded.counts().toarray()[2]
+    (array([3, 3]), array([1, 0, 0, 1]))
+    """
+    if not isinstance(data, SequenceIncidence):
+        raise TypeError(f"expected a SequenceIncidence, got {type(data).__name__}")
+    pad_id = int(pad_id)
+    if not 0 <= pad_id < data.vocab_size:
+        raise ValueError(f"pad_id {pad_id} is outside the vocabulary 0 .. {data.vocab_size - 1}")
+    position = data.positions[data.cell]
+    starts = np.repeat(data.indptr[:-1], data.lengths)
+    if not np.array_equal(position, np.arange(data.cell.size) - starts):
+        raise ValueError("the texts must fill positions 0, 1, ..., length - 1 (no gaps) to be padded")
+    n, m = data.n_positions, data.n_sequences
+    padded = np.full(m * n, pad_id, dtype=np.int64)
+    padded[np.repeat(np.arange(m) * n, data.lengths) + position] = data.tokens[data.cell]
+    return SequenceIncidence.from_contiguous(padded, np.full(m, n), n, data.vocab_size)
+
+
+def ladder_sign(ladder, index: int) -> int:
+    """The sign of one component of a ladder's statistic if every rung's interval excludes 0 on the same side.
+
+    Parameters
+    ----------
+    ladder : Ladder
+        From :func:`~posgeom.geometry.stability_ladder`.
+    index : int
+        The component (e.g. :attr:`LagStatistics.slope_index`).
+
+    Returns
+    -------
+    int
+        ``1`` if every rung's interval lies above 0, ``-1`` if every one lies below, else ``0`` (undetermined).
+
+    Examples
+    --------
+    >>> from posgeom.geometry import Ladder
+    >>> from posgeom.inference import BootstrapEstimate
+    >>> r = BootstrapEstimate(np.ones(2), np.zeros((3, 2)), np.array([0.5, -1.0]), np.array([2.0, 1.0]), 0, 0,
+    ...                       0.95, "p", "t")
+    >>> ladder = Ladder((1.0, 0.5), (r, r), "toy")
+    >>> ladder_sign(ladder, 0), ladder_sign(ladder, 1)
+    (1, 0)
+    """
+    lower = np.asarray(ladder.lower)[:, index]
+    upper = np.asarray(ladder.upper)[:, index]
+    if np.all(lower > 0):
+        return 1
+    if np.all(upper < 0):
+        return -1
+    return 0
