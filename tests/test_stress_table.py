@@ -355,3 +355,65 @@ def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples()
         stress_table(table.target, rows, estimator="resolved").contrast("MDS", "constant")
     with pytest.raises(ValueError, match="not the resolved estimate"):
         stress_table(table.target + 0.01 * (1 - np.eye(6)), rows, data=inc, rng=0, n_boot=5, estimator=Resolved())
+
+
+def test_stress_modules_are_short_and_every_public_name_stays_importable():
+    from pathlib import Path
+
+    import posgeom.stress as stress
+
+    folder = Path(stress.__file__).parent
+    for path in folder.glob("*.py"):
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 500, path.name
+    for name in stress.__all__:
+        assert getattr(stress, name) is not None
+    # report.py and older code import from the table module
+    from posgeom.stress.table import standard_candidates, stress_table  # noqa: F401
+
+
+def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in_a_flat_corpus():
+    from posgeom.corpus import synthetic_corpus
+    from posgeom.geometry import flat_corpus
+    from posgeom.stress import fixed_distances, stress_ladder
+
+    n = 6
+    inc = SequenceIncidence.from_sequences(synthetic_corpus(3000, n, 12, rng=0, regime="abrupt"), n, 12)
+    line = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
+    rows = [fixed_distances("line", line), fixed_distances("line again", line),
+            fixed_distances("constant", 1 - np.eye(n))]
+    lad = stress_ladder(rows, inc, rng=0, n_resamples=40)
+    assert lad.estimates.shape == (4, 3) and lad.n_texts == (3000, 1500, 750, 375)
+    assert lad.estimator.resolution is not None and "texts per position" in lad.estimand
+    assert lad.target.shape == (n, n)
+    # identical rows are never ranked, and are equivalent within any margin
+    assert lad.verdict("line", "line again") == "undetermined"
+    assert lad.equivalent("line", "line again", 1e-9)
+    c = lad.contrast("line", "constant")
+    assert c.shape == (4, 3) and np.all(c[:, 1] <= c[:, 0]) and np.all(c[:, 0] <= c[:, 2])
+    # on a flat corpus an ordered row does not beat the constant one
+    flat = stress_ladder(rows, flat_corpus(inc, rng=0), rng=0, n_resamples=40)
+    assert flat.verdict("line", "constant") != "line < constant"
+    with pytest.raises(KeyError):
+        lad.verdict("line", "nope")
+    with pytest.raises(ValueError):
+        lad.equivalent("line", "constant", 0.0)
+
+
+def test_split_half_stress_scores_mds_out_of_sample_against_the_floor():
+    from posgeom.corpus import synthetic_corpus
+    from posgeom.stress import Candidate, fixed_distances, mds_candidate, split_half_stress
+
+    n = 8
+    inc = SequenceIncidence.from_sequences(synthetic_corpus(4000, n, 12, rng=1, regime="abrupt"), n, 12)
+    p = np.random.default_rng(0).permutation(n)
+    permuted = Candidate("permuted", "control", lambda D: mds_candidate().distances(D)[np.ix_(p, p)], True)
+    rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(n)), permuted]
+    s = split_half_stress(rows, inc, rng=0, n_splits=3)
+    assert s.names == ("MDS", "constant", "permuted", "split-half floor") and s.values.shape == (3, 4)
+    assert np.all((s.values >= 0) & (s.values <= 1))
+    # MDS of half A is at the floor (it nearly reproduces D_A) and below the unordered and permuted rows
+    assert abs(s.paired("MDS", "split-half floor")[0]) < 0.05
+    assert s.paired("MDS", "constant")[2] < 0 and s.paired("MDS", "permuted")[2] < 0
+    assert s.to_frame().shape == (4, 3)
+    with pytest.raises(TypeError):
+        split_half_stress(rows, np.eye(3), rng=0)

@@ -30,6 +30,7 @@ STANDARD = [
     "02b_estimating_distances",
     "05_mds_stress",
     "05b_sinusoid",
+    "07_stress_of_encodings",
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")

@@ -1,34 +1,54 @@
-"""Stress of an encoding against the positional geometry (raw and scale-optimal), SMACOF, the stress-against-rank
-curve, the stress table with its bootstrap intervals.
+"""Stress of an encoding against the positional geometry of a corpus.
+
+* :mod:`~posgeom.stress.core`: raw and scale-optimal stress, the optimal scale.
+* :mod:`~posgeom.stress.smacof`: SMACOF, a configuration that minimises raw stress.
+* :mod:`~posgeom.stress.rank_curve`: stress and strain of MDS against its rank.
+* :mod:`~posgeom.stress.candidates`: the rows of a stress table (the encodings in use, MDS).
+* :mod:`~posgeom.stress.table` / :mod:`~posgeom.stress.results`: the stress table, its rows and paired comparisons.
+* :mod:`~posgeom.stress.ladder`: the stress table on each rung of the subsampling ladder, and its verdicts.
+* :mod:`~posgeom.stress.split_half`: the out-of-sample test of MDS (fit on half A, score on half B).
+* :mod:`~posgeom.stress.shift_invariant`: the exact decomposition of a shift-invariant encoding's stress.
 """
 from __future__ import annotations
 
+from .candidates import (
+    Candidate,
+    fixed_distances,
+    fixed_encoding,
+    mds_candidate,
+    standard_candidates,
+)
 from .core import (
     optimal_scale,
-    stress_of_encoding,
     stress_of_distances,
+    stress_of_encoding,
+)
+from .ladder import (
+    StressLadder,
+    stress_ladder,
 )
 from .rank_curve import (
     RankCurve,
     strain,
     stress_by_rank,
 )
+from .results import (
+    StressRow,
+    StressTable,
+)
+from .shift_invariant import (
+    ShiftInvariantStress,
+    shift_invariant_decomposition,
+)
 from .smacof import (
     SmacofResult,
     smacof_encoding,
 )
-from .table import (
-    Candidate,
-    ShiftInvariantStress,
-    StressRow,
-    StressTable,
-    fixed_distances,
-    fixed_encoding,
-    mds_candidate,
-    shift_invariant_decomposition,
-    standard_candidates,
-    stress_table,
+from .split_half import (
+    SplitHalfStress,
+    split_half_stress,
 )
+from .table import stress_table
 
 __all__ = [
     "optimal_scale",
@@ -49,4 +69,8 @@ __all__ = [
     "stress_table",
     "ShiftInvariantStress",
     "shift_invariant_decomposition",
+    "StressLadder",
+    "stress_ladder",
+    "SplitHalfStress",
+    "split_half_stress",
 ]

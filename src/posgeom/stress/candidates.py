@@ -1,0 +1,347 @@
+"""The rows of a stress table: encodings and the distances they induce between positions.
+
+* :class:`Candidate`: one row (a name, its conventions, and the rule ``D -> E``).
+* :func:`fixed_distances` / :func:`fixed_encoding`: a row from an induced distance matrix or an absolute encoding.
+* :func:`mds_candidate`: classical MDS of the target itself (fitted, refitted per resample).
+* :func:`standard_candidates`: the book's rows (sinusoidal, RoPE, ALiBi, T5, learned, constant, MDS).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from ..encodings.absolute import sinusoidal_encoding
+from ..encodings.relative import alibi_slopes
+from ..encodings.schemes import induced_distances
+from ..geometry.euclidean import pairwise_distances
+from ..geometry.mds import classical_mds
+
+__all__ = [
+    "Candidate",
+    "fixed_distances",
+    "fixed_encoding",
+    "mds_candidate",
+    "standard_candidates",
+]
+
+# Within one table evaluation (one target D), the MDS rows share one eigendecomposition of B.
+_MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One row of a stress table: an encoding and how it induces distances between positions.
+
+    Attributes
+    ----------
+    name : str
+        Short row label, unique within a table (e.g. ``"sinusoidal"``, ``"MDS rank 1"``).
+    description : str
+        The conventions behind the row (width, slopes, model, offset, ...), printed in the table.
+    distances : callable
+        ``distances(D) -> E``: the (n x n) distance matrix the encoding induces, given the target ``D``. Fixed
+        encodings ignore ``D``; fitted ones (MDS) compute ``E`` from it.
+    fitted : bool
+        True if ``E`` depends on ``D``; such rows are refitted on every bootstrap resample.
+
+    Raises
+    ------
+    ValueError
+        An empty name.
+    TypeError
+        A non-string description, a non-callable ``distances`` or a non-bool ``fitted``.
+
+    Examples
+    --------
+    >>> c = Candidate("ruler", "E_ij = |i - j|", lambda D: np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0))))
+    >>> c.name, c.fitted, c.distances(None)[0]
+    ('ruler', False, array([0., 1., 2.]))
+    """
+
+    name: str
+    description: str
+    distances: Callable[[np.ndarray], np.ndarray]
+    fitted: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"a candidate needs a non-empty name, got {self.name!r}")
+        if not isinstance(self.description, str):
+            raise TypeError(f"description must be a string, got {type(self.description).__name__}")
+        if not callable(self.distances):
+            raise TypeError("distances must be a callable D -> E (the induced (n x n) distance matrix)")
+        if not isinstance(self.fitted, bool):
+            raise TypeError(f"fitted must be True or False, got {self.fitted!r}")
+
+
+def fixed_distances(name: str, E, description: str = "") -> Candidate:
+    """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's.
+
+    Parameters
+    ----------
+    name : str
+        Row label.
+    E : (n, n) array_like
+        The induced distances (validated, stored read-only); the row ignores the target ``D``.
+    description : str, default ""
+        Conventions behind the row.
+
+    Returns
+    -------
+    Candidate
+        A row with ``fitted=False``.
+
+    Raises
+    ------
+    ValueError
+        ``E`` is not a valid distance matrix, or an empty name.
+
+    Examples
+    --------
+    >>> from posgeom.encodings import alibi_distances
+    >>> c = fixed_distances("ALiBi", alibi_distances(3), "slope 1")
+    >>> c.distances(None)[0], c.fitted
+    (array([0., 1., 2.]), False)
+    """
+    E = check_distance_matrix(E, f"{name}: E")
+    E.setflags(write=False)
+    return Candidate(name, description, lambda D: E, fitted=False)
+
+
+def fixed_encoding(name: str, P, description: str = "") -> Candidate:
+    """A candidate given by an absolute encoding ``P`` (n x d, rows = positions); ``E_ij = ||p_i - p_j||``.
+
+    Parameters
+    ----------
+    name : str
+        Row label.
+    P : (n, d) array_like
+        The encoding, rows are positions (``n >= 2``).
+    description : str, default ""
+        Conventions behind the row.
+
+    Returns
+    -------
+    Candidate
+        A row with ``fitted=False`` whose distances are the Euclidean row distances of ``P``.
+
+    Raises
+    ------
+    ValueError
+        ``P`` is not a finite 2-D array with at least 2 rows, or an empty name.
+
+    Examples
+    --------
+    >>> fixed_encoding("line", [[0.0], [3.0]]).distances(None)
+    array([[0., 3.],
+           [3., 0.]])
+    """
+    P = check_matrix(P, f"{name}: P", min_rows=2)
+    return fixed_distances(name, pairwise_distances(P), description)
+
+
+def mds_candidate(rank: int | None = None, *, name: str | None = None, tol: float | None = None) -> Candidate:
+    """Classical MDS of the target itself (Algorithm 1), at ``rank`` dimensions (``None``: full positive part).
+
+    The row is refitted on every bootstrap resample, so its interval includes the fitting noise.
+
+    Parameters
+    ----------
+    rank : int, optional
+        MDS dimensions; ``None`` keeps the positive part of ``B``.
+    name : str, optional
+        Row label; default ``"MDS full rank"`` or ``"MDS rank <r>"``.
+    tol : float, optional
+        Eigenvalue tolerance of :func:`posgeom.classical_mds`.
+
+    Returns
+    -------
+    Candidate
+        A row with ``fitted=True``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``rank`` is not a positive integer.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> c = mds_candidate(1)
+    >>> c.name, c.fitted, np.allclose(c.distances(D), D)
+    ('MDS rank 1', True, True)
+    """
+    if rank is not None:
+        rank = check_positive_int(rank, "rank")
+    label = name or ("MDS full rank" if rank is None else f"MDS rank {rank}")
+    what = "positive part of B (numerical rank)" if rank is None else f"top {rank} eigenpair(s) of B"
+    description = f"classical MDS of D, {what}; fitted to D"
+
+    def distances(D):
+        cache = _MDS_CACHE.get()
+        if cache is None:  # outside a table evaluation
+            return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)
+        key = ("mds", tol)
+        if key not in cache:  # one eigendecomposition of B per target D, shared by every MDS row
+            cache[key] = classical_mds(D, None, tol=tol)
+        fit = cache[key]
+        if rank is not None and rank > fit.rank:
+            return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)  # raises the documented error
+        r = fit.rank if rank is None else rank
+        return pairwise_distances(fit.eigenvectors[:, :r] * np.sqrt(fit.eigenvalues[:r]))
+
+    return Candidate(label, description, distances, fitted=True)
+
+
+def _slice_rows(P, offset: int, n: int, what: str) -> np.ndarray:
+    P = check_matrix(P, what, min_rows=2)
+    offset = check_positive_int(offset, "offset", minimum=0)
+    if offset + n > P.shape[0]:
+        raise ValueError(
+            f"{what} has {P.shape[0]} positions but rows {offset}..{offset + n - 1} are needed (n={n}, "
+            f"offset={offset}); use n <= {P.shape[0] - offset}"
+        )
+    return P[offset:offset + n]
+
+
+def standard_candidates(
+    n: int,
+    *,
+    d: int = 384,
+    n_heads: int = 12,
+    model: str | os.PathLike | None = None,
+    pretrained=None,
+    scratch=None,
+    offset: int = 0,
+    mds_ranks: Sequence[int] = (1, 2, 3),
+    t5: bool = True,
+    constant: bool = True,
+    base: float = 10000.0,
+) -> list[Candidate]:
+    """The book's rows, in the book's order (the conventions of every row are in the Notes).
+
+    sinusoidal, RoPE, ALiBi, T5 buckets (if ``t5``), learned (pretrained, if ``model`` or ``pretrained``), learned
+    (from scratch, if ``scratch``), constant (if ``constant``), MDS full rank, MDS at each rank of ``mds_ranks``.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (``>= 2``).
+    d : int, default 384
+        Model width of the sinusoidal encoding (all-MiniLM-L6-v2: 384; bert-base-uncased: 768). Even.
+    n_heads : int, default 12
+        Attention heads: sets RoPE's head width ``d / n_heads`` (must be even) and ALiBi's slopes. Both models
+        above have 12.
+    model : str, path or None, default None
+        Name of the pretrained model, used as the label of the "learned (pretrained)" row; requires ``pretrained``.
+    pretrained : (max_positions, d') array, optional
+        The pretrained position embeddings (e.g. ``posgeom.data.learned_position_embeddings(model)``); the stress
+        layer never loads files itself.
+    scratch : (max_positions, d') array, optional
+        Position embeddings of a model trained from scratch.
+    offset : int, default 0
+        Corpus position ``i`` is the model's position ``i + offset`` (learned rows only; the other schemes are
+        shift-invariant).
+    mds_ranks : sequence of int, default (1, 2, 3)
+        Truncated MDS rows (besides full rank).
+    t5 : bool, default True
+        Include the T5 bucket row.
+    constant : bool, default True
+        Include the reference row "constant (no order)".
+    base : float, default 10000.0
+        Frequency base of sinusoidal and RoPE.
+
+    Returns
+    -------
+    list of Candidate
+        The rows, in the book's order.
+
+    Raises
+    ------
+    ValueError
+        ``d`` not divisible by ``n_heads`` or an odd head width, ``model`` without ``pretrained``, or a learned table
+        with too few rows for ``offset + n``.
+    TypeError
+        Non-bool ``t5`` or ``constant``, or non-integer sizes.
+
+    Notes
+    -----
+    * **sinusoidal**: :func:`posgeom.sinusoidal_encoding` of width ``d`` (the model's width).
+    * **RoPE**: the distance between the rotated copies of one unit-block vector in every head,
+      ``sqrt(n_heads) * rope_distances(n, d_head)`` (:func:`posgeom.encodings.rope_distances`, head width
+      ``d_head = d / n_heads``): all heads together rotate ``d / 2`` blocks, as many as the sinusoidal encoding of width
+      ``d`` has, so the two share their scale and differ only in the frequency grid (``d_head / 2`` frequencies, each
+      used by ``n_heads`` heads, against ``d / 2``). One head alone is ``1 / sqrt(n_heads)`` of this, a scale that only
+      raw stress sees.
+    * **ALiBi**: the heads' linear biases ``-m_h |i - j|`` (slopes of Press et al. for ``n_heads`` heads,
+      :func:`posgeom.encodings.alibi_slopes`), read as the distance between the concatenated one-dimensional
+      configurations ``x_i = (m_1 i, ..., m_h i)``: ``||m||_2 |i - j|``. Rank 1; its scale-optimal stress does not
+      depend on the slopes at all.
+    * **T5 buckets**: :func:`posgeom.encodings.t5_bucket_distances` (32 buckets, maximum distance 128, bidirectional).
+    * **learned (pretrained)**: rows ``offset .. offset + n - 1`` of a pretrained model's position embeddings
+      (:func:`posgeom.data.learned_position_embeddings`). ``offset`` maps the corpus's position ``i`` to the
+      model's position ``i + offset``: 0 when ``mu_0`` counts ``[CLS]`` (BERT's position 0), 1 when only word pieces are
+      counted (the first word piece sits at BERT's position 1).
+    * **learned (from scratch)**: an encoding matrix supplied by the caller (e.g. the position table of a small
+      Transformer trained here), with the same ``offset`` rule.
+    * **constant (no order)**: ``E_ij = 1`` for every ``i != j``, a reference row: the stress of an encoding that
+      separates every position equally and carries no order at all (a random high-dimensional table is close to it).
+      Its scale-optimal stress is ``1 - (sum D)^2 / (N sum D^2)`` over the ``N`` pairs: small when ``D`` is nearly
+      constant off the diagonal, e.g. when sampling noise dominates it.
+    * **MDS**: classical MDS of ``D`` (Algorithm 1) at full rank (the positive part of ``B``) and at ranks
+      ``1, 2, 3``. Placing the configuration in ``R^d`` by an orthonormal map (:func:`posgeom.encodings.mds_encoding`)
+      keeps every distance, so the row is computed from the configuration itself.
+
+    Examples
+    --------
+    >>> [c.name for c in standard_candidates(8, d=16, n_heads=2, mds_ranks=(1,))]
+    ['sinusoidal', 'RoPE', 'ALiBi', 'T5 buckets', 'constant (no order)', 'MDS full rank', 'MDS rank 1']
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    d = check_positive_int(d, "d")
+    n_heads = check_positive_int(n_heads, "n_heads")
+    offset = check_positive_int(offset, "offset", minimum=0)
+    if d % n_heads:
+        raise ValueError(f"d={d} must be divisible by n_heads={n_heads}")
+    d_head = d // n_heads
+    if d_head % 2:
+        raise ValueError(f"RoPE needs an even head width, but d / n_heads = {d_head}; change d or n_heads")
+    for flag, value in (("t5", t5), ("constant", constant)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{flag} must be True or False, got {value!r}")
+    ranks = [check_positive_int(r, "each MDS rank") for r in mds_ranks]
+
+    m = float(np.linalg.norm(alibi_slopes(n_heads)))
+    rows = [
+        fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base), f"Vaswani et al., d={d}, base={base:g}"),
+        fixed_distances("RoPE", induced_distances("rope", n, d_model=d, n_heads=n_heads, base=base),
+                        f"{n_heads} heads of d_head={d_head}, unit blocks, base={base:g}"),
+        fixed_distances("ALiBi", induced_distances("alibi", n, d_model=d, n_heads=n_heads),
+                        f"||m|| |i-j|, {n_heads} heads' slopes (||m||={m:.3g}); rank 1"),
+    ]
+    if t5:
+        rows.append(fixed_distances("T5 buckets", induced_distances("t5", n, d_model=d, n_heads=n_heads),
+                                    "bucket(|i-j|), 32 buckets, max distance 128"))
+    off = f", model positions {offset}..{offset + n - 1}"
+    if pretrained is not None or model is not None:
+        label = str(model) if model is not None else "given"
+        if pretrained is None:
+            raise ValueError(f"model={model!r} names the pretrained row but no table was given; pass "
+                             f"pretrained=posgeom.data.learned_position_embeddings({model!r})")
+        P = _slice_rows(pretrained, offset, n, "pretrained position embeddings")
+        rows.append(fixed_encoding("learned (pretrained)", P, f"{label}, d={P.shape[1]}{off}"))
+    if scratch is not None:
+        P = _slice_rows(scratch, offset, n, "from-scratch position embeddings")
+        rows.append(fixed_encoding("learned (from scratch)", P, f"trained here, d={P.shape[1]}{off}"))
+    if constant:
+        E = np.ones((n, n)) - np.eye(n)
+        rows.append(fixed_distances("constant (no order)", E, "E_ij = 1 for i != j; reference"))
+    rows.append(mds_candidate(None))
+    rows.extend(mds_candidate(r) for r in ranks)
+    return rows

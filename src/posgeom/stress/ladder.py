@@ -1,0 +1,288 @@
+"""The stress table on each rung of the subsampling ladder, and the verdicts that rest on it.
+
+* :class:`StressLadder`: scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with
+  intervals; :meth:`StressLadder.verdict` ranks two rows only if their paired difference keeps its sign on every rung.
+* :func:`stress_ladder`: builds it with one estimator of ``D`` whose estimand is fixed for the smallest rung.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..geometry.estimators import _distances_from_squared
+from ..geometry.ladder import Ladder, stability_ladder, verdict
+from .candidates import Candidate
+from .table import _evaluate
+
+__all__ = [
+    "StressLadder",
+    "stress_ladder",
+]
+
+
+@dataclass(frozen=True)
+class StressLadder:
+    """Scale-optimal stress of several rows on every rung of a subsampling ladder (:func:`stress_ladder`).
+
+    Attributes
+    ----------
+    names : tuple of str
+        The rows, in order (the components of the ladder's statistic).
+    ladder : posgeom.geometry.Ladder
+        The bootstrap of the rows' scale-optimal stress on each rung (all rows on the same resamples).
+    estimand : str
+        What ``D`` estimates on every rung, in words.
+    n_texts : tuple of int
+        Texts on each rung.
+    title : str
+        Free text (corpus and counting convention).
+    estimator : object
+        The estimator of ``D`` used on every rung (for a resolved ladder, with its resolution fixed), so that other
+        computations can estimate the same estimand.
+
+    Examples
+    --------
+    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+    >>> from posgeom.stress import fixed_distances
+    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
+    >>> line = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
+    >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(6))]
+    >>> lad = stress_ladder(rows, inc, rng=0, n_resamples=30)
+    >>> lad.names, lad.estimates.shape
+    (('line', 'constant'), (4, 2))
+    """
+
+    names: tuple
+    ladder: Ladder
+    estimand: str
+    n_texts: tuple
+    title: str = ""
+    estimator: object = None
+
+    def _index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no row {name!r}; rows are {list(self.names)}") from None
+
+    @property
+    def target(self) -> np.ndarray:
+        """The whole corpus's estimate of ``D`` (the point estimate of the first rung)."""
+        return self.ladder.rungs[0].point.distances
+
+    @property
+    def fractions(self) -> tuple:
+        """The rungs (shares of the texts), the whole corpus first."""
+        return self.ladder.fractions
+
+    @property
+    def estimates(self) -> np.ndarray:
+        """Scale-optimal stress, shape ``(rungs, rows)``."""
+        return self.ladder.estimates
+
+    @property
+    def lower(self) -> np.ndarray:
+        """Lower interval ends, shape ``(rungs, rows)``."""
+        return self.ladder.lower
+
+    @property
+    def upper(self) -> np.ndarray:
+        """Upper interval ends, shape ``(rungs, rows)``."""
+        return self.ladder.upper
+
+    def holds_still(self, *, alpha: float = 0.01) -> bool:
+        """Whether no rung misses the whole corpus's stresses more often than chance allows.
+
+        See :meth:`posgeom.geometry.Ladder.holds_still`.
+
+        Parameters
+        ----------
+        alpha : float, default 0.01
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> _toy_ladder().holds_still()
+        True
+        """
+        return self.ladder.holds_still(alpha=alpha)
+
+    def verdict(self, a: str, b: str) -> str:
+        """``"a < b"``, ``"a > b"`` or ``"undetermined"``: ranked only if the sign holds on every rung.
+
+        The paired difference of the two rows' scale-optimal stress on the same resamples must exclude 0 on the same
+        side on every rung (:func:`posgeom.geometry.verdict`).
+
+        Parameters
+        ----------
+        a, b : str
+            Row names.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> _toy_ladder().verdict("x", "y")
+        'x < y'
+        """
+        return verdict(self.ladder, self._index(a), self._index(b), names=(a, b))
+
+    def contrast(self, a: str, b: str) -> np.ndarray:
+        """The paired difference ``stress*(a) - stress*(b)`` on each rung: rows ``(estimate, lower, upper)``.
+
+        Centred percentile interval of the paired replicates (the estimate plus the quantiles of their deviations
+        from their mean), as :meth:`StressTable.contrast`. :meth:`verdict` reads the uncentred percentile interval of
+        the same replicates (:func:`posgeom.geometry.verdict`); the two differ by the replicates' shift from the
+        estimate (a resample averages fewer random splits than the estimate).
+
+        Parameters
+        ----------
+        a, b : str
+
+        Returns
+        -------
+        ndarray, shape ``(rungs, 3)``
+
+        Examples
+        --------
+        >>> _toy_ladder().contrast("x", "y")[0].round(2)
+        array([-2.  , -2.95, -1.05])
+        """
+        ia, ib = self._index(a), self._index(b)
+        out = []
+        for r in self.ladder.rungs:
+            diff = np.asarray(r.replicates)[:, ia] - np.asarray(r.replicates)[:, ib]
+            est = float(np.asarray(r.estimate)[ia] - np.asarray(r.estimate)[ib])
+            lo, hi = est + np.quantile(diff - diff.mean(), [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
+            out.append((est, float(lo), float(hi)))
+        return np.array(out)
+
+    def equivalent(self, a: str, b: str, margin: float) -> bool:
+        """Whether the paired difference's interval lies inside ``(-margin, margin)`` on every rung.
+
+        With a two-sided interval at ``confidence`` this is two one-sided tests at ``(1 - confidence) / 2`` on each
+        rung. The margin must come from outside the two rows' own difference.
+
+        Parameters
+        ----------
+        a, b : str
+        margin : float
+            Positive.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> _toy_ladder().equivalent("x", "y", 0.5), _toy_ladder().equivalent("x", "x", 0.5)
+        (False, True)
+        """
+        if not float(margin) > 0:
+            raise ValueError(f"margin must be positive, got {margin}")
+        c = self.contrast(a, b)
+        return bool(np.all((c[:, 1] > -float(margin)) & (c[:, 2] < float(margin))))
+
+    def to_frame(self):
+        """One row per (rung, encoding): share, texts, stress*, interval (a ``pandas.DataFrame``).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> _toy_ladder().to_frame().shape
+        (4, 6)
+        """
+        import pandas as pd
+
+        records = []
+        for k, f in enumerate(self.fractions):
+            for j, name in enumerate(self.names):
+                records.append({"share of texts": f, "texts": self.n_texts[k], "encoding": name,
+                                "stress*": float(self.estimates[k, j]), "lower": float(self.lower[k, j]),
+                                "upper": float(self.upper[k, j])})
+        return pd.DataFrame(records)
+
+
+def _toy_ladder() -> StressLadder:
+    """A two-row, two-rung ladder for the examples (``x`` at 0.5, ``y`` at 2.5, ``x - y`` between -3 and -1)."""
+    from ..inference import BootstrapEstimate
+
+    reps = np.column_stack([np.linspace(0, 1, 51), np.linspace(3, 2, 51)])
+    r = BootstrapEstimate(np.array([0.5, 2.5]), reps, np.array([0.0, 2.0]), np.array([1.0, 3.0]), 0, 0, 0.95,
+                          "percentile", "toy")
+    return StressLadder(("x", "y"), Ladder((1.0, 0.5), (r, r), "toy"), "toy", (100, 50))
+
+
+def stress_ladder(candidates: Sequence[Candidate], data, *, estimator=None, rng, n_resamples: int = 100,
+                  fractions=(1.0, 0.5, 0.25, 0.125), confidence: float = 0.95, title: str = "") -> StressLadder:
+    """Scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with intervals.
+
+    Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator`` (default
+    :class:`posgeom.geometry.Resolved`, its resolution fixed for the smallest rung, so that every rung estimates one
+    estimand), fitted rows (MDS) are refitted on every resample, and all rows are evaluated on the same resamples.
+
+    Parameters
+    ----------
+    candidates : sequence of Candidate
+        The rows; names must be unique.
+    data : SequenceIncidence
+        The texts.
+    estimator : PlugIn, CrossFitted or Resolved, optional
+        Default ``Resolved()``.
+    rng : int or numpy.random.Generator
+    n_resamples : int, default 100
+        Bootstrap resamples per rung.
+    fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
+    confidence : float, default 0.95
+    title : str, optional
+
+    Returns
+    -------
+    StressLadder
+
+    Raises
+    ------
+    ValueError
+        No candidates or repeated names (and the errors of :func:`posgeom.geometry.stability_ladder`).
+
+    Examples
+    --------
+    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+    >>> from posgeom.stress import fixed_distances
+    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
+    >>> line = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
+    >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(6))]
+    >>> stress_ladder(rows, inc, rng=0, n_resamples=30).n_texts
+    (1600, 800, 400, 200)
+    """
+    from ..geometry.estimation import Resolved
+
+    candidates = list(candidates)
+    if not candidates:
+        raise ValueError("candidates is empty; pass e.g. standard_candidates(n)")
+    names = tuple(c.name for c in candidates)
+    if len(set(names)) != len(names):
+        raise ValueError(f"candidate names must be unique, got {list(names)}")
+    estimator = Resolved() if estimator is None else estimator
+    if isinstance(estimator, Resolved) and estimator.resolution is None:
+        estimator = estimator.fixed(data, fraction=min(float(f) for f in fractions))
+
+    def statistic(Q):
+        return _evaluate(candidates, _distances_from_squared(Q))[1::3]
+
+    lad = stability_ladder(estimator, data, statistic, fractions=fractions, rng=rng, n_resamples=n_resamples,
+                           confidence=confidence)
+    texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)
+    estimand = estimator.describe_estimand(data) if hasattr(estimator, "describe_estimand") else ""
+    return StressLadder(names=names, ladder=lad, estimand=estimand, n_texts=texts, title=title, estimator=estimator)

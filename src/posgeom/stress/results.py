@@ -1,0 +1,470 @@
+"""An evaluated stress table: its rows and the comparisons between them.
+
+* :class:`StressRow`: one encoding's raw and scale-optimal stress, with intervals.
+* :class:`StressTable`: the rows, the estimator and estimand of ``D``, output formats, and paired comparisons
+  (:meth:`StressTable.contrast`, :meth:`StressTable.ranked`, :meth:`StressTable.equivalent`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_positive_int
+
+__all__ = [
+    "StressRow",
+    "StressTable",
+]
+
+ESTIMATORS = ("resolved", "corrected", "plugin")
+_ESTIMATOR_LABELS = {"resolved": "resolved (fixed vocabulary resolution, equal reach)",
+                     "corrected": "corrected (cross-fitted)", "plugin": "plug-in"}
+
+
+def _check_estimator(estimator) -> str:
+    if estimator not in ESTIMATORS:
+        raise ValueError(
+            f"estimator must be one of {ESTIMATORS} or posgeom.geometry.Resolved() (the estimator of the Hellinger "
+            f"distances D): 'corrected' for "
+            f"the cross-fitted, bias-corrected distances, 'plugin' for the plug-in ones; got {estimator!r}"
+        )
+    return estimator
+
+
+
+@dataclass(frozen=True)
+class StressRow:
+    """One evaluated row of a :class:`StressTable`.
+
+    Attributes
+    ----------
+    name, description : str
+        Label and conventions of the candidate.
+    raw : float
+        The paper's (raw) stress of the induced distances against ``D``.
+    optimal : float
+        Scale-optimal stress ``min_a stress(a E)``.
+    scale : float
+        The minimising scale ``a*`` (so ``a* E`` is the best-scaled copy; 0 if ``E == 0``).
+    raw_ci, optimal_ci : (float, float) or None
+        Bootstrap intervals (``None`` without a bootstrap).
+    raw_bias, optimal_bias : float or None
+        Mean of the replicates minus the estimate (``None`` without a bootstrap). With the plug-in estimator,
+        resampling with replacement repeats sequences, which adds plug-in noise to every Hellinger distance, so a
+        bias that is large against the interval's width means the percentile interval is shifted: prefer
+        ``interval="basic"`` then. The corrected estimator's intervals are centred and do not use it.
+    fitted : bool
+        Whether the row was fitted to ``D`` (and refitted per resample).
+    raw_ci_mc, optimal_ci_mc : (float, float) or None
+        Monte Carlo standard errors of the two interval ends (how much they would move with another seed;
+        ``None`` without a bootstrap).
+
+    Examples
+    --------
+    >>> row = StressRow("line", "", raw=0.25, optimal=0.0, scale=0.5)
+    >>> row.raw_ci is None, row.as_dict()["optimal_stress"]
+    (True, 0.0)
+    """
+
+    name: str
+    description: str
+    raw: float
+    optimal: float
+    scale: float
+    raw_ci: tuple | None = None
+    optimal_ci: tuple | None = None
+    fitted: bool = False
+    raw_bias: float | None = None
+    optimal_bias: float | None = None
+    raw_ci_mc: tuple | None = None
+    optimal_ci_mc: tuple | None = None
+
+    def as_dict(self) -> dict:
+        """A flat, JSON-ready dict (``None`` where there is no interval).
+
+        Returns
+        -------
+        dict
+            Keys ``encoding``, ``description``, ``raw_stress``, ``raw_ci_low``, ``raw_ci_high``,
+            ``optimal_stress``, ``optimal_ci_low``, ``optimal_ci_high``, ``optimal_scale``, ``raw_bias``,
+            ``optimal_bias``, ``fitted``, and the Monte Carlo errors of the interval ends ``raw_ci_low_mc``,
+            ``raw_ci_high_mc``, ``optimal_ci_low_mc``, ``optimal_ci_high_mc``.
+
+        Examples
+        --------
+        >>> d = StressRow("line", "ruler", raw=0.25, optimal=0.0, scale=0.5, raw_ci=(0.2, 0.3)).as_dict()
+        >>> d["encoding"], d["raw_ci_low"], d["optimal_ci_low"]
+        ('line', 0.2, None)
+        """
+        lo_r, hi_r = self.raw_ci if self.raw_ci is not None else (None, None)
+        lo_o, hi_o = self.optimal_ci if self.optimal_ci is not None else (None, None)
+        mc_lo_r, mc_hi_r = self.raw_ci_mc if self.raw_ci_mc is not None else (None, None)
+        mc_lo_o, mc_hi_o = self.optimal_ci_mc if self.optimal_ci_mc is not None else (None, None)
+        return {
+            "encoding": self.name, "description": self.description, "raw_stress": self.raw,
+            "raw_ci_low": lo_r, "raw_ci_high": hi_r, "optimal_stress": self.optimal, "optimal_ci_low": lo_o,
+            "optimal_ci_high": hi_o, "optimal_scale": self.scale, "raw_bias": self.raw_bias,
+            "optimal_bias": self.optimal_bias, "fitted": self.fitted, "raw_ci_low_mc": mc_lo_r,
+            "raw_ci_high_mc": mc_hi_r, "optimal_ci_low_mc": mc_lo_o, "optimal_ci_high_mc": mc_hi_o,
+        }
+
+
+def _fmt(x, digits: int) -> str:
+    if x is None:
+        return "-"
+    x = float(x)
+    if x == 0:
+        return "0"
+    if abs(x) < 10 ** (-digits) or abs(x) >= 10 ** (digits + 1):
+        return f"{x:.{max(digits - 1, 1)}e}"
+    return f"{x:.{digits}g}" if abs(x) >= 1 else f"{x:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class StressTable:
+    """Stress of several encodings against one target ``D``, with optional bootstrap intervals.
+
+    Attributes
+    ----------
+    rows : tuple of StressRow
+        In the order of the candidates.
+    n_positions : int
+        Number of positions ``n`` of the target ``D``.
+    n_boot : int
+        Resamples behind the intervals (0: no bootstrap).
+    confidence : float or None
+        Coverage of the intervals (``None`` without a bootstrap).
+    interval : str or None
+        ``"percentile"`` or ``"basic"`` (see :func:`stress_table`).
+    seed : int or None
+        The int seed of the bootstrap, if one was given.
+    title : str
+        Free text (e.g. corpus and counting convention), printed by :meth:`to_markdown`.
+    estimator : {"resolved", "corrected", "plugin"}
+        The estimator of the Hellinger distances ``D`` (see :func:`stress_table`); every output format states it.
+    estimand : str
+        What ``D`` estimates, in words (empty when ``D`` was passed without data).
+    replicates : ndarray or None
+        The bootstrap replicates of every row, shape ``(n_boot, 3 * len(rows))`` (raw stress, scale-optimal
+        stress and optimal scale of each row in turn), all rows on the same resamples; ``None`` without a
+        bootstrap. :meth:`contrast`, :meth:`ranked` and :meth:`equivalent` compare rows on them.
+    n_splits : int or None
+        Random splits of the corrected point estimate (``None`` for the plug-in estimator).
+    target : (n, n) ndarray or None
+        The target distances ``D`` the rows were evaluated against (read-only; for a corrected table computed from
+        data, the corrected estimate itself).
+
+    Examples
+    --------
+    >>> from posgeom.stress import fixed_encoding, mds_candidate, stress_table
+    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    >>> table = stress_table(D, [fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(1)])
+    >>> len(table), table.names, table["line x2"].raw, table.estimator
+    (2, ['line x2', 'MDS rank 1'], 1.0, 'corrected')
+    """
+
+    rows: tuple
+    n_positions: int
+    n_boot: int = 0
+    confidence: float | None = None
+    interval: str | None = None
+    seed: int | None = None
+    title: str = ""
+    estimator: str = "corrected"
+    n_splits: int | None = None
+    target: np.ndarray | None = field(default=None, repr=False, compare=False)
+    estimand: str = ""
+    replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _index: dict = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        _check_estimator(self.estimator)
+        object.__setattr__(self, "_index", {r.name: r for r in self.rows})
+
+    @property
+    def estimator_label(self) -> str:
+        """The estimator of ``D`` in words: ``"corrected (cross-fitted)"`` or ``"plug-in"``.
+
+        Returns
+        -------
+        str
+            The label printed in every output format.
+
+        Examples
+        --------
+        >>> from posgeom.stress import mds_candidate, stress_table
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> stress_table(D, [mds_candidate(1)], estimator="plugin").estimator_label
+        'plug-in'
+        """
+        return _ESTIMATOR_LABELS[self.estimator]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, name: str) -> StressRow:
+        """The row called ``name``."""
+        try:
+            return self._index[name]
+        except KeyError:
+            raise KeyError(f"no row {name!r}; rows are {list(self._index)}") from None
+
+    @property
+    def names(self) -> list:
+        """The row names, in order."""
+        return [r.name for r in self.rows]
+
+    def to_records(self) -> list:
+        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``.
+
+        Returns
+        -------
+        list of dict
+            The keys of :meth:`StressRow.as_dict` plus ``table``, ``estimator`` (``"corrected"`` or ``"plugin"``),
+            ``n_positions``, ``n_boot``, ``confidence``, ``interval``, ``seed`` and ``n_splits``.
+
+        Examples
+        --------
+        >>> from posgeom.stress import mds_candidate, stress_table
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> records = stress_table(D, [mds_candidate(1)], title="toy").to_records()
+        >>> records[0]["table"], records[0]["estimator"], records[0]["encoding"], records[0]["n_boot"]
+        ('toy', 'corrected', 'MDS rank 1', 0)
+        """
+        meta = {"table": self.title, "estimator": self.estimator, "n_positions": self.n_positions,
+                "n_boot": self.n_boot, "confidence": self.confidence, "interval": self.interval, "seed": self.seed,
+                "n_splits": self.n_splits}
+        return [{**meta, **r.as_dict()} for r in self.rows]
+
+    def to_frame(self):
+        """A ``pandas.DataFrame`` of :meth:`to_records` (needs pandas, imported here).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per candidate, columns as the keys of :meth:`to_records`.
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed.
+
+        Examples
+        --------
+        >>> from posgeom.stress import mds_candidate, stress_table
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> stress_table(D, [mds_candidate(1)]).to_frame().shape
+        (1, 24)
+        """
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover
+            raise ImportError("to_frame needs pandas (`pip install pandas`); to_records/to_csv do not") from None
+        return pd.DataFrame(self.to_records())
+
+    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+        """The records as CSV text (header row first); also written to ``path`` if given.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            File to write the text to (UTF-8).
+
+        Returns
+        -------
+        str
+            The CSV text.
+
+        Examples
+        --------
+        >>> from posgeom.stress import mds_candidate, stress_table
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> text = stress_table(D, [mds_candidate(1)]).to_csv()
+        >>> text.splitlines()[0].split(",")[:3]
+        ['table', 'estimator', 'n_positions']
+        """
+        records = self.to_records()
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        text = buffer.getvalue()
+        if path is not None:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        return text
+
+    def contrast(self, a: str, b: str, *, scale: str = "optimal"):
+        """The paired difference ``stress(a) - stress(b)`` with its interval, on the table's own resamples.
+
+        Parameters
+        ----------
+        a, b : str
+            Row names.
+        scale : {"optimal", "raw"}, default "optimal"
+            Scale-optimal or raw stress.
+
+        Returns
+        -------
+        posgeom.inference.Interval
+            The difference at the estimate and the centred percentile interval of the paired replicates (the
+            estimate plus the quantiles of their deviations from their mean), at the table's confidence.
+
+        Raises
+        ------
+        ValueError
+            Without a bootstrap, for an unknown row or ``scale``.
+
+        Examples
+        --------
+        >>> from posgeom.stress import fixed_distances, mds_candidate, stress_table
+        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
+        >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=50)
+        >>> table.contrast("MDS", "constant").upper < 0
+        True
+        """
+        from ..inference import Interval
+
+        if self.replicates is None:
+            raise ValueError("contrast needs a bootstrapped table (pass data= and rng= to stress_table)")
+        if scale not in ("optimal", "raw"):
+            raise ValueError(f"scale must be 'optimal' or 'raw', got {scale!r}")
+        k = 1 if scale == "optimal" else 0
+        ia, ib = (3 * self.names.index(self[x].name) + k for x in (a, b))
+        diff = self.replicates[:, ia] - self.replicates[:, ib]
+        est = getattr(self[a], scale) - getattr(self[b], scale)
+        alpha = 1 - self.confidence
+        lo, hi = np.quantile(diff - diff.mean(), [alpha / 2, 1 - alpha / 2])
+        return Interval(float(est), float(est + lo), float(est + hi), float(self.confidence))
+
+    def ranked(self, a: str, b: str, *, scale: str = "optimal") -> bool:
+        """Whether the interval of ``stress(a) - stress(b)`` excludes 0 (the two rows are ordered).
+
+        Parameters
+        ----------
+        a, b : str
+        scale : {"optimal", "raw"}, default "optimal"
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from posgeom.stress import fixed_distances, mds_candidate, stress_table
+        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
+        >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).ranked("MDS", "constant")
+        True
+        """
+        return self.contrast(a, b, scale=scale).excludes(0.0)
+
+    def equivalent(self, a: str, b: str, margin: float, *, scale: str = "optimal") -> bool:
+        """Whether the interval of ``stress(a) - stress(b)`` lies inside ``(-margin, margin)``.
+
+        With the table's two-sided ``confidence`` interval this is two one-sided tests, each at level
+        ``(1 - confidence) / 2``. The margin must be fixed before looking at the difference.
+
+        Parameters
+        ----------
+        a, b : str
+        margin : float
+            Positive.
+        scale : {"optimal", "raw"}, default "optimal"
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from posgeom.stress import mds_candidate, stress_table
+        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
+        >>> rows = [mds_candidate(None, name="MDS"), mds_candidate(None, name="MDS again")]
+        >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).equivalent("MDS", "MDS again", 0.01)
+        True
+        """
+        if not float(margin) > 0:
+            raise ValueError(f"margin must be positive, got {margin}")
+        c = self.contrast(a, b, scale=scale)
+        return bool(-float(margin) < c.lower and c.upper < float(margin))
+
+    def to_markdown(self, digits: int = 3, *, descriptions: bool = True) -> str:
+        """A Markdown (pipe) table: raw stress, scale-optimal stress and their intervals.
+
+        Numbers are printed with ``digits`` significant digits (scientific notation for very small or large ones).
+
+        Parameters
+        ----------
+        digits : int, default 3
+            Significant digits.
+        descriptions : bool, default True
+            Include the "conventions" column.
+
+        Returns
+        -------
+        str
+            The Markdown text: title, the estimator of ``D``, the table, and a line on the intervals (with the
+            largest Monte Carlo error of their ends) when bootstrapped.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If ``digits`` is not a positive integer.
+
+        Examples
+        --------
+        >>> from posgeom.stress import fixed_encoding, stress_table
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> table = stress_table(D, [fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator="plugin")
+        >>> print(table.to_markdown(descriptions=False))
+        Estimator of D: plug-in.
+        <BLANKLINE>
+        | encoding | raw stress | raw CI | scale-optimal stress | scale-optimal CI |
+        |---|---|---|---|---|
+        | double | 1 | - | 0 | - |
+        """
+        digits = check_positive_int(digits, "digits")
+        ci = f"{self.confidence:.0%} CI" if self.n_boot else "CI"
+        head = ["encoding"] + (["conventions"] if descriptions else []) + [
+            "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]
+        lines = []
+        if self.title:
+            lines += [f"**{self.title}**", ""]
+        splits = f", {self.n_splits} random splits" if self.n_splits else ""
+        lines += [f"Estimator of D: {self.estimator_label}{splits}.", ""]
+        if self.estimand:
+            lines[-1:] = [f"Estimand: {self.estimand}.", ""]
+        lines += ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
+
+        def interval(c):
+            return "-" if c is None else f"[{_fmt(c[0], digits)}, {_fmt(c[1], digits)}]"
+
+        for r in self.rows:
+            cells = [r.name] + ([r.description.replace("|", "\\|")] if descriptions else []) + [
+                _fmt(r.raw, digits), interval(r.raw_ci), _fmt(r.optimal, digits), interval(r.optimal_ci)]
+            lines.append("| " + " | ".join(cells) + " |")
+        if self.n_boot:
+            mc = max((max(m) for r in self.rows for m in (r.raw_ci_mc, r.optimal_ci_mc) if m is not None),
+                     default=float("nan"))
+            kind = (f"centred percentile bootstrap of the {self.estimator} estimator" if self.estimator != "plugin"
+                    else f"{self.interval} bootstrap of the plug-in estimator")
+            lines += ["", f"Intervals: {kind} over sequences, {self.n_boot} resamples, seed {self.seed}; fitted rows "
+                          f"refitted per resample; largest Monte Carlo error of an interval end "
+                          f"{_fmt(mc, digits)}."]
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:  # Jupyter renders the table
+        return self.to_markdown()

@@ -1,0 +1,127 @@
+"""Why shift-invariant encodings rank as they do: an exact split of their scale-optimal stress.
+
+* :class:`ShiftInvariantStress`: the defect, the lag-profile cosine and the stress they give.
+* :func:`shift_invariant_decomposition`: ``stress* = 1 - (1 - delta^2) c^2`` for any ``E_ij = g(|i - j|)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_distance_matrix
+
+__all__ = [
+    "ShiftInvariantStress",
+    "shift_invariant_decomposition",
+]
+
+
+@dataclass(frozen=True)
+class ShiftInvariantStress:
+    """The exact decomposition of the scale-optimal stress of a shift-invariant encoding (see
+    :func:`shift_invariant_decomposition`).
+
+    Attributes
+    ----------
+    defect : float
+        ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target
+        (:func:`posgeom.shift_equivariance_defect`).
+    profile_cosine : float
+        ``c``: cosine between the lag profiles ``f`` of ``D`` and ``g`` of ``E`` (:func:`posgeom.lag_profile`),
+        weighted by the number of pairs ``n - k`` at lag ``k``.
+    stress : float
+        ``1 - (1 - delta^2) c^2``, equal to ``stress_of_distances(E, D, scale="optimal")``.
+
+    Examples
+    --------
+    >>> s = ShiftInvariantStress(defect=0.1, profile_cosine=1.0, stress=0.01)
+    >>> round(s.floor, 6)
+    0.01
+    """
+
+    defect: float
+    profile_cosine: float
+    stress: float
+
+    @property
+    def floor(self) -> float:
+        """``delta^2``: the scale-optimal stress that *no* shift-invariant encoding can go below.
+
+        Returns
+        -------
+        float
+            The squared defect.
+
+        Examples
+        --------
+        >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).floor
+        0.25
+        """
+        return self.defect**2
+
+
+def shift_invariant_decomposition(E, D, *, atol: float = 1e-9) -> ShiftInvariantStress:
+    """Split the scale-optimal stress of a shift-invariant encoding into shift and shape terms.
+
+    If ``E_ij`` depends only on ``|i - j|`` (sinusoidal, RoPE, ALiBi, T5, any relative scheme), then, with
+    ``delta`` the shift-equivariance defect of ``D`` and ``c`` the pair-weighted cosine between the lag profiles of
+    ``D`` and ``E``,
+
+    ``min_a stress(a E, D) = 1 - (1 - delta^2) c^2``.
+
+    Proof: over the pairs ``i < j``, replacing every diagonal of ``D`` by its mean (the Toeplitz part ``T``) is an
+    orthogonal projection, and ``E`` lies in its range, so ``<E, D> = <E, T>``; and ``||T||^2 = (1 - delta^2)
+    ||D||^2``. The closed form of :func:`posgeom.stress_of_distances` then gives the identity. Hence ``delta^2`` is
+    a floor shared by all shift-invariant encodings, and above it they are ranked by how well their lag profile
+    matches the corpus's (for ALiBi ``g_k = k``: how *linear* the corpus's profile is).
+
+    Parameters
+    ----------
+    E : (n, n) array
+        Induced distances of a shift-invariant encoding (checked: its own defect must be ``<= atol``).
+    D : (n, n) array
+        Target distances.
+    atol : float, default 1e-9
+        Largest shift-equivariance defect of ``E`` accepted as shift-invariant.
+
+    Returns
+    -------
+    ShiftInvariantStress
+        ``defect``, ``profile_cosine`` and the scale-optimal ``stress`` they give.
+
+    Raises
+    ------
+    ValueError
+        Different shapes, invalid matrices, ``E`` zero everywhere or not shift-invariant.
+
+    Examples
+    --------
+    >>> from posgeom.encodings import alibi_distances
+    >>> from posgeom.stress import stress_of_distances
+    >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    >>> parts = shift_invariant_decomposition(alibi_distances(3), D)
+    >>> round(parts.stress, 6) == round(stress_of_distances(alibi_distances(3), D, scale="optimal"), 6)
+    True
+    """
+    from ..geometry.shift import lag_profile, shift_equivariance_defect
+
+    E = check_distance_matrix(E, "E")
+    D = check_distance_matrix(D, "D")
+    if E.shape != D.shape:
+        raise ValueError(f"E and D must have the same shape, got {E.shape} and {D.shape}")
+    if not np.any(E > 0):
+        raise ValueError("E is zero everywhere: its profile has no direction (the cosine is 0/0)")
+    e_defect = shift_equivariance_defect(E)
+    if e_defect > atol:
+        raise ValueError(
+            f"E is not shift-invariant (its shift-equivariance defect is {e_defect:.2e} > atol={atol:g}); the "
+            "decomposition only holds when E_ij depends on |i - j| alone"
+        )
+    n = D.shape[0]
+    delta = shift_equivariance_defect(D)
+    w = n - np.arange(1, n)
+    f, g = lag_profile(D)[1:], lag_profile(E)[1:]
+    c = float(np.sum(w * f * g) / np.sqrt(np.sum(w * f * f) * np.sum(w * g * g)))
+    return ShiftInvariantStress(defect=delta, profile_cosine=c, stress=float(1.0 - (1.0 - delta**2) * c**2))

@@ -1,0 +1,193 @@
+"""MDS tested out of sample: fitted on one half of the texts, scored against the other half's distances.
+
+* :class:`SplitHalfStress`: per random split, each row's scale-optimal stress against half B, and the floor.
+* :func:`split_half_stress`: fits MDS on half A's distances, scores it and every fixed row against half B's, and
+  computes the split-half floor ``stress*(D_A; D_B)`` (what half A's own distances score on half B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_positive_int, check_rng
+from .candidates import Candidate
+from .core import stress_of_distances
+
+__all__ = [
+    "SplitHalfStress",
+    "split_half_stress",
+]
+
+FLOOR = "split-half floor"
+
+
+@dataclass(frozen=True)
+class SplitHalfStress:
+    """Out-of-sample scale-optimal stress (:func:`split_half_stress`).
+
+    Attributes
+    ----------
+    names : tuple of str
+        The rows, then ``"split-half floor"`` (``D_A`` itself scored against ``D_B``).
+    values : ndarray, shape ``(n_splits, len(names))``
+        Scale-optimal stress against half B's distances, one row per random split.
+    estimand : str
+        What ``D_A`` and ``D_B`` estimate.
+
+    Examples
+    --------
+    >>> s = SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.1, 0.3]]), "toy")
+    >>> s.mean("MDS"), round(s.paired("MDS", "split-half floor")[0], 6)
+    (0.1, -0.15)
+    """
+
+    names: tuple
+    values: np.ndarray
+    estimand: str = ""
+
+    def column(self, name: str) -> np.ndarray:
+        """One row's stress over the random splits.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        ndarray, shape ``(n_splits,)``
+
+        Examples
+        --------
+        >>> SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.3, 0.4]])).column("MDS")
+        array([0.1, 0.3])
+        """
+        try:
+            return self.values[:, self.names.index(name)]
+        except ValueError:
+            raise KeyError(f"no row {name!r}; rows are {list(self.names)}") from None
+
+    def mean(self, name: str) -> float:
+        """Mean over the random splits of one row's out-of-sample stress.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.3, 0.4]])).mean("MDS")
+        0.2
+        """
+        return float(self.column(name).mean())
+
+    def paired(self, a: str, b: str) -> tuple:
+        """``(mean, min, max)`` over the random splits of ``stress*(a) - stress*(b)``, paired on each split.
+
+        Parameters
+        ----------
+        a, b : str
+
+        Returns
+        -------
+        tuple of float
+
+        Examples
+        --------
+        >>> s = SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.3], [0.3, 0.2]]))
+        >>> tuple(round(x, 6) for x in s.paired("MDS", "split-half floor"))
+        (-0.05, -0.2, 0.1)
+        """
+        d = self.column(a) - self.column(b)
+        return float(d.mean()), float(d.min()), float(d.max())
+
+    def to_frame(self):
+        """Mean, minimum and maximum over the splits, one row per encoding (a ``pandas.DataFrame``).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.3, 0.4]])).to_frame().shape
+        (2, 3)
+        """
+        import pandas as pd
+
+        return pd.DataFrame({"mean": self.values.mean(axis=0), "min": self.values.min(axis=0),
+                             "max": self.values.max(axis=0)}, index=pd.Index(self.names, name="encoding"))
+
+
+def split_half_stress(candidates: Sequence[Candidate], data, *, estimator=None, rng,
+                      n_splits: int = 5) -> SplitHalfStress:
+    """Fit every fitted row (MDS) on half A's distances; score it and every fixed row against half B's.
+
+    For each of ``n_splits`` random splits of the texts into halves A and B, ``D_A`` and ``D_B`` are estimated
+    separately with ``estimator`` (default :class:`posgeom.geometry.Resolved`, its resolution fixed once on the
+    whole corpus for a half, so both halves estimate one estimand). A fitted row computes its distances from
+    ``D_A``; every row is scored by ``stress*(E; D_B)``. The last column is the **split-half floor**
+    ``stress*(D_A; D_B)``: what the first half's distances themselves score against the second's. An encoding
+    fitted in sample scores near 0 whatever the data; out of sample, only the floor is free of fitting.
+
+    Parameters
+    ----------
+    candidates : sequence of Candidate
+    data : SequenceIncidence
+    estimator : Resolved, CrossFitted or PlugIn, optional
+    rng : int or numpy.random.Generator
+    n_splits : int, default 5
+        Random half-splits (``>= 1``).
+
+    Returns
+    -------
+    SplitHalfStress
+
+    Examples
+    --------
+    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+    >>> from posgeom.stress import fixed_distances, mds_candidate
+    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
+    >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+    >>> s = split_half_stress(rows, inc, rng=0, n_splits=2)
+    >>> s.names, s.values.shape
+    (('MDS', 'constant', 'split-half floor'), (2, 3))
+    """
+    from ..corpus.incidence import SequenceIncidence
+    from ..geometry.estimation import Resolved
+    from ..geometry.ladder import _contiguous_tokens
+
+    if not isinstance(data, SequenceIncidence):
+        raise TypeError(f"data must be a SequenceIncidence, got {type(data).__name__}")
+    candidates = list(candidates)
+    if not candidates:
+        raise ValueError("candidates is empty")
+    gen = check_rng(rng)
+    n_splits = check_positive_int(n_splits, "n_splits")
+    estimator = Resolved() if estimator is None else estimator
+    if isinstance(estimator, Resolved) and estimator.resolution is None:
+        estimator = estimator.fixed(data, fraction=0.5)
+    tokens = _contiguous_tokens(data)
+    m = data.n_sequences
+    values = []
+    for _ in range(n_splits):
+        in_a = np.zeros(m, dtype=bool)
+        in_a[gen.choice(m, size=m // 2, replace=False)] = True
+        halves = []
+        for mask in (in_a, ~in_a):
+            part = SequenceIncidence.from_contiguous(tokens[np.repeat(mask, data.lengths)], data.lengths[mask],
+                                                     data.n_positions, data.vocab_size)
+            halves.append(estimator.distances(part, rng=gen).distances)
+        D_A, D_B = halves
+        row = [stress_of_distances(c.distances(D_A), D_B, scale="optimal") for c in candidates]
+        row.append(stress_of_distances(D_A, D_B, scale="optimal"))
+        values.append(row)
+    names = tuple(c.name for c in candidates) + (FLOOR,)
+    estimand = estimator.describe_estimand(data) if hasattr(estimator, "describe_estimand") else ""
+    return SplitHalfStress(names=names, values=np.array(values), estimand=estimand)
