@@ -1,0 +1,67 @@
+"""The claims ledger is a summary: one row per claim, short enough to read at a glance, and a legend that lists
+exactly the verdicts it uses.
+
+Each row of its table holds the paper's claim in at most 15 words, a verdict badge, one headline number and a reason
+in at most 25 words (followed by a link to the key figure); every row links to a details dropdown, and the verdict
+strip above the table links to every row.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+LEDGER = Path(__file__).resolve().parents[2] / "book" / "claims_ledger.md"
+VERDICTS = {
+    "reproduced",
+    "reproduced under a stated convention",
+    "nuanced",
+    "not reproduced",
+    "undetermined",
+    "illustrated in a model",
+    "finding",
+}
+ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)(?: <[^>]*>)?`")
+
+
+def _words(text: str) -> int:
+    """Words a reader reads: a role counts as its visible text (a glued number as one word)."""
+    text = re.sub(r"\{glue:text\}`[^`]*`", "N", text)
+    text = re.sub(r"\(\{numref\}`[^`]*`\)", "", text)
+    return len(ROLE.sub(r"\1", text).split())
+
+
+def _rows(text: str) -> list[list[str]]:
+    table = re.search(r"```\{list-table\}\n(.*?)\n```", text, flags=re.S).group(1)
+    rows = re.split(r"^\* - ", table, flags=re.M)[2:]  # skip options and the header row
+    return [[cell.strip() for cell in re.split(r"^  - ", row, flags=re.M)] for row in rows]
+
+
+def test_rows_are_short():
+    rows = _rows(LEDGER.read_text())
+    assert len(rows) >= 10
+    for row in rows:
+        assert len(row) == 5, row
+        ident, claim, verdict, number, reason = row
+        assert _words(claim) <= 15, f"claim of {ident} has {_words(claim)} words: {claim}"
+        assert _words(reason) <= 25, f"reason of {ident} has {_words(reason)} words: {reason}"
+        assert re.fullmatch(r"\{bdg-\w+\}`[^`]+`", verdict), verdict
+        assert ROLE.sub(r"\1", verdict) in VERDICTS, verdict
+        assert "{glue:text}" in number, f"the headline number of {ident} is not glued: {number}"
+
+
+def test_legend_lists_exactly_the_verdicts_used():
+    text = LEDGER.read_text()
+    used = {ROLE.sub(r"\1", row[2]) for row in _rows(text)}
+    legend_block = text.split("## The claims")[0]
+    legend = set(re.findall(r"^\* \{bdg-\w+\}`([^`]+)`", legend_block, flags=re.M))
+    assert legend == used, f"legend {sorted(legend)} against verdicts used {sorted(used)}"
+
+
+def test_every_row_has_details_and_a_place_in_the_strip():
+    text = LEDGER.read_text()
+    targets = re.findall(r"^\* - \{ref\}`[^<]*<([\w-]+)>`", text, flags=re.M)
+    strip = text.split("## The claims")[0]
+    for target in targets:
+        assert f"({target})=\n````{{dropdown}}" in text, f"no details dropdown for {target}"
+        assert f"<{target}>`" in strip, f"{target} missing from the verdict strip"
