@@ -68,7 +68,9 @@ def main_text(markdown: str) -> str:
             while j < len(lines) and lines[j].startswith(":") and not _OPEN.match(lines[j]):
                 options.append(lines[j])
                 j += 1
-            dropdown = name in {"dropdown", "toggle"} or any("dropdown" in o for o in options if o.startswith(":class:"))
+            dropdown = name in {"dropdown", "toggle"} or any(
+                "dropdown" in o for o in options if o.startswith(":class:")
+            )
             stack.append((fence, dropdown or any(d for _, d in stack)))
             if not stack[-1][1] and name not in {"glue:figure", "figure", "math"}:
                 out.append(m.group(3))
@@ -90,7 +92,9 @@ def main_text(markdown: str) -> str:
 
 def words_outside_dropdowns(path) -> int:
     """Words of the chapter's Markdown outside dropdowns."""
-    return sum(len(_WORD.findall(main_text("".join(c["source"])))) for c in _cells(path) if c["cell_type"] == "markdown")
+    return sum(
+        len(_WORD.findall(main_text("".join(c["source"])))) for c in _cells(path) if c["cell_type"] == "markdown"
+    )
 
 
 def opening(path) -> str:
@@ -126,8 +130,10 @@ def test_result_first(name):
     text = opening(BOOK / f"{name}.ipynb")
     box = re.search(r"(`{3,}|:{3,})\{admonition\}[^\n]*result[^\n]*\n(.*?)\n\1\s*$", text, flags=re.S | re.I | re.M)
     assert box, "no result box (an admonition titled with the result) before the first code cell"
-    assert "{glue:figure}" in box.group(2) and "{glue:text}" in box.group(2), "the result box needs a glued figure and number"
-    after = text[box.end():]
+    assert "{glue:figure}" in box.group(2) and "{glue:text}" in box.group(2), (
+        "the result box needs a glued figure and number"
+    )
+    after = text[box.end() :]
     assert re.search(r"after this chapter you can", after, flags=re.I), "no 'After this chapter you can' list"
     assert len(re.findall(r"^\s*[*-] ", after, flags=re.M)) >= 3, "fewer than three objectives"
 
@@ -135,7 +141,11 @@ def test_result_first(name):
 def test_measure_counts_only_what_a_reader_sees(tmp_path):
     nb = {
         "cells": [
-            {"cell_type": "markdown", "metadata": {}, "source": ["one two\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"]},
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": ["one two\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
+            },
             {"cell_type": "code", "metadata": {}, "source": ["a = 1\n", "\n", "b = 2\n"]},
             {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": ["c = 3\n"]},
         ]

@@ -241,6 +241,20 @@ const launch = Array.from(document.querySelectorAll(
   '.dropdown-launch-buttons a, a[href*="mybinder.org/v2/"], a[href*="colab.research.google.com/"]'))
   .map(a => a.href);
 
+// The readers' standard: code a reader sees unfolded, words outside dropdowns and outputs, the result box's place.
+const visibleCells = Array.from(document.querySelectorAll('div.cell_input')).filter(shown)
+  .map(el => (el.innerText || '').split('\\n').filter(line => line.trim()).length);
+const article = document.querySelector('article.bd-article, main') || document.body;
+const box = Array.from(article.querySelectorAll('.admonition'))
+  .find(el => /result/i.test((el.querySelector('.admonition-title') || {}).innerText || ''));
+const top = el => el ? el.getBoundingClientRect().top + window.scrollY : null;
+const prose = document.createElement('style');
+prose.textContent = CODE + ', div.cell_output, div.output, .sd-dropdown, details, .toggle-details, '
+  + '.admonition.dropdown, .dropdown-launch-buttons { display: none !important; }';
+document.head.appendChild(prose);
+const proseWords = (article.innerText || '').split(/\\s+/).filter(w => /[A-Za-z0-9]/.test(w)).length;
+prose.remove();
+
 const style = document.createElement('style');
 style.textContent = CODE + ' { display: none !important; }';
 document.head.appendChild(style);
@@ -254,14 +268,20 @@ return {
   figures: figures,
   launch: launch,
   text: text,
+  visibleCells: visibleCells,
+  proseWords: proseWords,
+  resultBoxTop: top(box),
+  resultFigureTop: top(box && box.querySelector('img')),
 };
 """
 
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _RAW_MATH = [
     ("$$", re.compile(r"\$\$")),
-    ("$...$", re.compile(r"\$[^\s$][^$\n]*\$")),
+    ("$...$", re.compile(r"\$[^\s$][^$]*\$")),  # also across line breaks
+    ("$ before TeX", re.compile(r"\$\\[A-Za-z]")),  # an unmatched opening $ (e.g. its closing $ lost)
     ("\\(", re.compile(r"\\\(")),
+    ("\\)", re.compile(r"\\\)")),
     ("\\[", re.compile(r"\\\[")),
 ]
 
@@ -337,3 +357,32 @@ def test_chapter_has_a_launch_button(page, reader):
     notebook = page.relative_to(SITE).with_suffix(".ipynb").as_posix()
     links = [href for href in reader(page)["launch"] if notebook in href]
     assert links, f"no Binder or Colab launch button for {notebook} (launch links found: {reader(page)['launch']})"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The readers' standard, as rendered, on the chapters rebuilt to it (their list lives with the notebook-level test)
+
+def _standard_chapters() -> list[str]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_standard", ROOT / "tests" / "book" / "test_readers_standard.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.STANDARD
+
+
+STANDARD_PAGES = [p for p in NOTEBOOK_PAGES if p.stem in _standard_chapters()]
+FIRST_SCREENS = 1200  # px from the top of the page within which the result box and its figure must start
+
+
+@pytest.mark.parametrize("page", STANDARD_PAGES, **_ids)
+def test_rendered_chapter_meets_the_readers_standard(page, reader):
+    report = reader(page)
+    cells = report["visibleCells"]
+    assert sum(cells) <= 150, f"{sum(cells)} visible code lines (at most 150)"
+    assert max(cells, default=0) <= 25, f"a visible code cell of {max(cells)} lines (at most 25)"
+    assert report["proseWords"] <= 2500, f"{report['proseWords']} words outside dropdowns and outputs (at most 2,500)"
+    assert report["resultBoxTop"] is not None, "no result box (an admonition titled with the result)"
+    assert report["resultBoxTop"] <= FIRST_SCREENS, f"the result box starts at {report['resultBoxTop']:.0f} px"
+    assert report["resultFigureTop"] is not None, "the result box holds no figure"
+    assert report["resultFigureTop"] <= FIRST_SCREENS, f"the key figure starts at {report['resultFigureTop']:.0f} px"
