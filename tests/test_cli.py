@@ -276,7 +276,7 @@ def test_help_of_the_installed_command():
     result = subprocess.run([exe, "report", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0
     for option in ("--positions", "--no-special-tokens", "--count-padding", "--truncation", "--bootstrap", "--out",
-                   "--scheduler", "--model", "--estimator", "--sample-texts", "resolved"):
+                   "--scheduler", "--model", "--estimator", "--sample-texts", "resolved", "--ladder"):
         assert option in result.stdout
 
 
@@ -326,3 +326,113 @@ def test_no_command_prints_help_and_exits_2(capsys):
 def test_module_entry_point():
     result = subprocess.run([sys.executable, "-m", "posgeom.cli", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and "posgeom" in result.stdout
+
+
+# --- the subsampling ladder (--ladder) -------------------------------------------------------------------------------
+
+COLOURS = ["red", "blue", "green"]
+
+
+def _colour_texts(m, *, flat, rng=0):
+    """``m`` texts of 8 colour words: the word at position i drawn from a law that moves with i (or one law: flat)."""
+    gen = np.random.default_rng(rng)
+    texts = []
+    for _ in range(m):
+        words = []
+        for i in range(8):
+            p = np.array([1.0, 1.0, 1.0]) if flat else np.array([1.0 + 3 * i, 4.0, 1.0 + 3 * (7 - i)])
+            words.append(COLOURS[gen.choice(3, p=p / p.sum())])
+        texts.append(" ".join(words))
+    return texts
+
+
+@pytest.fixture(scope="module")
+def colour_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("colours") / "colours.txt"
+    path.write_text("\n".join(_colour_texts(800, flat=False)) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def colour_ladder(colour_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("colour_ladder")
+    assert main(["report", str(colour_file), "--positions", "6", "--ladder", "30", "--bootstrap", "30", "--out",
+                 str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_ladder_states_one_estimand_for_every_rung(colour_file, colour_ladder):
+    from posgeom.geometry import Resolved
+
+    inc = _incidence(colour_file.read_text(encoding="utf-8").splitlines(), 6)
+    est = Resolved().fixed(inc, fraction=1 / 8)  # the resolution an eighth of the texts affords, fixed on all
+    summary = json.loads((colour_ladder / "report.json").read_text())
+    ladder = summary["ladder"]
+    assert ladder["fractions"] == [1.0, 0.5, 0.25, 0.125] and ladder["n_texts"] == [800, 400, 200, 100]
+    assert summary["estimand"] == ladder["estimand"] == est.describe_estimand()
+    assert summary["settings"]["ladder"] == 30 and ladder["n_resamples"] == 30
+    point = Resolved(resolution=est.resolution).distances(inc, rng=0)
+    np.testing.assert_allclose(np.load(colour_ladder / "distances.npy"), point.distances, atol=1e-12)
+    # the top rung is the report's table: same estimate, same resamples, same intervals
+    for record, row in zip(summary["table"], ladder["rows"]):
+        assert record["encoding"] == row["encoding"]
+        assert row["optimal_stress"][0] == pytest.approx(record["optimal_stress"], abs=1e-12)
+        assert row["lower"][0] == pytest.approx(record["optimal_ci_low"], abs=1e-12)
+    markdown = (colour_ladder / "stress_table.md").read_text(encoding="utf-8")
+    assert "## Subsampling ladder" in markdown and est.describe_estimand() in markdown
+    assert (colour_ladder / "ladder.png").stat().st_size > 0
+
+
+def test_ladder_verdicts_follow_the_rule(colour_file, colour_ladder):
+    from posgeom.data import learned_position_embeddings
+    from posgeom.geometry import Resolved
+    from posgeom.stress import standard_candidates, stress_table
+
+    ladder = json.loads((colour_ladder / "report.json").read_text())["ladder"]
+    assert ladder["geometry"] is True and ladder["pairs"] == 15
+    for v in ladder["verdicts"]:
+        signs = set(v["signs"])
+        ranked = len(signs) == 1 and "?" not in signs
+        assert (v["verdict"] != "undetermined") == ranked, v
+        if ranked:
+            assert v["verdict"] == f"{v['a']} {signs.pop()} {v['b']}"
+    assert ladder["ranked"] == sum(v["verdict"] != "undetermined" for v in ladder["verdicts"]) > 0
+    # the top rung's paired interval is the stress table's own contrast (centred, same resamples)
+    inc = _incidence(colour_file.read_text(encoding="utf-8").splitlines(), 6)
+    est = Resolved(resolution=Resolved().fixed(inc, fraction=1 / 8).resolution)
+    rows = standard_candidates(6, d=384, n_heads=12, pretrained=learned_position_embeddings("all-MiniLM-L6-v2"))
+    table = stress_table(None, rows, data=inc, rng=0, n_boot=30, estimator=est)
+    for v in ladder["verdicts"]:
+        c = table.contrast(v["a"], v["b"])
+        assert v["contrast"][0] == pytest.approx([c.estimate, c.lower, c.upper], abs=1e-12)
+        assert (v["signs"][0] != "?") == table.ranked(v["a"], v["b"])
+
+
+def test_without_ladder_rankings_are_not_tested(report):
+    assert "Rankings of the encodings: not tested" in (report / "stress_table.md").read_text(encoding="utf-8")
+    assert json.loads((report / "report.json").read_text())["ladder"] is None
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [(["--ladder", "1"], "at least 2 bootstrap resamples"),
+     (["--positions", "6", "--ladder"], "at an eighth of the texts")],  # 6 documents
+)
+def test_unusable_ladders_exit_2(corpus_file, tmp_path, capsys, extra, fragment):
+    assert main(["report", str(corpus_file), "--out", str(tmp_path), "--no-progress", *extra]) == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_scheduler_gives_the_same_ladder(tmp_path):
+    pytest.importorskip("dask.distributed")
+    texts = _colour_texts(800, flat=False)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    (shards / "a.txt").write_text("\n".join(texts[:500]) + "\n", encoding="utf-8")
+    (shards / "b.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[500:]) + "\n", encoding="utf-8")
+    argv = ["report", str(shards), "--positions", "6", "--no-progress", "--ladder", "20", "--seed", "4"]
+    assert main([*argv, "--out", str(tmp_path / "one")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", "local"]) == 0
+    assert (tmp_path / "one" / "stress_table.md").read_bytes() == (tmp_path / "dask" / "stress_table.md").read_bytes()
+    one, dask = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "dask"))
+    assert one["ladder"] == dask["ladder"] and one["ladder"]["pairs"] == 15

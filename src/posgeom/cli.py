@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .report import ESTIMATOR_ALIASES, ESTIMATORS, ReportSettings
+from .report_ladder import LADDER_RESAMPLES
 
 __all__ = [
     "EXAMPLES",
@@ -23,6 +24,7 @@ EXAMPLES = """examples:
   posgeom report sst2 --positions 64 --out reports/sst2
   posgeom report imdb --split test --positions 256 --limit 5000 --bootstrap 100 --out reports/imdb
   posgeom report my_corpus/ --positions 32 --no-special-tokens --out reports/mine
+  posgeom report my_corpus/ --positions 32 --ladder --out reports/ladder
   posgeom report my_corpus/ --positions 32 --sample-texts 2000 --seed 1 --out reports/sample
   posgeom report 'shards/*.jsonl' --positions 128 --scheduler local --out reports/web
 """
@@ -44,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
             "token distributions of its positions (under the counting convention chosen below), and write the "
             "stress table (sinusoidal, RoPE, ALiBi, T5 buckets, the model's learned positions, MDS at full rank "
             "and ranks 1-3; raw and scale-optimal stress), the distance heatmap, the MDS spectrum and the "
-            "stress-vs-rank plot into --out. The table is also printed."
+            "stress-vs-rank plot into --out. The table is also printed. With --ladder, the table is re-estimated "
+            "on 1/2, 1/4 and 1/8 of the texts, and a pair of encodings is ranked only when its order holds on "
+            "every rung (else undetermined)."
         ),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -84,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
                              "vocabulary resolution, every position seen through equally many texts; the report "
                              "states its estimand), 'cross-fitted' (bias-corrected, its estimand moves with the "
                              "number of texts) or 'plug-in' (biased upward by the noise floor)")
+    report.add_argument("--ladder", type=int, nargs="?", const=LADDER_RESAMPLES, default=0, metavar="B",
+                        help="re-estimate the stress table on 1/2, 1/4 and 1/8 of the texts (B bootstrap resamples "
+                             f"per rung, default {LADDER_RESAMPLES}) and rank a pair of encodings only when the sign "
+                             "of their difference holds on every rung, else call it undetermined; the resolved "
+                             "estimator then uses the resolution an eighth of the texts affords, for the whole "
+                             "report")
     report.add_argument("--out", required=True, help="output folder (created if needed)")
     report.add_argument("--no-progress", dest="progress", action="store_false", help="hide progress bars")
     report.add_argument("--debug", action="store_true", help="show the traceback of errors")
@@ -136,7 +146,7 @@ def main(argv=None) -> int:
             special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
             min_length=args.min_length, limit=args.limit, n_boot=args.bootstrap, seed=args.seed,
             text_field=args.text_field, scheduler=args.scheduler, estimator=args.estimator,
-            sample_texts=args.sample_texts,
+            sample_texts=args.sample_texts, ladder=args.ladder,
         )
         from .report import make_report
 
@@ -153,12 +163,17 @@ def main(argv=None) -> int:
         print(f"posgeom report: unexpected error ({type(exc).__name__}: {exc}); rerun with --debug", file=sys.stderr)
         return 1
     print(table.to_markdown())
-    floor = json.loads((Path(args.out) / "report.json").read_text(encoding="utf-8"))["noise_floor"]
+    summary = json.loads((Path(args.out) / "report.json").read_text(encoding="utf-8"))
+    floor = summary["noise_floor"]
     print(f"\n{floor['line']}")
     if floor["warning"]:
         print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
+    if summary["ladder"]:
+        from .report_ladder import ladder_line
+
+        print(f"\n{ladder_line(summary['ladder'])}")
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
-          "stress_vs_rank.png, distances.npy, report.json")
+          f"stress_vs_rank.png, {'ladder.png, ' if summary['ladder'] else ''}distances.npy, report.json")
     return 0
 
 

@@ -1,9 +1,11 @@
 """A stress report for any corpus and model: the pipeline behind ``posgeom report``.
 
 corpus texts → WordPiece tokens under a stated :class:`~posgeom.data.CountingConvention` → Hellinger distances
-between positions → classical MDS → the stress table of the encodings in use (:mod:`posgeom.stress_table`) →
-files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), ``mds_spectrum.png``,
-``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` (every setting, for reproducibility).
+between positions → classical MDS → the stress table of the encodings in use (:func:`posgeom.stress.stress_table`)
+→ files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), ``mds_spectrum.png``,
+``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` (every setting, for reproducibility). With a ladder
+(``ladder=B``), the table re-estimated on 1/2, 1/4, 1/8 of the texts and the pairwise rankings that hold on every
+rung (:mod:`posgeom.report_ladder`), in ``stress_table.md``, ``report.json`` and ``ladder.png``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import numpy as np
 
 from ._validation import check_positive_int
 from .geometry.estimation import ESTIMATORS
+from .report_floor import FLOOR_WARNING_SHARE, NoiseFloorSummary, noise_floor_summary
+from .report_ladder import FRACTIONS as LADDER_FRACTIONS
 
 __all__ = [
     "NAMED_CORPORA",
@@ -34,9 +38,6 @@ __all__ = [
 ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
 #: The smallest ``sample_texts``.
 MIN_SAMPLE_TEXTS = 4
-# Warn when the median noise floor exceeds this share of the median distance.
-FLOOR_WARNING_SHARE = 0.5
-
 
 NAMED_CORPORA = ("sst2", "imdb")
 
@@ -81,6 +82,10 @@ class ReportSettings:
     sample_texts : int, optional
         Use a random subset of this many texts (at least 4; drawn with ``seed``, after ``limit``, before
         tokenising).
+    ladder : int
+        Bootstrap resamples per rung of the subsampling ladder (0: no ladder; else at least 2). The resolved
+        estimator then fixes its resolution on all the texts for an eighth of them, and the whole report (table,
+        distances, ladder) estimates that one estimand.
 
     Raises
     ------
@@ -112,6 +117,7 @@ class ReportSettings:
     scheduler: str | None = None
     estimator: str = "resolved"
     sample_texts: int | None = None
+    ladder: int = 0
 
     def __post_init__(self):
         estimator = ESTIMATOR_ALIASES.get(self.estimator, self.estimator)
@@ -123,6 +129,8 @@ class ReportSettings:
         check_positive_int(self.n_positions, "n_positions", minimum=2)
         check_positive_int(self.n_boot, "n_boot", minimum=0)
         check_positive_int(self.seed, "seed", minimum=0)
+        if check_positive_int(self.ladder, "ladder", minimum=0) == 1:
+            raise ValueError("ladder (--ladder) needs at least 2 bootstrap resamples per rung, got 1")
         if self.limit is not None:
             check_positive_int(self.limit, "limit")
         if self.sample_texts is not None:
@@ -248,84 +256,6 @@ def _split_method(settings: ReportSettings) -> str | None:
     return f"{CORRECTED_SPLITS} random permutations of the sequences (numpy Generator seeded {settings.seed})"
 
 
-@dataclass(frozen=True)
-class NoiseFloorSummary:
-    """The noise-floor share of a report's distances, from :func:`noise_floor_summary`.
-
-    Attributes
-    ----------
-    median_floor : float or None
-        Median split-half floor of the positions (``None`` when not measured).
-    median_distance : float
-        Median off-diagonal distance.
-    share : float or None
-        ``median_floor / median_distance`` (``None`` without floors).
-    line : str
-        One sentence for the report.
-    warning : str or None
-        A sentence when the share exceeds ``FLOOR_WARNING_SHARE`` (one half), else ``None``.
-
-    Examples
-    --------
-    >>> NoiseFloorSummary(0.1, 0.4, 0.25, "Noise floor: ...", None).share
-    0.25
-    """
-
-    median_floor: float | None
-    median_distance: float
-    share: float | None
-    line: str
-    warning: str | None
-
-
-def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSummary:
-    """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
-
-    Parameters
-    ----------
-    D : (n, n) array
-        The reported distances (off-diagonal entries are summarised).
-    floors : (n,) array or None
-        Split-half noise floors of the positions (:attr:`posgeom.geometry.CorrectedDistances.floors`); ``None`` when
-        they could not be measured.
-    reason : str, optional
-        Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split).
-
-    Returns
-    -------
-    NoiseFloorSummary
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> D = np.array([[0, 0.4, 0.5], [0.4, 0, 0.3], [0.5, 0.3, 0]])
-    >>> summary = noise_floor_summary(D, np.array([0.1, 0.1, 0.3]))
-    >>> round(summary.share, 3), summary.warning is None
-    (0.25, True)
-    >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3])).warning is not None
-    True
-    >>> noise_floor_summary(D, None, reason="not needed").line
-    'Noise floor: not measured (not needed).'
-    """
-    D = np.asarray(D, dtype=float)
-    iu = np.triu_indices(D.shape[0], 1)
-    median_distance = float(np.median(D[iu])) if iu[0].size else 0.0
-    if floors is None:
-        if reason is None:
-            reason = "the corpus cannot be split into two halves reaching every position"
-        return NoiseFloorSummary(None, median_distance, None, f"Noise floor: not measured ({reason}).", None)
-    median_floor = float(np.median(floors))
-    share = median_floor / median_distance if median_distance > 0 else float("inf")
-    line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
-            f"floor share {share:.2f}.")
-    warning = None
-    if share > FLOOR_WARNING_SHARE:
-        warning = (f"the median noise floor ({median_floor:.4f}) exceeds half the median distance "
-                   f"({median_distance:.4f}): much of this geometry is sampling noise; use more documents, "
-                   "fewer positions, or read the stresses with their intervals (--bootstrap).")
-    return NoiseFloorSummary(median_floor, median_distance, share, line, warning)
-
-
 def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False):
     """Compute the report and write its files into ``out`` (created if needed).
 
@@ -335,7 +265,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         Corpus, convention, model and bootstrap.
     out : str or os.PathLike
         Output folder: ``stress_table.csv``, ``stress_table.md``, ``distances.png``, ``mds_spectrum.png``,
-        ``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` are written there.
+        ``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` are written there (and ``ladder.png`` with a
+        ladder).
     progress : bool, default False
         Show a progress bar while tokenising.
 
@@ -348,7 +279,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     ------
     ValueError
         ``n_positions`` too large for the model's position table, a named corpus with a Dask scheduler, an
-        empty corpus, ``sample_texts`` above the number of texts, or a corpus the estimator cannot split.
+        empty corpus, ``sample_texts`` above the number of texts, or a corpus the estimator cannot split (with a
+        ladder: whose eighth it cannot split, or at whose eighth's resolution no token keeps a cell of its own).
     OSError, FileNotFoundError
         Unreadable corpus or model files.
 
@@ -367,10 +299,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     >>> table.n_positions, table.names[0]
     (6, 'sinusoidal')
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: the caller's backend (e.g. a notebook's) stays as it is
 
     from .data.pretrained import learned_position_embeddings
     from .data.text import load_tokenizer, tokenize_corpus
@@ -379,7 +308,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
     from .stress.rank_curve import stress_by_rank
-    from .stress.table import standard_candidates, stress_table
+    from .stress import standard_candidates, stress_table
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -417,15 +346,16 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     data = tokens.incidence(convention)
     if settings.estimator == "resolved":
         # no split-half floor: the resolved estimand is 0 for equal distributions (no upward bias to measure)
-        estimator = Resolved(n_splits=CORRECTED_SPLITS)
+        planned = LADDER_FRACTIONS[-1] if settings.ladder else 1.0  # a ladder: one resolution for every rung
         try:
-            resolution = estimator.resolution_for(data)
+            resolution = Resolved(n_splits=CORRECTED_SPLITS).fixed(data, fraction=planned).resolution
             if not resolution.tokens:  # one cell ("other"): every distance would be 0 by construction
                 raise ValueError(f"its resolution keeps no token of its own ({resolution.describe()}), so every "
                                  "distance would be 0; use more texts or fewer positions")
-            estimate = estimator.distances(data, rng=settings.seed)
+            estimate = Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS).distances(data, rng=settings.seed)
         except ValueError as exc:
-            raise ValueError(f"the resolved estimator cannot estimate this corpus: {exc}; "
+            rung = " at an eighth of the texts (--ladder)" if settings.ladder else ""
+            raise ValueError(f"the resolved estimator cannot estimate this corpus{rung}: {exc}; "
                              "or use --estimator cross-fitted or plug-in") from None
         D, estimand = estimate.distances, estimate.estimand
     else:
@@ -462,34 +392,46 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     lines = [f"# Stress table: {title}", "", estimator_line, "", floor.line]
     if floor.warning:
         lines += ["", f"**Warning:** {floor.warning}"]
-    (out / "stress_table.md").write_text("\n".join(lines) + f"\n\n{table.to_markdown()}\n", encoding="utf-8")
+    lines += ["", table.to_markdown(), ""]
+    ladder = None
+    if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
+        from .report_ladder import ladder_markdown, plot_ladder, report_ladder
+
+        ladder = report_ladder(candidates, data, table_estimator, rng=settings.seed, n_resamples=settings.ladder)
+        lines.append(ladder_markdown(ladder))
+        fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
+        plot_ladder(ladder, ax=fig.subplots())
+        fig.savefig(out / "ladder.png", dpi=120, bbox_inches="tight")
+    else:
+        lines.append("Rankings of the encodings: not tested (--ladder ranks a pair only when its order holds on "
+                     "1/2, 1/4 and 1/8 of the texts).")
+    (out / "stress_table.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     table.to_csv(out / "stress_table.csv")
     np.save(out / "distances.npy", D)
 
-    fig, ax = plt.subplots(figsize=(5, 4.2))
+    fig = Figure(figsize=(5, 4.2))
+    ax = fig.subplots()
     distance_heatmap(D, ax=ax, title=f"Hellinger distances, n={n}")
     fig.savefig(out / "distances.png", dpi=120, bbox_inches="tight")
-    plt.close(fig)
     mds = classical_mds(D)
-    fig, ax = plt.subplots(figsize=(5, 3.4))
+    fig = Figure(figsize=(5, 3.4))
+    ax = fig.subplots()
     spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
     ax.set_title(f"spectrum of B (numerical rank {mds.rank})")
     fig.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
-    plt.close(fig)
     ranks = list(range(1, min(10, mds.rank) + 1))
     curve = stress_by_rank(D, ranks, method="classical")
-    fig, ax = plt.subplots(figsize=(5, 3.4))
+    fig = Figure(figsize=(5, 3.4))
+    ax = fig.subplots()
     ax.plot(ranks, curve.stress_raw, "o-", label="classical MDS")
     ax.set_xlabel("rank $r$")
     ax.set_ylabel("raw stress")
     ax.set_yscale("log")
     ax.legend()
     fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
-    plt.close(fig)
     summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
                "mds_rank": mds.rank, "estimator": settings.estimator, "estimand": estimand,
                "splits": _split_method(settings), "sample_texts": settings.sample_texts, "n_texts": n_texts,
-               "noise_floor": asdict(floor),
-               "table": table.to_records()}
+               "noise_floor": asdict(floor), "table": table.to_records(), "ladder": ladder}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
     return table
