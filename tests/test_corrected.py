@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import posgeom.geometry.crossfit as crossfit
 import posgeom.geometry.estimators as est_mod
 from posgeom import hellinger_distances, synthetic_corpus, synthetic_distributions
 from posgeom.corpus import SequenceIncidence
@@ -40,7 +41,7 @@ def test_cross_gram_matches_dense_reference(monkeypatch, layout, all_dense):
     """The vectorised cross-half Gram matrix (dense + sparse blocks, either token layout) equals the product of the
     dense square-root distributions of the two halves, for halves with repeated draws."""
     if not all_dense:
-        monkeypatch.setattr(est_mod, "_ALL_DENSE_CELLS", 0)
+        monkeypatch.setattr(crossfit, "_ALL_DENSE_CELLS", 0)
     rng = np.random.default_rng(0)
     X = synthetic_corpus(300, 30, 200, rng=1)
     if layout == "ragged":  # most sequences of length 1: the padded position-major table would be wasteful
@@ -48,7 +49,7 @@ def test_cross_gram_matches_dense_reference(monkeypatch, layout, all_dense):
         lengths[:40] = 30
         X = [x[:k] for x, k in zip(X, lengths)]
     inc = _incidence(X, 30, 200)
-    fitter = est_mod._CrossFitter(inc, np.float64)
+    fitter = crossfit._CrossFitter(inc, np.float64)
     assert (fitter.grid is None) == (layout == "ragged")
     assert (fitter.n_rare_cols == 0) == all_dense
     a, b = rng.integers(0, inc.n_sequences, 150), rng.integers(0, inc.n_sequences, 151)
@@ -60,7 +61,7 @@ def test_cross_gram_matches_dense_reference(monkeypatch, layout, all_dense):
     np.testing.assert_allclose(norm_b, (SB * SB).sum(1), atol=1e-13)
     fitter.contiguous = False  # the general totals (from the counts) agree with the length-based ones
     np.testing.assert_allclose(fitter.gram(a, b), G, atol=1e-13)
-    np.testing.assert_allclose(est_mod._CrossFitter(inc, np.float32).gram(a, b), G, atol=1e-5)
+    np.testing.assert_allclose(crossfit._CrossFitter(inc, np.float32).gram(a, b), G, atol=1e-5)
 
 
 def test_definition_cross_half_distance_minus_half_floors():
@@ -131,9 +132,9 @@ def test_exact_expectation_with_within_sequence_dependence():
     # the library computes the same Q for a corpus
     X = np.stack([x0[0], x1[0]], axis=1)
     inc = _incidence(X, 2, 2)
-    fitter = est_mod._CrossFitter(inc)
+    fitter = crossfit._CrossFitter(inc)
     G = fitter.gram(np.arange(h), np.arange(h, 2 * h))
-    assert est_mod._corrected_from_gram(G)[0, 1] == pytest.approx(Q[0], abs=1e-12)
+    assert crossfit._corrected_from_gram(G)[0, 1] == pytest.approx(Q[0], abs=1e-12)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -359,14 +360,14 @@ def test_bootstrap_resamples_split_at_the_level_of_draws():
     s = res.replicates[:, 0, 1].astype(float)
     assert abs(s.mean()) < 4 * s.std(ddof=1) / np.sqrt(s.size)
     # the alternative rule, for contrast
-    fitter, gen, m = est_mod._CrossFitter(inc), np.random.default_rng(0), inc.n_sequences
+    fitter, gen, m = crossfit._CrossFitter(inc), np.random.default_rng(0), inc.n_sequences
     distinct_split = []
     for _ in range(2000):
         u, cnt = np.unique(gen.integers(0, m, m), return_counts=True)
         in_a = np.zeros(u.size, dtype=bool)
         in_a[gen.permutation(u.size)[: u.size // 2]] = True
         G = fitter.gram(np.repeat(u[in_a], cnt[in_a]), np.repeat(u[~in_a], cnt[~in_a]))
-        distinct_split.append(est_mod._corrected_from_gram(G)[0, 1])
+        distinct_split.append(crossfit._corrected_from_gram(G)[0, 1])
     assert np.mean(distinct_split) < -0.1
 
 

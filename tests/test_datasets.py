@@ -1,4 +1,4 @@
-"""Tests of posgeom.datasets: the mirror route on the real files, the download route against a local HTTP server."""
+"""Tests of posgeom.data.datasets and .archives: the mirror route, and the download route against a local server."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posgeom.data import SOURCES, datasets, load_imdb, load_sst2
+from posgeom.data import datasets, load_imdb, load_sst2
+from posgeom.data.archives import SOURCES
 
 MIRROR = Path(os.environ.get("POSGEOM_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 has_mirror = pytest.mark.skipif(

@@ -6,10 +6,10 @@ from scipy.spatial.distance import pdist, squareform
 from strategies import distributions
 
 from posgeom import (
-    bhattacharyya_coefficients,
     fisher_rao_distances,
     hellinger_distances,
 )
+from posgeom.geometry.hellinger import bhattacharyya_coefficients
 
 
 def test_hellinger_worked_by_hand():

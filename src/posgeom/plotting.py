@@ -1,4 +1,11 @@
-"""Figures used throughout the book: distance heatmaps, lag profiles and MDS spectra (matplotlib/seaborn)."""
+"""Figures used throughout the book (matplotlib).
+
+======================  ================================================
+``distance_heatmap``    a distance matrix between positions as a heatmap
+``lag_profile_plot``    mean distance against the gap ``|i - j|``
+``spectrum_plot``       the eigenvalues of classical MDS
+======================  ================================================
+"""
 
 from __future__ import annotations
 

@@ -1,14 +1,21 @@
-"""Corpus statistics: counts of tokens per position, positional distributions ``mu_i``, sequence incidences
-(which sequence put which token where), synthetic corpora with known ``mu_i``, and a shippable toy text.
+"""Corpus statistics, the first step of the book's path (pure numpy/scipy).
 
-The first step of the book's path; pure numpy/scipy.
+=============================  ================================================================
+``position_counts``            (position, token) counts of token id sequences
+``position_distributions``     the positional distributions ``mu_i`` from counts
+``SequenceIncidence``          which (position, token) cell every token of every text falls in
+``REGIMES``                    the regimes of the synthetic model
+``synthetic_distributions``    exact ``mu_i`` of the synthetic model
+``synthetic_corpus``           token sequences drawn from them
+``sample_sequences``           token sequences drawn from given ``mu_i``
+``zipf_distributions``         large-vocabulary ``mu_i`` whose ranking drifts with the position
+``sample_texts``               texts of given lengths drawn from given ``mu_i``
+``tiny_reviews``               a shippable toy corpus of short movie reviews
+=============================  ================================================================
 """
 from __future__ import annotations
 
 from .counts import (
-    flat_tokens,
-    merge_counts,
-    pad_sequences,
     position_counts,
     position_distributions,
 )
@@ -28,10 +35,7 @@ from .toy_text import (
 )
 
 __all__ = [
-    "pad_sequences",
-    "flat_tokens",
     "position_counts",
-    "merge_counts",
     "position_distributions",
     "SequenceIncidence",
     "sample_sequences",

@@ -1,15 +1,11 @@
-"""Corpus statistics: counting which token occurs at which position.
+"""Counting which token occurs at which position.
 
-The positional distribution ``mu_i`` is the marginal distribution of the token found at position ``i`` over the
-sequences of a corpus that *reach* position ``i``. What reaches a position is a convention, and this module makes it
-explicit:
-
-* a sequence shorter than ``n_positions`` contributes nothing to the positions past its end, unless ``pad_id`` is
-  given, in which case those positions count one ``pad_id`` token each (the sequence is padded to ``n_positions``);
-* a sequence longer than ``n_positions`` is truncated: tokens at positions ``>= n_positions`` are not counted.
-
-Which tokens the sequences contain (special tokens such as ``[CLS]``/``[SEP]``) is decided upstream, by the
-tokenisation step (:mod:`posgeom.text`).
+============================  ==============================================================
+``pad_sequences``             ragged sequences as one padded matrix
+``flat_tokens``               ragged sequences as one flat array and their lengths
+``position_counts``           (position, token) counts, with explicit padding and truncation
+``position_distributions``    the positional distributions ``mu_i`` from counts
+============================  ==============================================================
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ __all__ = [
     "pad_sequences",
     "flat_tokens",
     "position_counts",
-    "merge_counts",
     "position_distributions",
 ]
 
@@ -253,53 +248,6 @@ def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int
         flat, values = np.unique(keys, return_counts=True)
     rows, cols = np.divmod(flat, vocab_size)
     return sp.csr_matrix((values.astype(np.int64), (rows, cols)), shape=(n_positions, vocab_size))
-
-
-def merge_counts(parts) -> sp.csr_matrix:
-    """Merge the position counts of parts of a corpus into the counts of the whole corpus (exact integer sum).
-
-    Counts are additive over sequences, so any partition of a corpus into shards, counted separately (in other
-    processes or on other machines) and merged, gives exactly the one-pass counts.
-
-    Parameters
-    ----------
-    parts : iterable of (n, V) sparse or dense integer count matrices
-        Count matrices of disjoint parts of one corpus, all of the same shape (counts, not ``mu_i``).
-
-    Returns
-    -------
-    (n, V) CSR int64 matrix
-        The element-wise sum of the parts.
-
-    Raises
-    ------
-    ValueError
-        If ``parts`` is empty or the shapes differ.
-    TypeError
-        If a part has a non-integer dtype (e.g. distributions passed instead of counts).
-
-    Examples
-    --------
-    >>> a = position_counts([[0, 1]], n_positions=2, vocab_size=2)
-    >>> b = position_counts([[1, 1]], n_positions=2, vocab_size=2)
-    >>> merge_counts([a, b]).toarray()
-    array([[1, 1],
-           [0, 2]])
-    """
-    parts = list(parts)
-    if not parts:
-        raise ValueError("merge_counts needs at least one count matrix")
-    total = None
-    for k, part in enumerate(parts):
-        part = sp.csr_matrix(part)
-        if not np.issubdtype(part.dtype, np.integer):
-            raise TypeError(f"part {k} has dtype {part.dtype}; counts must be integers (merge counts, not mu_i)")
-        if total is not None and part.shape != total.shape:
-            raise ValueError(f"part {k} has shape {part.shape}, expected {total.shape}: same n_positions and V")
-        part = part.astype(np.int64)
-        total = part if total is None else total + part
-    total.sum_duplicates()
-    return total
 
 
 def position_distributions(counts, *, smoothing: float = 0.0):

@@ -1,11 +1,8 @@
 """Sequence incidences: which (position, token) cell every counted token of every sequence falls in.
 
-A corpus is tokenised once into a :class:`SequenceIncidence`. Counts under any weighting of the sequences are then
-one ``bincount``: a bootstrap resample is a vector of per-sequence multiplicities ``w`` and its counts are
-``np.bincount(cell, weights=repeat(w, lengths))``; a split into halves is a 0/1 weight vector. Resampling and
-splitting whole *sequences* keeps the dependence between the positions of one sequence, which pooled token-level
-resampling would break. Counting conventions (padding, special tokens, truncation) are fixed when the incidence is
-built (:meth:`SequenceIncidence.from_sequences`, :func:`posgeom.data.corpus_incidence`).
+=======================  =====================================================================================
+``SequenceIncidence``    a corpus tokenised once; counts under any weighting of its texts are one ``bincount``
+=======================  =====================================================================================
 """
 
 from __future__ import annotations
@@ -13,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._io import atomic_open
 from .._validation import check_positive_int
 from .counts import _check_arguments, flat_tokens
 
@@ -34,7 +30,7 @@ class SequenceIncidence:
     keys ``position * V + token`` that occur). Sequences that contribute no token (empty after the convention) are
     left out: they carry no information about any ``mu_i``.
 
-    Build it with :meth:`from_sequences` (token ids) or :func:`posgeom.data.corpus_incidence` (text).
+    Build it with :meth:`from_sequences` (token ids) or :meth:`posgeom.data.TokenizedCorpus.incidence` (text).
 
     Parameters
     ----------
@@ -188,100 +184,6 @@ class SequenceIncidence:
         position = np.arange(tokens.size) - np.repeat(starts, lengths)
         cells, cell = np.unique(position * V + tokens, return_inverse=True)
         return cls(np.append(starts, tokens.size), cell.ravel(), cells, n, V)
-
-    @classmethod
-    def concatenate(cls, parts):
-        """Stack the sequences of several incidences (same ``n_positions`` and ``vocab_size``).
-
-        Parameters
-        ----------
-        parts : iterable of SequenceIncidence
-            Incidences of disjoint parts of one corpus.
-
-        Returns
-        -------
-        SequenceIncidence
-            The sequences of all parts, in order; its counts are the sum of the parts' counts.
-
-        Raises
-        ------
-        ValueError
-            If ``parts`` is empty or the parts differ in ``n_positions`` or ``vocab_size``.
-
-        Examples
-        --------
-        >>> a = SequenceIncidence.from_sequences([[0, 1]], 2, 2)
-        >>> b = SequenceIncidence.from_sequences([[1]], 2, 2)
-        >>> SequenceIncidence.concatenate([a, b]).counts().toarray()
-        array([[1, 1],
-               [0, 1]])
-        """
-        parts = list(parts)
-        if not parts:
-            raise ValueError("nothing to concatenate")
-        n, V = parts[0].n_positions, parts[0].vocab_size
-        if any(p.n_positions != n or p.vocab_size != V for p in parts):
-            raise ValueError("all parts must have the same n_positions and vocab_size")
-        cells = np.unique(np.concatenate([p.cells for p in parts]))
-        cell = np.concatenate([np.searchsorted(cells, p.cells)[p.cell] for p in parts])
-        lengths = np.concatenate([np.diff(p.indptr) for p in parts])
-        indptr = np.concatenate(([0], np.cumsum(lengths)))
-        return cls(indptr, cell, cells, n, V)
-
-    # -- persistence ----------------------------------------------------------------------------------------
-    def save(self, path) -> None:
-        """Write to an ``.npz`` file atomically (temporary file + ``os.replace``).
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            Destination file, conventionally ending in ``.npz``.
-
-        Examples
-        --------
-        >>> import tempfile, os
-        >>> inc = SequenceIncidence.from_sequences([[0, 1], [1]], 2, 2)
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     inc.save(os.path.join(tmp, "inc.npz"))
-        ...     SequenceIncidence.load(os.path.join(tmp, "inc.npz")).n_sequences
-        2
-        """
-        with atomic_open(path) as fh:
-            np.savez(fh, indptr=self.indptr, cell=self.cell, cells=self.cells,
-                     shape=np.array([self.n_positions, self.vocab_size]))
-
-    @classmethod
-    def load(cls, path):
-        """Read an incidence written by :meth:`save` (plain arrays; ``allow_pickle=False``).
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            An ``.npz`` file written by :meth:`save`.
-
-        Returns
-        -------
-        SequenceIncidence
-            Equal to the saved one.
-
-        Raises
-        ------
-        ValueError
-            If the stored arrays are inconsistent.
-
-        Examples
-        --------
-        >>> import tempfile, os
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     path = os.path.join(tmp, "inc.npz")
-        ...     SequenceIncidence.from_sequences([[0, 1]], 2, 2).save(path)
-        ...     SequenceIncidence.load(path).counts().toarray()
-        array([[1, 0],
-               [0, 1]])
-        """
-        with np.load(path, allow_pickle=False) as z:
-            n, V = (int(x) for x in z["shape"])
-            return cls(z["indptr"], z["cell"], z["cells"], n, V)
 
     # -- statistics -----------------------------------------------------------------------------------------
     @property
@@ -437,6 +339,6 @@ def _as_incidence(data, n_positions, vocab_size, pad_id) -> SequenceIncidence:
     if n_positions is None or vocab_size is None:
         raise TypeError(
             "token id sequences need n_positions= and vocab_size= (or pass a SequenceIncidence, e.g. from "
-            "posgeom.data.corpus_incidence)"
+            "posgeom.data.TokenizedCorpus.incidence)"
         )
     return SequenceIncidence.from_sequences(data, n_positions, vocab_size, pad_id=pad_id)

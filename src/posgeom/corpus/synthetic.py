@@ -1,24 +1,13 @@
 """Synthetic corpora whose positional statistics are known exactly.
 
-Generative model (a positional topic mixture):
-
-1. ``n_topics`` topics ``beta_1..beta_K``, each a distribution over the ``V`` tokens drawn from a symmetric Dirichlet
-   with concentration ``topic_concentration`` (small values give peaked, nearly disjoint topics).
-2. Each position ``i`` mixes the topics with weights ``w_i`` that depend on the *regime*:
-
-   * ``"stationary"``: ``w_i`` is uniform for every ``i``, so every ``mu_i`` is the same (no positional signal);
-   * ``"smooth"``: topic ``k`` is centred at position ``c_k`` (evenly spaced over ``[0, n-1]``) and
-     ``w_ik ∝ exp(-(i - c_k)^2 / (2 (bandwidth * n)^2))``: the distributions drift smoothly with position;
-   * ``"abrupt"``: the positions are cut into ``K`` contiguous blocks and block ``k`` uses topic ``k`` only: the
-     distributions are constant within a block and jump between blocks.
-
-3. ``mu_i = sum_k w_ik beta_k``, and every token of every sequence is drawn independently from ``mu_i`` at its
-   position ``i``. All sequences have length ``n_positions``.
-
-The same ``rng`` seed gives the same topics, distributions and sequences.
-
-:func:`zipf_distributions` and :func:`sample_texts` give the large-vocabulary, unequal-reach corpora with known
-``mu_i`` on which the resolved estimator is validated (texts of a real corpus's lengths).
+=============================  ================================================================
+``REGIMES``                    ``"stationary"``, ``"smooth"``, ``"abrupt"``
+``synthetic_distributions``    exact ``mu_i`` of a positional topic mixture
+``synthetic_corpus``           token sequences drawn from them
+``sample_sequences``           token sequences drawn from given ``mu_i``
+``zipf_distributions``         large-vocabulary ``mu_i`` whose ranking drifts with the position
+``sample_texts``               texts of given lengths drawn from given ``mu_i``
+=============================  ================================================================
 """
 
 from __future__ import annotations
@@ -68,7 +57,7 @@ def synthetic_distributions(
     bandwidth: float = 0.15,
     topic_concentration: float = 0.1,
 ) -> np.ndarray:
-    """The exact positional distributions ``mu_i`` (n x V) of the synthetic model (see the module docstring).
+    """The exact positional distributions ``mu_i`` (n x V) of the synthetic model.
 
     Parameters
     ----------
@@ -78,7 +67,7 @@ def synthetic_distributions(
         Seed (``>= 0``) or generator of the topics (keyword-only, required: results are reproducible by
         construction).
     regime : {"stationary", "smooth", "abrupt"}, default "smooth"
-        How the topic weights ``w_i`` vary with the position (see :data:`REGIMES` and the module docstring).
+        How the topic weights ``w_i`` vary with the position (see :data:`REGIMES` and the Notes).
     n_topics : int, default 4
         Number of topics ``K`` (``K <= n`` in the abrupt regime).
     bandwidth : float, default 0.15
@@ -98,6 +87,14 @@ def synthetic_distributions(
         ``n_topics > n_positions`` in the abrupt regime.
     TypeError
         Non-integer sizes, or ``rng`` that is neither an int seed nor a Generator.
+
+    Notes
+    -----
+    A positional topic mixture: ``n_topics`` topics ``beta_k`` over the ``V`` tokens, each drawn from a symmetric
+    Dirichlet(``topic_concentration``), and ``mu_i = sum_k w_ik beta_k``. The weights depend on the regime:
+    ``"stationary"``, uniform (every ``mu_i`` equal); ``"smooth"``, topic ``k`` centred at ``c_k`` (evenly spaced
+    over ``[0, n-1]``) with ``w_ik ∝ exp(-(i - c_k)^2 / (2 (bandwidth n)^2))``; ``"abrupt"``, ``K`` contiguous blocks
+    of positions, block ``k`` using topic ``k`` only.
 
     Examples
     --------

@@ -1,8 +1,8 @@
-"""A tiny, shippable English corpus: short movie reviews from a seeded template grammar.
+"""A tiny, shippable English corpus (shipped as ``data/tiny_reviews.txt``).
 
-The book ships its output as ``data/tiny_reviews.txt`` (one review per line) so that the command line can be tried
-on real text without downloading anything. Templates give the corpus a strong positional structure (openings such
-as "this film" or "i", verdicts near the end), which is exactly what the report measures.
+==================  ==================================================
+``tiny_reviews``    short movie reviews from a seeded template grammar
+==================  ==================================================
 """
 
 from __future__ import annotations

@@ -1,29 +1,39 @@
-"""Input and output only: the SST-2 and IMDB loaders (download or local mirror), tokenising conventions, shards and
-the Dask route, and pretrained position tables. Nothing in the numpy core (corpus, geometry, encodings, stress)
-imports this subpackage.
+"""Input and output only: corpora, tokenising, pretrained tables, shards (the numpy core never imports it).
+
+=================================  ====================================================
+``Corpus``                         texts, labels and ids of one split
+``load_sst2``                      SST-2 (GLUE version)
+``load_imdb``                      IMDB reviews
+``cache_dir``                      the cache folder
+``CountingConvention``             what ``mu_i`` counts
+``load_tokenizer``                 the book's WordPiece tokenizer
+``iter_token_sequences``           the counted id sequences of a corpus, in batches
+``corpus_position_counts``         (position, token) counts of a corpus, streamed
+``TokenizedCorpus``                a corpus tokenised once, for every convention
+``tokenize_corpus``                a TokenizedCorpus from texts
+``cached_tokenized_corpus``        a TokenizedCorpus of a loaded corpus, cached on disk
+``resolve_model``                  a model name, folder or hub id, offline first
+``learned_position_embeddings``    the learned position table of a pretrained model
+``shard_paths``                    the shard files of a folder, file or glob
+``read_shard``                     the documents of one shard
+``sharded_tokenized_corpus``       a TokenizedCorpus of many shards, tokenised on Dask
+=================================  ====================================================
 """
+
 from __future__ import annotations
 
 from .datasets import (
-    CACHE_ENV,
-    DATA_ENV,
-    SOURCES,
     Corpus,
-    Source,
-    archive_path,
     cache_dir,
     load_imdb,
     load_sst2,
 )
 from .distributed import sharded_tokenized_corpus
 from .pretrained import (
-    DEFAULT_MODEL,
     learned_position_embeddings,
-    offline_model_dir,
     resolve_model,
 )
 from .shards import (
-    SHARD_SUFFIXES,
     read_shard,
     shard_paths,
 )
@@ -31,7 +41,6 @@ from .text import (
     CountingConvention,
     TokenizedCorpus,
     cached_tokenized_corpus,
-    corpus_incidence,
     corpus_position_counts,
     iter_token_sequences,
     load_tokenizer,
@@ -39,28 +48,19 @@ from .text import (
 )
 
 __all__ = [
-    "DATA_ENV",
-    "CACHE_ENV",
-    "Source",
-    "SOURCES",
     "Corpus",
     "cache_dir",
-    "archive_path",
     "load_sst2",
     "load_imdb",
     "CountingConvention",
     "load_tokenizer",
     "iter_token_sequences",
     "corpus_position_counts",
-    "corpus_incidence",
     "TokenizedCorpus",
     "tokenize_corpus",
     "cached_tokenized_corpus",
-    "DEFAULT_MODEL",
-    "offline_model_dir",
     "resolve_model",
     "learned_position_embeddings",
-    "SHARD_SUFFIXES",
     "shard_paths",
     "read_shard",
     "sharded_tokenized_corpus",

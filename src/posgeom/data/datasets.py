@@ -1,44 +1,19 @@
-"""The two real corpora of the book: SST-2 and IMDB, with their sentiment labels.
+"""The two real corpora of the book, SST-2 and IMDB, with their sentiment labels.
 
-Where the files come from (resolved in this order):
+===============  ================================================================
+``Corpus``       texts, labels and ids of one split, with subsetting and sampling
+``load_sst2``    SST-2 (GLUE version), ``train`` or ``dev``
+``load_imdb``    IMDB (Large Movie Review Dataset v1.0), ``train`` or ``test``
+===============  ================================================================
 
-1. **A local mirror.** If the environment variable ``POSGEOM_DATA`` is set (or ``data_dir=`` is passed), it must
-   name a folder holding the mirror archives ``SST-2.zip`` and ``aclImdb_v1_labeled.tar.gz`` (repacked copies of
-   the official archives; see :data:`SOURCES` for their sha256). Nothing is downloaded: a missing folder, a
-   missing file or a wrong hash is an error that says how to fix it. This is how tests and offline builds run.
-2. **The official archives**, downloaded once with :mod:`pooch` into :func:`cache_dir` and verified against their
-   sha256: GLUE's ``SST-2.zip`` and Stanford's ``aclImdb_v1.tar.gz``. A failed or corrupted download leaves no file
-   behind (pooch streams to a temporary file and only moves it into place once the hash matches).
-
-Both routes feed the *same* parser, which reads the archive directly (``zipfile`` / streaming ``tarfile``; nothing is
-extracted to disk). The parsed corpus is cached as JSON in ``cache_dir() / "parsed"``, keyed by the archive's
-sha256, and written atomically (temporary file + :func:`os.replace`), so an interrupted run never leaves a
-half-written cache entry; a cache entry that cannot be read is ignored and rebuilt.
-
-Conventions of the returned corpora:
-
-* **SST-2** (GLUE version, :cite:`socher2013`, :cite:`wang2018glue`): ``train`` holds 67,349 phrases, ``dev`` 872
-  sentences (the GLUE test split has no labels and is not offered). The text is GLUE's: lower-cased and tokenised
-  with spaces around punctuation; the only change made here is stripping surrounding whitespace. Order: file order.
-* **IMDB** (Large Movie Review Dataset v1.0, :cite:`maas2011`): ``train`` and ``test`` hold 25,000 reviews each,
-  half positive (rating >= 7, label 1) and half negative (rating <= 4, label 0); the unlabelled ``unsup`` part is
-  not used. Text is the raw file content decoded as UTF-8, including the HTML line breaks ``<br />`` unless
-  ``html_breaks="space"``. Order: negative reviews then positive ones, each by increasing numeric file id (the
-  archive's member order differs between the official archive and the mirror; this order does not).
-
-About the hashes: neither GLUE nor Stanford print a sha256 next to their download links. The values in
-:data:`SOURCES` are the ones recorded for exactly these URLs by independent, widely used loaders: the Hugging Face
-``datasets`` checksum record of the GLUE script (SST-2, 7,439,277 bytes) and the Julia ``DataDeps`` registrations
-of ``aclImdb_v1.tar.gz`` (also used by several other downloaders); torchtext's MD5 values for the same files
-(``9f81648d4199384278b86e315dac217c`` and ``7c2ac02c03563afcf9b574c7e56c153a``) come from the same bytes.
+Archives are parsed in place and the result cached as JSON keyed by the archive's sha256 (see
+:mod:`posgeom.data.archives`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import gzip
-import hashlib
 import json
 import os
 import re
@@ -52,90 +27,18 @@ import numpy as np
 
 from .._io import atomic_open
 from .._validation import check_rng
+from .archives import Source, _resolve, _source
+from .archives import cache_dir as cache_dir
 
 __all__ = [
-    "DATA_ENV",
-    "CACHE_ENV",
-    "Source",
-    "SOURCES",
     "Corpus",
-    "cache_dir",
-    "archive_path",
     "load_sst2",
     "load_imdb",
 ]
 
 
-#: Environment variable naming a local mirror folder.
-DATA_ENV = "POSGEOM_DATA"
-
-
-#: Environment variable naming the cache folder (downloads and parsed corpora).
-CACHE_ENV = "POSGEOM_CACHE"
-
-
 # Bump when the parsed-cache layout or the parsing conventions change: old entries are then ignored.
 _PARSE_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where one corpus comes from.
-
-    Attributes
-    ----------
-    name : str
-        Short name (``"sst2"``, ``"imdb"``).
-    url : str
-        Official download URL.
-    sha256 : str
-        sha256 of the official archive.
-    filename : str
-        File name of the downloaded archive inside ``cache_dir() / "downloads"``.
-    mirror_filename : str
-        File name of the archive inside a local mirror folder.
-    mirror_sha256 : str
-        sha256 of the mirror's (repacked) archive.
-    splits : tuple of str
-        The splits this corpus offers.
-
-    Examples
-    --------
-    >>> SOURCES["sst2"].splits, SOURCES["imdb"].mirror_filename
-    (('train', 'dev'), 'aclImdb_v1_labeled.tar.gz')
-    """
-
-    name: str
-    url: str
-    sha256: str
-    filename: str
-    mirror_filename: str
-    mirror_sha256: str
-    splits: tuple[str, ...]
-
-
-#: The two corpora. Tests may swap an entry (``dataclasses.replace``) to point at a local server.
-SOURCES: dict[str, Source] = {
-    "sst2": Source(
-        name="sst2",
-        url="https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
-        sha256="d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa",
-        filename="SST-2.zip",
-        mirror_filename="SST-2.zip",
-        mirror_sha256="e6f1e99e7f74ee96c7508f0c8dcb599026c4367547a34e590c204edf13ff4837",
-        splits=("train", "dev"),
-    ),
-    "imdb": Source(
-        name="imdb",
-        url="https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
-        sha256="c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe",
-        filename="aclImdb_v1.tar.gz",
-        mirror_filename="aclImdb_v1_labeled.tar.gz",
-        # The repacked mirror (labelled part only), as listed in the mirror's README.
-        mirror_sha256="09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
-        splits=("train", "test"),
-    ),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,7 +52,7 @@ class Corpus:
     split : str
         The split (``"train"``, ``"dev"`` or ``"test"``).
     texts : list of str
-        The documents, in the order documented in the module docstring.
+        The documents, in the order stated by :func:`load_sst2` and :func:`load_imdb`.
     labels : (m,) int64 array
         Sentiment labels: 1 positive, 0 negative.
     ids : list of str
@@ -251,148 +154,6 @@ class Corpus:
     def __repr__(self) -> str:
         pos = int(self.labels.sum())
         return f"Corpus({self.name!r}, {self.split!r}, {len(self)} texts, {pos} positive, source={self.source!r})"
-
-
-def cache_dir() -> Path:
-    """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``.
-
-    Returns
-    -------
-    pathlib.Path
-        The folder (not created here).
-
-    Examples
-    --------
-    >>> import os
-    >>> old = os.environ.get(CACHE_ENV)
-    >>> os.environ[CACHE_ENV] = "/tmp/posgeom-cache"
-    >>> str(cache_dir())
-    '/tmp/posgeom-cache'
-    >>> _ = os.environ.pop(CACHE_ENV) if old is None else os.environ.update({CACHE_ENV: old})
-    """
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    import pooch
-
-    return Path(pooch.os_cache("posgeom"))
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, str]:
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the folder holding the "
-            f"corpus mirror ({source.mirror_filename}), or unset it to download the official archive"
-        )
-    path = folder / source.mirror_filename
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file {source.mirror_filename!r}. "
-            f"Copy the mirror file there, or unset {DATA_ENV} to download {source.url}"
-        )
-    digest = _sha256(path)
-    if digest != source.mirror_sha256:
-        raise ValueError(
-            f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the file is "
-            f"corrupted, truncated or not the mirror. Replace it with an intact copy, or unset {DATA_ENV} to "
-            f"download the official archive"
-        )
-    return path, digest
-
-
-def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
-    import pooch
-    import requests
-
-    folder = cache_dir() / "downloads"
-    created = not folder.exists()
-    try:
-        path = pooch.retrieve(
-            source.url,
-            known_hash=f"sha256:{source.sha256}",
-            fname=source.filename,
-            path=folder,
-            progressbar=progress,
-        )
-    except (ValueError, OSError, requests.exceptions.RequestException) as exc:
-        if created:
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # only succeeds if empty: never removes anything else
-        hint = (
-            "the server sent different bytes than the published archive (a changed file, a proxy or an interrupted "
-            "transfer); retry, or use a local mirror"
-            if isinstance(exc, ValueError)
-            else "check the network connection, or use a local mirror"
-        )
-        raise OSError(
-            f"could not download {source.url} into {folder}: {exc}. Nothing was kept. {hint.capitalize()} "
-            f"(set {DATA_ENV} to a folder holding {source.mirror_filename})"
-        ) from exc
-    return Path(path), source.sha256
-
-
-def archive_path(name: str, *, data_dir: str | os.PathLike | None = None, progress: bool = False) -> Path:
-    """Return the local path of a corpus archive, verified, downloading it if no mirror is configured.
-
-    Parameters
-    ----------
-    name : {"sst2", "imdb"}
-        The corpus.
-    data_dir : path, optional
-        A mirror folder; overrides ``$POSGEOM_DATA``.
-    progress : bool, default False
-        Show a download progress bar.
-
-    Returns
-    -------
-    pathlib.Path
-        The mirror file (hash checked) or the downloaded official archive (hash checked by pooch).
-
-    Raises
-    ------
-    ValueError
-        Unknown ``name``, an empty ``$POSGEOM_DATA``, or a mirror file with the wrong sha256.
-    FileNotFoundError
-        The mirror folder or file does not exist.
-    OSError
-        The download failed.
-
-    Examples
-    --------
-    The corpora are read from the local mirror named by ``$POSGEOM_DATA`` (set in the book's tests and CI); without
-    it the official archive would be downloaded.
-
-    >>> archive_path("sst2").name
-    'SST-2.zip'
-    """
-    return _resolve(_source(name), data_dir, progress)[0]
-
-
-def _source(name: str) -> Source:
-    if name not in SOURCES:
-        raise ValueError(f"unknown corpus {name!r}; choose one of {sorted(SOURCES)}")
-    return SOURCES[name]
-
-
-def _resolve(source: Source, data_dir, progress: bool) -> tuple[Path, str]:
-    if data_dir is not None:
-        return _mirror_archive(source, Path(data_dir).expanduser(), "data_dir")
-    env = os.environ.get(DATA_ENV)
-    if env is not None:
-        if not env.strip():
-            raise ValueError(
-                f"{DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to download"
-            )
-        return _mirror_archive(source, Path(env).expanduser(), f"${DATA_ENV}")
-    return _download_archive(source, progress=progress)
 
 
 def _corrupt(path: Path, exc: BaseException, source: Source) -> ValueError:
@@ -551,7 +312,8 @@ def load_sst2(
     Returns
     -------
     Corpus
-        Texts (GLUE's lower-cased, space-tokenised text, stripped) and labels (1 positive, 0 negative).
+        Texts (GLUE's lower-cased, space-tokenised text, stripped) and labels (1 positive, 0 negative), in file
+        order (:cite:`socher2013`, :cite:`wang2018glue`); the GLUE test split has no labels and is not offered.
 
     Raises
     ------
@@ -603,7 +365,9 @@ def load_imdb(
     Returns
     -------
     Corpus
-        Negative reviews (label 0) then positive ones (label 1), each by increasing numeric file id.
+        Negative reviews (label 0, rating <= 4) then positive ones (label 1, rating >= 7), each by increasing
+        numeric file id, whatever the archive's member order (:cite:`maas2011`); the unlabelled ``unsup`` part is
+        not used.
 
     Raises
     ------

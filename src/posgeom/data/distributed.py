@@ -1,14 +1,8 @@
-"""Tokenising a sharded corpus on Dask (``dask.distributed``): one machine or a cluster, one answer.
+"""Tokenising a sharded corpus on Dask (optional: ``pip install 'posgeom[dask]'``).
 
-Tokenising is the costly, per-document step, so it is the step that scales out: each task reads one shard and
-tokenises its documents with :func:`posgeom.data.tokenize_corpus`; the client concatenates the shards'
-:class:`~posgeom.data.TokenizedCorpus` parts in the order in which one process reads the corpus (shards sorted by
-path, documents in file order, :func:`posgeom.data.shard_paths`). The result is the tokenised corpus of one pass over
-the same documents, array for array, whatever the number of workers; every estimate computed from it (its
-:meth:`~posgeom.data.TokenizedCorpus.incidence`, then any estimator with its seeded random splits) is therefore
-bit-identical with and without Dask.
-
-Dask is an optional dependency: ``pip install 'posgeom[dask]'``.
+==============================  ==================================================================================
+``sharded_tokenized_corpus``    a TokenizedCorpus of many shards, equal to one pass whatever the number of workers
+==============================  ==================================================================================
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ __all__ = [
 
 @functools.lru_cache(maxsize=4)
 def _tokenizer(model: str):
-    from .text import load_tokenizer
+    from .conventions import load_tokenizer
 
     return load_tokenizer(model)
 

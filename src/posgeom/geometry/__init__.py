@@ -5,32 +5,33 @@ from __future__ import annotations
 
 from .bias import (
     expected_plugin_squared_distance,
-    expected_sqrt_frequencies,
+)
+from .crossfit import (
+    CorrectedDistances,
+    corrected_distances,
+    plugin_distances,
+)
+from .distance_estimate import (
+    DistanceEstimate,
 )
 from .estimation import (
     ESTIMATORS,
     CrossFitted,
-    DistanceEstimate,
     PlugIn,
     Resolved,
     as_estimator,
 )
 from .estimators import (
-    CorrectedDistances,
     EstimatorErrors,
     bootstrap_corrected,
-    corrected_distances,
     estimator_errors,
-    plugin_distances,
 )
 from .euclidean import (
     pairwise_distances,
 )
 from .hellinger import (
-    bhattacharyya_coefficients,
     fisher_rao_distances,
     hellinger_distances,
-    hellinger_from_products,
 )
 from .ladder import (
     Ladder,
@@ -43,8 +44,6 @@ from .mds import (
     ClassicalMDS,
     classical_mds,
     double_centered_gram,
-    eigenvector_signs,
-    numerical_rank,
 )
 from .noise import (
     bootstrap_statistic,
@@ -52,13 +51,16 @@ from .noise import (
 )
 from .polynomial import (
     BestPolynomial,
-    sqrt_estimates,
+)
+from .profile import (
+    LagStatistics,
+    ladder_sign,
+    pad_texts,
 )
 from .resolved import (
     Resolution,
     choose_resolution,
     resolved_estimand,
-    resolved_splits,
 )
 from .shift import (
     fourier_alignment,
@@ -78,22 +80,17 @@ __all__ = [
     "ESTIMATORS",
     "as_estimator",
     "BestPolynomial",
-    "sqrt_estimates",
     "Resolution",
     "choose_resolution",
     "resolved_estimand",
-    "resolved_splits",
     "flat_corpus",
     "subsample",
     "Ladder",
     "stability_ladder",
     "verdict",
-    "bhattacharyya_coefficients",
     "hellinger_distances",
-    "hellinger_from_products",
     "fisher_rao_distances",
     "pairwise_distances",
-    "expected_sqrt_frequencies",
     "expected_plugin_squared_distance",
     "plugin_distances",
     "CorrectedDistances",
@@ -103,11 +100,12 @@ __all__ = [
     "estimator_errors",
     "split_half_distances",
     "bootstrap_statistic",
-    "eigenvector_signs",
     "ClassicalMDS",
     "double_centered_gram",
-    "numerical_rank",
     "classical_mds",
+    "LagStatistics",
+    "ladder_sign",
+    "pad_texts",
     "lag_profile",
     "toeplitz_part",
     "shift_equivariance_defect",

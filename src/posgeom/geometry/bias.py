@@ -1,15 +1,9 @@
 """The plug-in bias of the Hellinger distance, exactly: what two finite samples are expected to show.
 
-For independent multinomial samples of sizes ``m`` and ``m'`` from ``mu`` and ``nu``, the plug-in estimates
-``p_k = X_k / m`` and ``q_k = Y_k / m'`` give
-
-``E[d_H^2(p, q)] = 1 - sum_k E[sqrt(p_k)] E[sqrt(q_k)]``,
-
-because ``d_H^2 = 1 - BC`` is linear in the products ``sqrt(p_k q_k)`` and the two samples are independent; each
-marginal ``X_k`` is Binomial(``m``, ``mu_k``), so ``E[sqrt(p_k)]`` is a finite sum. Since
-``E[sqrt(p_k)] <= sqrt(mu_k)`` (Jensen), the expectation exceeds the true ``d_H^2(mu, nu)``: the bias is upward. For
-``mu = nu`` with ``K`` frequent categories the delta method gives ``E[d_H^2] ~ (K - 1) / 8 * (1/m + 1/m')``, that
-is ``(K - 1) / (4m)`` for equal sizes.
+======================================  =======================================================================
+``expected_sqrt_frequencies``           ``E[sqrt(X_k / m)]`` for a multinomial sample of size ``m``, exactly
+``expected_plugin_squared_distance``    the expected plug-in ``d_H^2`` between two independent samples, exactly
+======================================  =======================================================================
 """
 
 from __future__ import annotations

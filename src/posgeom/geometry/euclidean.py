@@ -1,7 +1,8 @@
-"""Euclidean distances between the rows of an encoding: the distances an absolute encoding induces between positions.
+"""Euclidean distances between the rows of an encoding.
 
-``pairwise_distances(P)[i, j] = ||p_i - p_j||_2``; the stress of an encoding compares these with the statistical
-distances (:mod:`posgeom.stress`).
+========================  =================================================================================
+``pairwise_distances``    ``||p_i - p_j||_2``: the distances an absolute encoding induces between positions
+========================  =================================================================================
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""The information geometry of positional distributions: Hellinger and Fisher-Rao distances.
+"""Hellinger and Fisher-Rao distances between positional distributions.
 
-Conventions (used everywhere in the book):
-
-* **Bhattacharyya coefficient** ``BC(mu, nu) = sum_k sqrt(mu_k nu_k)`` in ``[0, 1]``.
-* **Hellinger distance** ``d_H(mu, nu) = sqrt(1 - BC(mu, nu)) = ||sqrt(mu) - sqrt(nu)||_2 / sqrt(2)``, in ``[0, 1]``.
-  This is the *chordal* distance between the points ``sqrt(mu) / sqrt(2)`` on a sphere of radius ``1/sqrt(2)``:
-  a Euclidean distance, hence exactly embeddable by classical MDS.
-* **Fisher-Rao distance** ``d_FR(mu, nu) = 2 arccos(BC(mu, nu))``, in ``[0, pi]``: the geodesic (great-circle)
-  distance on the sphere of radius 2 that the map ``mu -> 2 sqrt(mu)`` carries the simplex onto, which is the
-  Fisher information metric. It is *not* Euclidean-embeddable in general; this is where curvature enters.
-
-Both are computed from one (sparse) matrix product ``sqrt(P) sqrt(P)^T``; results are exactly symmetric with a zero
-diagonal. Accuracy: Hellinger distances are computed as ``sqrt((G_ii + G_jj)/2 - G_ij)`` from the Gram matrix
-``G = sqrt(P) sqrt(P)^T``, so two equal rows give exactly 0; for nearly equal distributions the square root still
-turns the ``1e-16`` rounding of ``G`` into an absolute error of up to about ``1e-8``.
+================================  ==========================================================================
+``bhattacharyya_coefficients``    ``BC(mu, nu) = sum_k sqrt(mu_k nu_k)`` between the rows of ``P``
+``hellinger_distances``           ``d_H = sqrt(1 - BC)``, in ``[0, 1]``
+``hellinger_from_products``       ``d_H`` from squared norms and cross products of square-root distributions
+``fisher_rao_distances``          ``d_FR = 2 arccos(BC)``, in ``[0, pi]``
+================================  ==========================================================================
 """
 
 from __future__ import annotations
@@ -109,6 +101,12 @@ def hellinger_distances(P) -> np.ndarray:
     ------
     ValueError
         If a row is not a probability distribution, or ``P`` is not finite and 2-D.
+
+    Notes
+    -----
+    Computed as ``sqrt((G_ii + G_jj)/2 - G_ij)`` from one (sparse) product ``G = sqrt(P) sqrt(P)^T``: exactly
+    symmetric, two equal rows at exactly 0; for nearly equal rows the rounding of ``G`` gives an absolute error of
+    up to about ``1e-8``.
 
     Examples
     --------

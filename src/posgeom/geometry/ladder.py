@@ -1,9 +1,12 @@
-"""Checks that an estimand holds still: the flat control, the subsampling ladder, and the verdict that rests on both.
+"""Checks that an estimand holds still: the flat control, the subsampling ladder, and the verdict.
 
-* :func:`flat_corpus`: a corpus built to be flat (every position one distribution, the real texts' lengths).
-* :func:`subsample`: a random share of the texts.
-* :func:`stability_ladder` / :class:`Ladder`: one estimand re-estimated on all texts, a half, a quarter, an eighth.
-* :func:`verdict`: two quantities ranked only if their paired difference keeps its sign on every rung.
+======================  ====================================================================================
+``flat_corpus``         a corpus built to be flat (every position one distribution, the real texts' lengths)
+``subsample``           a random share of the texts
+``Ladder``              one estimand on all texts, a half, a quarter, an eighth
+``stability_ladder``    a Ladder from an estimator and a statistic
+``verdict``             two quantities ranked only if their paired difference keeps its sign on every rung
+======================  ====================================================================================
 """
 
 from __future__ import annotations
@@ -275,9 +278,11 @@ def verdict(ladder: Ladder, a: int, b: int, *, names=("a", "b")) -> str:
     Returns
     -------
     str
-        ``"<a> < <b>"`` or ``"<a> > <b>"`` if, on every rung, the percentile interval of the paired difference
-        (``replicate[a] - replicate[b]``, same resamples) excludes 0 on the same side; otherwise
-        ``"undetermined"``.
+        ``"<a> < <b>"`` or ``"<a> > <b>"`` if, on every rung, the centred percentile interval of the paired
+        difference excludes 0 on the same side; otherwise ``"undetermined"``. The interval is the estimated
+        difference plus the quantiles of the replicates' deviations from their mean (``replicate[a] -
+        replicate[b]``, same resamples), as every interval of the package: replicates from a noisier estimator than
+        the estimate (one split per resample against many) are shifted, and their plain percentiles would be too.
 
     Examples
     --------
@@ -289,8 +294,11 @@ def verdict(ladder: Ladder, a: int, b: int, *, names=("a", "b")) -> str:
     """
     signs = set()
     for r in ladder.rungs:
-        diff = np.asarray(r.replicates)[:, a] - np.asarray(r.replicates)[:, b]
-        lo, hi = np.quantile(diff, [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
+        reps = np.asarray(r.replicates).reshape(len(r.replicates), -1)
+        est = np.asarray(r.estimate).reshape(-1)
+        diff = reps[:, a] - reps[:, b]
+        # centred like every interval of the package: the estimate plus the quantiles of the deviations
+        lo, hi = est[a] - est[b] + np.quantile(diff - diff.mean(), [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
         signs.add(-1 if hi < 0 else 1 if lo > 0 else 0)
     if signs == {-1}:
         return f"{names[0]} < {names[1]}"

@@ -1,12 +1,12 @@
 """Classical (Torgerson) multidimensional scaling: Algorithm 1 of the paper.
 
-Given a distance matrix ``D`` (n x n), classical MDS forms ``B = -1/2 J D^2 J`` with ``J = I - 11^T/n`` (``D^2`` is
-the element-wise square), eigendecomposes ``B = U L U^T`` and returns ``X = U_r L_r^{1/2}`` from the ``r`` largest
-positive eigenvalues. If ``D`` is Euclidean, ``B`` is positive semidefinite and the full positive part reproduces
-``D`` exactly; otherwise ``B`` has negative eigenvalues that no real configuration can represent.
-
-Classical MDS minimises *strain*, ``||B - X X^T||_F``, not stress: at a truncated rank it is not in general the
-stress-optimal configuration (compare with SMACOF in :mod:`posgeom.encodings`).
+==========================  =================================================================================
+``ClassicalMDS``            result of ``classical_mds``: embedding, eigenvalues, eigenvectors, numerical rank
+``double_centered_gram``    ``B = -1/2 J D^2 J``
+``eigenvector_signs``       a deterministic sign for each eigenvector
+``numerical_rank``          number of eigenvalues above a tolerance
+``classical_mds``           the embedding from the largest positive eigenvalues of ``B``
+==========================  =================================================================================
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
-"""The sampling noise of Hellinger estimates: split-half noise floors and bootstrap confidence intervals.
+"""The sampling noise of Hellinger estimates: split-half noise floors and bootstrap intervals.
 
-The plug-in Hellinger distance between two *empirical* distributions is biased upward: two independent samples of
-the same ``mu`` are not at distance 0. For a distribution with ``K`` atoms and samples of sizes ``m_1``, ``m_2``, the
-delta method gives ``E[d_H^2] ~ (K - 1) / 8 * (1/m_1 + 1/m_2)``, and Zipfian vocabularies (many atoms seen once)
-make it larger. Two tools make this noise measurable on any corpus:
-
-* :func:`split_half_distances`: split the sequences at random into two halves and measure, for every position
-  ``i``, the distance between the two halves' ``mu_i``: the **noise floor** at half the sample size. (By the formula
-  above the floor of the full sample is about ``1/sqrt(2)`` of it in distance terms; the split-half value is the
-  conservative, directly measured one.)
-* :func:`bootstrap_statistic`: resample *sequences* with replacement and recompute the plug-in statistic, giving
-  percentile confidence intervals. Resampling whole sequences keeps
-  the dependence between the positions of one sequence.
-
-Efficiency: the corpus is tokenised once into a :class:`SequenceIncidence` (which cell ``(position, token)`` each
-token of each sequence falls in). A resample is a vector of per-sequence multiplicities ``w`` (multinomial, drawn as
-``bincount`` of ``m`` uniform draws); its counts are ``np.bincount(cell, weights=repeat(w, lengths))``: one pass
-over the tokens, no re-tokenisation.
-
-Inputs: every function takes either a :class:`SequenceIncidence` (e.g. from :func:`posgeom.data.corpus_incidence`
-for real text) or token id sequences (a 2-D int array such as :func:`posgeom.synthetic_corpus`, or a list of 1-D
-arrays) together with ``n_positions``, ``vocab_size`` and optionally ``pad_id``, with the counting conventions of
-:func:`posgeom.position_counts`.
-
-Randomness: every random function requires ``rng`` (an int seed or a Generator); the same seed gives the same numbers.
+==========================  =====================================================================================
+``split_half_distances``    distance of each position's ``mu_i`` to itself between two random halves of the texts
+``bootstrap_statistic``     percentile bootstrap over texts of a statistic of the plug-in distances
+==========================  =====================================================================================
 """
 
 from __future__ import annotations
@@ -34,7 +14,7 @@ from .._blas import single_threaded_blas
 from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import _as_incidence
 from ..inference import BootstrapEstimate, percentile_bootstrap
-from .estimators import plugin_distances
+from .crossfit import plugin_distances
 from .hellinger import hellinger_from_products
 
 __all__ = [

@@ -1,8 +1,9 @@
-"""A large-alphabet comparison: the full-vocabulary Hellinger distance by polynomial approximation (after Jiao, Venkat,
-Han and Weissman).
+"""A large-alphabet comparison: the full-vocabulary distance by polynomial approximation.
 
-* :func:`sqrt_estimates`: per-cell estimates of ``sqrt(p)`` from binomial counts, nearly unbiased for every ``p``.
-* :class:`BestPolynomial`: the cross-fitted full-vocabulary estimator built on them, with the estimators' interface.
+====================  ========================================================================================
+``sqrt_estimates``    per-cell estimates of ``sqrt(p)`` from binomial counts, nearly unbiased for every ``p``
+``BestPolynomial``    the cross-fitted full-vocabulary estimator built on them, with the estimators' interface
+====================  ========================================================================================
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from numpy.polynomial import chebyshev
 
 from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
-from .estimation import DistanceEstimate, _check_incidence, _Estimator, _point_statistic, _summarise
-from .estimators import _distances_from_squared
+from .crossfit import _distances_from_squared
+from .distance_estimate import DistanceEstimate, _check_incidence, _Estimator, _point_statistic, _summarise
 
 __all__ = [
     "sqrt_estimates",

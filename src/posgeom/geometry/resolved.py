@@ -1,12 +1,11 @@
 """The resolved estimand: Hellinger geometry at a stated vocabulary resolution and an equal number of texts.
 
-* :class:`Resolution`: the two numbers that define the estimand (which tokens keep a cell of their own, and how
-  many texts every position is seen through).
-* :func:`choose_resolution`: the stated rule that picks them from a corpus.
-* :func:`resolved_estimand`: the estimand computed exactly from known distributions.
-* :func:`resolved_splits`: the cross-fitted, equal-reach estimates of one or more random splits (the engine).
-
-The book's chapter *Estimating a distance from text* states and proves the estimand's properties.
+=======================  ==============================================================================
+``Resolution``           the two numbers that define the estimand (own-cell tokens, texts per position)
+``choose_resolution``    the stated rule that picks them from a corpus
+``resolved_estimand``    the estimand computed exactly from known distributions
+``resolved_splits``      the cross-fitted, equal-reach estimates of random splits (the engine)
+=======================  ==============================================================================
 """
 
 from __future__ import annotations

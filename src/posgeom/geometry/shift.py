@@ -1,18 +1,14 @@
-"""Shift-equivariance of positional statistics: lag profiles, Toeplitz structure, and the Fourier modes of MDS.
+"""Shift-equivariance: lag profiles, Toeplitz structure, and the Fourier modes of MDS.
 
-* :func:`lag_profile`, :func:`toeplitz_part`, :func:`shift_equivariance_defect`: how far a distance matrix ``D`` is
-  from depending on the gap ``|i - j|`` only (the defect is ``||D - T(D)||_F / ||D||_F`` with ``T(D)`` the closest
-  Toeplitz matrix, each diagonal replaced by its mean).
-
-If the statistics are *shift-equivariant* (``d(mu_i, mu_j)`` depends only on ``i - j``), the distance matrix ``D``
-is Toeplitz. If moreover it depends only on ``(i - j) mod n`` it is circulant; circulant matrices are diagonalised by
-the discrete Fourier basis, and so is ``B = -1/2 J D^2 J`` (``J`` is itself circulant), so the MDS coordinates are
-exactly sines and cosines. A Toeplitz ``D`` is not circulant, and its eigenvectors are only close to Fourier modes,
-of the cosine-transform family (the "horseshoe" of classical MDS on a line).
-
-This module builds exactly shift-equivariant distributions (:func:`shift_equivariant_distributions`), the two
-Fourier bases (:func:`fourier_basis`) and a basis-independent measure of how close the MDS eigenvectors are to
-them (:func:`subspace_alignment`, :func:`fourier_alignment`).
+=====================================  ================================================================
+``lag_profile``                        mean distance at each gap ``|i - j|``
+``toeplitz_part``                      the closest Toeplitz matrix (each diagonal replaced by its mean)
+``shift_equivariance_defect``          ``||D - T(D)||_F / ||D||_F``
+``shift_equivariant_distributions``    distributions whose distances depend on ``i - j`` only
+``fourier_basis``                      the discrete Fourier (or cosine) basis
+``subspace_alignment``                 how close two subspaces are, basis-independently
+``fourier_alignment``                  how close the MDS eigenvectors are to Fourier modes
+=====================================  ================================================================
 """
 
 from __future__ import annotations

@@ -139,9 +139,8 @@ class StressLadder:
         """The paired difference ``stress*(a) - stress*(b)`` on each rung: rows ``(estimate, lower, upper)``.
 
         Centred percentile interval of the paired replicates (the estimate plus the quantiles of their deviations
-        from their mean), as :meth:`StressTable.contrast`. :meth:`verdict` reads the uncentred percentile interval of
-        the same replicates (:func:`posgeom.geometry.verdict`); the two differ by the replicates' shift from the
-        estimate (a resample averages fewer random splits than the estimate).
+        from their mean), as :meth:`StressTable.contrast` and :meth:`verdict`: a resample averages fewer random splits
+        than the estimate, so the replicates are shifted from it and their plain percentiles would be too.
 
         Parameters
         ----------

@@ -1,0 +1,211 @@
+"""Where the corpora's archives come from: a local mirror (``$POSGEOM_DATA``) or a verified download.
+
+==================  ====================================================================
+``DATA_ENV``        environment variable naming a local mirror folder
+``CACHE_ENV``       environment variable naming the cache folder
+``Source``          where one corpus comes from (URLs, file names, sha256)
+``SOURCES``         the two corpora, SST-2 and IMDB
+``cache_dir``       the cache folder (downloads, parsed and tokenised corpora)
+==================  ====================================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "DATA_ENV",
+    "CACHE_ENV",
+    "Source",
+    "SOURCES",
+    "cache_dir",
+]
+
+
+#: Environment variable naming a local mirror folder.
+DATA_ENV = "POSGEOM_DATA"
+
+
+#: Environment variable naming the cache folder (downloads and parsed corpora).
+CACHE_ENV = "POSGEOM_CACHE"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one corpus comes from.
+
+    Attributes
+    ----------
+    name : str
+        Short name (``"sst2"``, ``"imdb"``).
+    url : str
+        Official download URL.
+    sha256 : str
+        sha256 of the official archive.
+    filename : str
+        File name of the downloaded archive inside ``cache_dir() / "downloads"``.
+    mirror_filename : str
+        File name of the archive inside a local mirror folder.
+    mirror_sha256 : str
+        sha256 of the mirror's (repacked) archive.
+    splits : tuple of str
+        The splits this corpus offers.
+
+    Notes
+    -----
+    Neither GLUE nor Stanford print a sha256 next to their download links. The values in :data:`SOURCES` are the
+    ones recorded for exactly these URLs by independent loaders: the Hugging Face ``datasets`` checksum record of
+    the GLUE script (SST-2, 7,439,277 bytes) and the Julia ``DataDeps`` registrations of ``aclImdb_v1.tar.gz``;
+    torchtext's MD5 values for the same files (``9f81648d4199384278b86e315dac217c`` and
+    ``7c2ac02c03563afcf9b574c7e56c153a``) come from the same bytes.
+
+    Examples
+    --------
+    >>> SOURCES["sst2"].splits, SOURCES["imdb"].mirror_filename
+    (('train', 'dev'), 'aclImdb_v1_labeled.tar.gz')
+    """
+
+    name: str
+    url: str
+    sha256: str
+    filename: str
+    mirror_filename: str
+    mirror_sha256: str
+    splits: tuple[str, ...]
+
+
+#: The two corpora. Tests may swap an entry (``dataclasses.replace``) to point at a local server.
+SOURCES: dict[str, Source] = {
+    "sst2": Source(
+        name="sst2",
+        url="https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
+        sha256="d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa",
+        filename="SST-2.zip",
+        mirror_filename="SST-2.zip",
+        mirror_sha256="e6f1e99e7f74ee96c7508f0c8dcb599026c4367547a34e590c204edf13ff4837",
+        splits=("train", "dev"),
+    ),
+    "imdb": Source(
+        name="imdb",
+        url="https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
+        sha256="c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe",
+        filename="aclImdb_v1.tar.gz",
+        mirror_filename="aclImdb_v1_labeled.tar.gz",
+        # The repacked mirror (labelled part only), as listed in the mirror's README.
+        mirror_sha256="09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
+        splits=("train", "test"),
+    ),
+}
+
+
+def cache_dir() -> Path:
+    """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not created here).
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get(CACHE_ENV)
+    >>> os.environ[CACHE_ENV] = "/tmp/posgeom-cache"
+    >>> str(cache_dir())
+    '/tmp/posgeom-cache'
+    >>> _ = os.environ.pop(CACHE_ENV) if old is None else os.environ.update({CACHE_ENV: old})
+    """
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    import pooch
+
+    return Path(pooch.os_cache("posgeom"))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, str]:
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the folder holding the "
+            f"corpus mirror ({source.mirror_filename}), or unset it to download the official archive"
+        )
+    path = folder / source.mirror_filename
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file {source.mirror_filename!r}. "
+            f"Copy the mirror file there, or unset {DATA_ENV} to download {source.url}"
+        )
+    digest = _sha256(path)
+    if digest != source.mirror_sha256:
+        raise ValueError(
+            f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the file is "
+            f"corrupted, truncated or not the mirror. Replace it with an intact copy, or unset {DATA_ENV} to "
+            f"download the official archive"
+        )
+    return path, digest
+
+
+def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
+    import pooch
+    import requests
+
+    folder = cache_dir() / "downloads"
+    created = not folder.exists()
+    try:
+        path = pooch.retrieve(
+            source.url,
+            known_hash=f"sha256:{source.sha256}",
+            fname=source.filename,
+            path=folder,
+            progressbar=progress,
+        )
+    except (ValueError, OSError, requests.exceptions.RequestException) as exc:
+        if created:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only succeeds if empty: never removes anything else
+        hint = (
+            "the server sent different bytes than the published archive (a changed file, a proxy or an interrupted "
+            "transfer); retry, or use a local mirror"
+            if isinstance(exc, ValueError)
+            else "check the network connection, or use a local mirror"
+        )
+        raise OSError(
+            f"could not download {source.url} into {folder}: {exc}. Nothing was kept. {hint.capitalize()} "
+            f"(set {DATA_ENV} to a folder holding {source.mirror_filename})"
+        ) from exc
+    return Path(path), source.sha256
+
+
+def _source(name: str) -> Source:
+    if name not in SOURCES:
+        raise ValueError(f"unknown corpus {name!r}; choose one of {sorted(SOURCES)}")
+    return SOURCES[name]
+
+
+def _resolve(source: Source, data_dir, progress: bool) -> tuple[Path, str]:
+    """The verified archive and its sha256: from the mirror (``data_dir``, else ``$POSGEOM_DATA``), never bypassed
+    (a missing file or a wrong hash is an error), else downloaded once with pooch (a failed download leaves nothing).
+    """
+    if data_dir is not None:
+        return _mirror_archive(source, Path(data_dir).expanduser(), "data_dir")
+    env = os.environ.get(DATA_ENV)
+    if env is not None:
+        if not env.strip():
+            raise ValueError(
+                f"{DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to download"
+            )
+        return _mirror_archive(source, Path(env).expanduser(), f"${DATA_ENV}")
+    return _download_archive(source, progress=progress)
+

@@ -1,0 +1,401 @@
+"""From raw text to word pieces under explicit counting conventions, and counts streamed from them.
+
+============================  =========================================================================
+``CountingConvention``        what ``mu_i`` counts: special tokens, truncation, padding, minimum length
+``load_tokenizer``            the book's WordPiece tokenizer (fast backend, offline by default)
+``iter_token_sequences``      the counted id sequences of a corpus under a convention, in batches
+``corpus_position_counts``    the (position, token) counts of a corpus, streamed (never all in memory)
+============================  =========================================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_positive_int
+from ..corpus.counts import position_counts
+from .pretrained import DEFAULT_MODEL, resolve_model
+
+__all__ = [
+    "CountingConvention",
+    "load_tokenizer",
+    "iter_token_sequences",
+    "corpus_position_counts",
+]
+
+
+_TRUNCATIONS = ("model", "cut")
+
+
+# Tokens buffered between two calls of position_counts (bounds memory at a few tens of MB).
+_COUNT_CHUNK_TOKENS = 2_000_000
+
+
+@dataclass(frozen=True)
+class CountingConvention:
+    """What the positional distributions of a tokenised corpus count.
+
+    Parameters
+    ----------
+    n_positions : int
+        Window length ``n``: positions ``0..n-1``; longer sequences are truncated.
+    special_tokens : bool, default True
+        Count ``[CLS]`` at position 0 and ``[SEP]`` after the last word piece.
+    count_padding : bool, default False
+        Pad every sequence to ``n`` with ``[PAD]`` and count the pads.
+    truncation : {"model", "cut"}, default "model"
+        ``"model"`` keeps ``[SEP]`` at position ``n-1`` of truncated sequences; ``"cut"`` drops it.
+    min_length : int, optional
+        Keep only sequences whose untruncated length is at least this (``1 <= min_length <= n``).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``truncation``, ``n_positions < 2`` with special tokens and model truncation, or ``min_length``
+        outside ``[1, n_positions]``.
+    TypeError
+        Non-bool flags or non-integer sizes.
+
+    Notes
+    -----
+    With special tokens a sequence is ``[CLS] w_1 ... w_L [SEP]`` as BERT sees it, so ``mu_0`` is a point mass.
+    ``truncation="model"`` cuts as the tokenizer does for the model, ``[CLS] w_1 ... w_{n-2} [SEP]``, so every
+    truncated sequence puts ``[SEP]`` at position ``n-1``; ``"cut"`` keeps the first ``n`` tokens, so ``[SEP]`` only
+    marks real ends. Without padding, position ``i`` is counted over the sequences that reach it; with padding,
+    ``mu_i`` mixes in a ``[PAD]`` atom whose mass is the share of sequences shorter than ``i + 1``.
+    ``min_length=n`` keeps only sequences that fill the window, so every position sees the same sequences.
+
+    Examples
+    --------
+    >>> convention = CountingConvention(4, min_length=3)
+    >>> convention.key
+    'n4-s1-p0-model-m3'
+    >>> convention.replace(special_tokens=False).describe()
+    'n=4, word pieces only, position i over sequences reaching it, only sequences of length >= 3'
+    """
+
+    n_positions: int
+    special_tokens: bool = True
+    count_padding: bool = False
+    truncation: str = "model"
+    min_length: int | None = None
+
+    def __post_init__(self):
+        n = check_positive_int(self.n_positions, "n_positions")
+        for flag in ("special_tokens", "count_padding"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise TypeError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.truncation not in _TRUNCATIONS:
+            raise ValueError(f"truncation must be one of {_TRUNCATIONS}, got {self.truncation!r}")
+        if self.special_tokens and self.truncation == "model" and n < 2:
+            raise ValueError("with special tokens and truncation='model', n_positions must be >= 2 ([CLS] and [SEP])")
+        if self.min_length is not None:
+            m = check_positive_int(self.min_length, "min_length")
+            if m > n:
+                raise ValueError(f"min_length={m} exceeds n_positions={n}; use min_length <= n_positions")
+
+    def replace(self, **changes) -> CountingConvention:
+        """A copy with some fields changed.
+
+        Parameters
+        ----------
+        **changes
+            New values of fields (``n_positions``, ``special_tokens``, ``count_padding``, ``truncation``,
+            ``min_length``); validated as in the constructor.
+
+        Returns
+        -------
+        CountingConvention
+            The modified copy.
+
+        Raises
+        ------
+        ValueError, TypeError
+            An invalid field value, or an unknown field name (TypeError).
+
+        Examples
+        --------
+        >>> CountingConvention(8).replace(count_padding=True).count_padding
+        True
+        """
+        return dataclasses.replace(self, **changes)
+
+    def describe(self) -> str:
+        """A one-line human-readable statement of the convention.
+
+        Returns
+        -------
+        str
+            Window length, special tokens, padding rule, truncation and length filter.
+
+        Examples
+        --------
+        >>> CountingConvention(16, count_padding=True).describe()
+        'n=16, [CLS]/[SEP] counted, padding counted as [PAD], truncation=model'
+        """
+        parts = [
+            f"n={self.n_positions}",
+            "[CLS]/[SEP] counted" if self.special_tokens else "word pieces only",
+            "padding counted as [PAD]" if self.count_padding else "position i over sequences reaching it",
+        ]
+        if self.special_tokens:
+            parts.append(f"truncation={self.truncation}")
+        if self.min_length is not None:
+            parts.append(f"only sequences of length >= {self.min_length}")
+        return ", ".join(parts)
+
+    @property
+    def key(self) -> str:
+        """A short string identifying the convention (for cache file names)."""
+        return (
+            f"n{self.n_positions}-s{int(self.special_tokens)}-p{int(self.count_padding)}-{self.truncation}"
+            f"-m{self.min_length or 0}"
+        )
+
+
+def load_tokenizer(name: str | os.PathLike = DEFAULT_MODEL):
+    """Load a fast (Rust-backed) ``transformers`` tokenizer.
+
+    Parameters
+    ----------
+    name : str or path, default "all-MiniLM-L6-v2"
+        ``"all-MiniLM-L6-v2"`` loads the offline package's files (bert-base-uncased WordPiece vocabulary); a local
+        directory or a hub id (e.g. ``"bert-base-uncased"``, needs the hub) is passed to
+        ``transformers.AutoTokenizer``. See :func:`posgeom.data.resolve_model`.
+
+    Returns
+    -------
+    transformers.PreTrainedTokenizerFast
+        A fast tokenizer (``tokenizer.is_fast`` is True).
+
+    Raises
+    ------
+    OSError
+        The tokenizer cannot be loaded (e.g. a hub id while offline).
+    TypeError
+        The tokenizer has no fast implementation.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()  # the offline all-MiniLM-L6-v2 files: no network
+    >>> len(tok), tok.cls_token_id, tok.sep_token_id, tok.pad_token_id
+    (30522, 101, 102, 0)
+    """
+    from transformers import AutoTokenizer
+
+    resolved = resolve_model(name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(resolved), use_fast=True)
+    except OSError as exc:
+        raise OSError(
+            f"could not load the tokenizer {name!r} ({exc}). Offline, use {DEFAULT_MODEL!r} or a local directory; "
+            "online, check the hub model id"
+        ) from exc
+    if not getattr(tokenizer, "is_fast", False):
+        raise TypeError(f"the tokenizer of {name!r} has no fast (Rust) implementation; batched counting needs one")
+    return tokenizer
+
+
+def _backend(tokenizer, n_content: int):
+    """A private copy of the Rust tokenizer: no padding, truncation of the word pieces at ``n_content``."""
+    from tokenizers import Tokenizer
+
+    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
+    backend.no_padding()
+    backend.enable_truncation(max_length=n_content)
+    return backend
+
+
+def _special_ids(tokenizer):
+    cls_id, sep_id, pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
+    return cls_id, sep_id, pad_id
+
+
+def _check_texts(texts):
+    if isinstance(texts, str):
+        raise TypeError("texts must be a sequence of strings, not one string; wrap it in a list")
+    if not hasattr(texts, "__len__") or not hasattr(texts, "__getitem__"):
+        texts = list(texts)
+    if len(texts) == 0:
+        raise ValueError("texts is empty: pass at least one document")
+    return texts
+
+
+def iter_token_sequences(texts, tokenizer, convention: CountingConvention, *, batch_size: int = 1024,
+                         progress: bool = False):
+    """Yield, batch by batch, the token id sequences that a convention counts.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The documents (not one string).
+    tokenizer : transformers fast tokenizer
+        E.g. from :func:`load_tokenizer`.
+    convention : CountingConvention
+        What is counted.
+    batch_size : int, default 1024
+        Texts tokenised per call of the Rust batch encoder.
+    progress : bool, default False
+        Show a ``tqdm`` progress bar.
+
+    Yields
+    ------
+    list of 1-D int64 arrays
+        The sequences of one batch, truncated to ``n`` and *not* padded (padding, when counted, is added by
+        :func:`posgeom.position_counts` through its ``pad_id``). Sequences removed by ``min_length`` are left out.
+
+    Raises
+    ------
+    TypeError
+        ``convention`` is not a CountingConvention, ``texts`` is one string, or a text is not a string.
+    ValueError
+        Empty ``texts``, or special tokens requested from a tokenizer without ``[CLS]``/``[SEP]``.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()
+    >>> batches = iter_token_sequences(["the cat sat", "a dog"], tok, CountingConvention(4))
+    >>> [s.tolist() for batch in batches for s in batch]
+    [[101, 1996, 4937, 102], [101, 1037, 3899, 102]]
+    """
+    if not isinstance(convention, CountingConvention):
+        raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
+    texts = _check_texts(texts)
+    batch_size = check_positive_int(batch_size, "batch_size")
+    n = convention.n_positions
+    specials = convention.special_tokens
+    cls_id, sep_id, _ = _special_ids(tokenizer)
+    if specials and (cls_id is None or sep_id is None):
+        raise ValueError("this tokenizer has no [CLS]/[SEP] tokens; use special_tokens=False")
+    # Word pieces are truncated at n: enough to know every count below and whether the sequence reaches n.
+    backend = _backend(tokenizer, n)
+    encode = getattr(backend, "encode_batch_fast", backend.encode_batch)
+    starts = range(0, len(texts), batch_size)
+    if progress:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, total=len(starts), unit="batch", desc="tokenise+count")
+    for start in starts:
+        batch = texts[start:start + batch_size]
+        if not all(isinstance(t, str) for t in batch):
+            bad = next(t for t in batch if not isinstance(t, str))
+            raise TypeError(f"texts must be strings, found {type(bad).__name__} {bad!r:.60}")
+        encodings = encode(list(batch), add_special_tokens=False)
+        out = []
+        for enc in encodings:
+            seq = _assemble(np.asarray(enc.ids, dtype=np.int64), convention, cls_id, sep_id)
+            if seq is not None:
+                out.append(seq)
+        yield out
+
+
+def _assemble(pieces, convention: CountingConvention, cls_id, sep_id):
+    """The counted sequence built from a text's word pieces (at least ``min(L, n)`` of them), or None if dropped."""
+    n = convention.n_positions
+    if convention.special_tokens:
+        # the full length is L + 2; pieces may be truncated at n, which is enough: any min_length <= n is decided
+        # by min(L, n) + 2.
+        full_len = pieces.size + 2
+        if convention.truncation == "model" and pieces.size > n - 2:
+            seq = np.concatenate(([cls_id], pieces[: n - 2], [sep_id]))
+        else:
+            seq = np.concatenate(([cls_id], pieces[: n - 1], [sep_id]))[:n]
+    else:
+        full_len = pieces.size
+        seq = pieces[:n]
+    if convention.min_length is not None and full_len < convention.min_length:
+        return None
+    return seq
+
+
+def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 1024, progress: bool = False,
+                           **convention_fields) -> sp.csr_matrix:
+    """Positional token counts of a text corpus under an explicit convention.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The documents.
+    tokenizer : transformers fast tokenizer
+        E.g. from :func:`load_tokenizer`; ``V = len(tokenizer)``.
+    convention : CountingConvention or int
+        The convention, or just ``n_positions`` with the other fields given as keywords
+        (``special_tokens``, ``count_padding``, ``truncation``, ``min_length``; see :class:`CountingConvention`).
+    batch_size : int, default 1024
+        Texts tokenised per call of the Rust batch encoder.
+    progress : bool, default False
+        Show a ``tqdm`` progress bar.
+    **convention_fields
+        Fields of the convention when ``convention`` is an int (not allowed with a CountingConvention).
+
+    Returns
+    -------
+    (n, V) CSR int64 matrix
+        ``counts[i, v]`` = number of counted sequences with token ``v`` at position ``i``; ``V = len(tokenizer)``.
+        Row sums are the number of sequences entering each position. Turn into ``mu_i`` with
+        :func:`posgeom.position_distributions`.
+
+    Raises
+    ------
+    ValueError
+        No sequence passes the convention, or padding counted with a tokenizer without ``[PAD]``.
+    TypeError
+        Both a CountingConvention and keyword fields, or invalid texts.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer()
+    >>> corpus_position_counts(["a b", "c"], tok, 4).sum(axis=1).A.ravel()
+    array([2, 2, 2, 1])
+    >>> corpus_position_counts(["a b", "c"], tok, 4, count_padding=True).sum(axis=1).A.ravel()
+    array([2, 2, 2, 2])
+    """
+    convention = _as_convention(convention, convention_fields)
+    vocab_size = len(tokenizer)
+    pad_id = None
+    if convention.count_padding:
+        pad_id = tokenizer.pad_token_id
+        if pad_id is None:
+            raise ValueError("count_padding=True needs a tokenizer with a [PAD] token")
+    total = sp.csr_matrix((convention.n_positions, vocab_size), dtype=np.int64)
+    kept = 0
+    buffer, buffered = [], 0
+
+    def flush(total):
+        # One position_counts call per ~_COUNT_CHUNK_TOKENS tokens: its cost has a fixed part (a bincount over
+        # n * V cells) that per-batch calls would pay many times. Counts are additive, so chunking is exact.
+        return total + position_counts(buffer, convention.n_positions, vocab_size, pad_id=pad_id)
+
+    for sequences in iter_token_sequences(texts, tokenizer, convention, batch_size=batch_size, progress=progress):
+        kept += len(sequences)
+        buffer.extend(sequences)
+        buffered += sum(s.size for s in sequences) if pad_id is None else len(sequences) * convention.n_positions
+        if buffered >= _COUNT_CHUNK_TOKENS:
+            total = flush(total)
+            buffer, buffered = [], 0
+    if buffer:
+        total = flush(total)
+    if kept == 0:
+        raise ValueError(
+            f"no sequence passes the convention ({convention.describe()}): lower min_length or n_positions"
+        )
+    total.sum_duplicates()
+    return total
+
+
+
+def _as_convention(convention, fields) -> CountingConvention:
+    if isinstance(convention, CountingConvention):
+        if fields:
+            raise TypeError(
+                f"pass either a CountingConvention or keyword fields, not both (got {sorted(fields)}); "
+                "use convention.replace(...) to change fields"
+            )
+        return convention
+    return CountingConvention(convention, **fields)
+

@@ -1,0 +1,68 @@
+"""Statistical inference shared by every chapter (pure numpy/scipy; the base layer).
+
+==========================  =======================================================================================
+``BootstrapEstimate``       the one bootstrap result: estimate, replicates, interval, Monte Carlo error of its ends
+``percentile_bootstrap``    a BootstrapEstimate from replicates
+``rank``                    average ranks along an axis
+``pearson_rows``            Pearson correlation of matching rows
+``spearman``                Spearman's rho of two vectors
+``PermutationTest``         a statistic, its permutation null and p-value
+``permutation_p_value``     p-value against a permutation null (never 0 for a Monte Carlo null)
+``spearman_interval``       Spearman's rho with a Fisher-z (Bonett-Wright) interval
+``SpearmanPower``           result of ``spearman_power``
+``spearman_power``          power of the Spearman test, by simulation
+``Interval``                a point estimate with a two-sided interval
+``t_interval``              Student-t interval for a mean over seeds
+``wilson_interval``         Wilson interval for a proportion
+``SlopeFit``                result of ``power_law_fit``
+``power_law_fit``           exponent of a power law with its t interval
+``Equivalence``             result of ``equivalence_test``
+``equivalence_test``        two one-sided t tests (TOST) against a margin fixed in advance
+``tost_power``              exact power of that TOST
+==========================  =======================================================================================
+"""
+
+from __future__ import annotations
+
+from ._bootstrap import BootstrapEstimate, percentile_bootstrap
+from ._correlation import (
+    PermutationTest,
+    SpearmanPower,
+    pearson_rows,
+    permutation_p_value,
+    rank,
+    spearman,
+    spearman_interval,
+    spearman_power,
+)
+from ._intervals import (
+    Equivalence,
+    Interval,
+    SlopeFit,
+    equivalence_test,
+    power_law_fit,
+    t_interval,
+    tost_power,
+    wilson_interval,
+)
+
+__all__ = [
+    "PermutationTest",
+    "rank",
+    "pearson_rows",
+    "spearman",
+    "permutation_p_value",
+    "Interval",
+    "BootstrapEstimate",
+    "percentile_bootstrap",
+    "t_interval",
+    "wilson_interval",
+    "spearman_interval",
+    "SpearmanPower",
+    "spearman_power",
+    "SlopeFit",
+    "power_law_fit",
+    "Equivalence",
+    "tost_power",
+    "equivalence_test",
+]

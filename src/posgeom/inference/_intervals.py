@@ -1,0 +1,364 @@
+"""Intervals: a mean over seeds, a proportion, a power-law exponent, and equivalence tests."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_confidence, check_positive_int
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a two-sided confidence interval.
+
+    Attributes
+    ----------
+    estimate, lower, upper : float
+    confidence : float
+        Nominal coverage, e.g. 0.95.
+
+    Examples
+    --------
+    >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.0)
+    True
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    confidence: float
+
+    def excludes(self, value: float) -> bool:
+        """Whether ``value`` lies outside the interval.
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.3)
+        False
+        """
+        return bool(value < self.lower or value > self.upper)
+
+
+def t_interval(x, *, confidence: float = 0.95) -> Interval:
+    """Student-t interval for a mean: ``mean +- t_{1-a/2, n-1} s / sqrt(n)`` (``n - 1`` degrees of freedom).
+
+    Parameters
+    ----------
+    x : (n,) array with n >= 2
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Interval
+
+    Examples
+    --------
+    >>> r = t_interval([1.0, 2.0, 3.0])
+    >>> round(r.estimate, 3), round(r.upper - r.estimate, 3)  # t_{0.975, 2} = 4.303, s / sqrt(3) = 0.577
+    (2.0, 2.484)
+    """
+    confidence = check_confidence(confidence)
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
+        raise ValueError("x must be a finite 1-D array with at least 2 values")
+    m, se = float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+    half = float(stats.t.ppf((1 + confidence) / 2, x.size - 1)) * se
+    return Interval(m, m - half, m + half, confidence)
+
+
+def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for a binomial proportion ``successes / n`` (e.g. a test accuracy).
+
+    With ``p = successes / n`` and ``z = z_{(1 + confidence) / 2}`` the interval is
+    ``(p + z^2 / (2n) +- z sqrt(p (1 - p) / n + z^2 / (4 n^2))) / (1 + z^2 / n)`` (Wilson 1927, JASA 22:209-212).
+    Unlike the normal (Wald) interval it stays inside ``[0, 1]`` and does not collapse to a point at ``p = 0`` or
+    ``p = 1``. It assumes ``n`` independent trials.
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes, ``0 <= successes <= n``.
+    n : int
+        Number of trials, ``n >= 1``.
+    confidence : float, default 0.95
+        Two-sided coverage, in ``(0, 1)``.
+
+    Returns
+    -------
+    Interval
+        ``estimate = successes / n`` and the Wilson bounds, clipped to ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If ``successes`` or ``n`` is not an integer.
+    ValueError
+        If ``n < 1``, ``successes`` is outside ``[0, n]`` or ``confidence`` is outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> r = wilson_interval(8, 10)
+    >>> r.estimate, round(r.lower, 3), round(r.upper, 3)
+    (0.8, 0.49, 0.943)
+    >>> wilson_interval(0, 20).lower, round(wilson_interval(0, 20).upper, 3)
+    (0.0, 0.161)
+    """
+    confidence = check_confidence(confidence)
+    n = check_positive_int(n, "n")
+    successes = check_positive_int(successes, "successes", minimum=0)
+    if successes > n:
+        raise ValueError(f"successes must lie in [0, n] = [0, {n}], got {successes}")
+    p = successes / n
+    z = float(stats.norm.ppf((1 + confidence) / 2))
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    # the bounds are exactly 0 at no success and exactly 1 at no failure; spare them the rounding
+    lower = 0.0 if successes == 0 else max(0.0, centre - half)
+    upper = 1.0 if successes == n else min(1.0, centre + half)
+    return Interval(p, lower, upper, confidence)
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """A least-squares slope with its t interval, from :func:`power_law_fit`.
+
+    Attributes
+    ----------
+    slope, lower, upper : float
+        The slope and its two-sided interval, ``slope -+ t_{(1+confidence)/2, n-2} * stderr``.
+    intercept : float
+    n : int
+        Number of points (``n - 2`` degrees of freedom).
+    confidence : float
+
+    Examples
+    --------
+    >>> fit = power_law_fit([1, 2, 4, 8], [1.0, 0.5, 0.26, 0.125])
+    >>> round(fit.slope, 2), fit.contains(-1.0)
+    (-0.99, True)
+    """
+
+    slope: float
+    lower: float
+    upper: float
+    intercept: float
+    n: int
+    confidence: float
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval.
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
+        False
+        """
+        return bool(self.lower <= value <= self.upper)
+
+
+def power_law_fit(x, y, *, confidence: float = 0.95) -> SlopeFit:
+    """The exponent of a power law ``y ~ c x^b``: the OLS slope of ``log y`` on ``log x`` with its t interval.
+
+    Parameters
+    ----------
+    x, y : (n,) array_like
+        Positive values, ``n >= 3`` (the interval has ``n - 2`` degrees of freedom); repeated ``x`` (several seeds
+        per width) are fine.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    SlopeFit
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 points, different lengths, or non-positive or non-finite values.
+
+    Examples
+    --------
+    >>> fit = power_law_fit([64, 128, 256, 512], [0.125, 0.088, 0.0626, 0.0442])
+    >>> round(fit.slope, 2), fit.contains(-0.5)
+    (-0.5, True)
+    """
+    confidence = check_confidence(confidence)
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have the same length >= 3, got {x.size} and {y.size}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)) and np.all(x > 0) and np.all(y > 0)):
+        raise ValueError("a power-law fit needs finite, positive x and y (it works on their logarithms)")
+    fit = stats.linregress(np.log(x), np.log(y))
+    half = float(stats.t.ppf((1 + confidence) / 2, x.size - 2)) * float(fit.stderr)
+    return SlopeFit(float(fit.slope), float(fit.slope) - half, float(fit.slope) + half, float(fit.intercept),
+                    int(x.size), confidence)
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Result of :func:`equivalence_test`: two one-sided tests (TOST) of a mean against ``+-margin``.
+
+    Attributes
+    ----------
+    estimate, lower, upper : float
+        The mean and its two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of freedom).
+    margin : float
+        The equivalence margin, fixed before looking at the data.
+    confidence : float
+        Level of the interval; each one-sided test has level ``(1 - confidence) / 2``.
+    n : int
+        Number of (paired) differences.
+    sd : float
+        Their sample standard deviation (``ddof=1``).
+    p_value : float
+        TOST p-value, the larger of the two one-sided p-values; ``p_value < (1 - confidence) / 2`` exactly when
+        the interval lies inside ``(-margin, margin)``.
+    equivalent : bool
+        Whether the interval lies inside ``(-margin, margin)``.
+    power : float
+        Probability that the TOST declares equivalence when the true mean is 0 and the true SD is ``sd``.
+    power_at_margin : float
+        Probability that the two-sided t test at level ``1 - confidence`` detects a true mean of ``margin`` when
+        the true SD is ``sd``: how likely the design was to see a gap as large as the margin.
+
+    Examples
+    --------
+    >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
+    >>> r.equivalent, round(r.upper, 3), r.power > 0.9
+    (True, 0.017, True)
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    margin: float
+    confidence: float
+    n: int
+    sd: float
+    p_value: float
+    equivalent: bool
+    power: float
+    power_at_margin: float
+
+
+def tost_power(sd: float, n: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:
+    """Exact power of the t-based TOST of :func:`equivalence_test` for a normal sample.
+
+    With ``se = sd / sqrt(n)``, ``q = t_{(1+confidence)/2, n-1}`` and the sample SD ``s``, equivalence is declared
+    when ``|mean| < margin - q s / sqrt(n)``. Conditioning on ``s`` (``(n-1) s^2 / sd^2 ~ chi2_{n-1}``, independent
+    of the mean) the probability is a difference of two normal CDFs; it is integrated over the chi-square law.
+
+    Parameters
+    ----------
+    sd : float, > 0
+        The true standard deviation of one difference.
+    n : int, >= 2
+        Number of differences.
+    margin : float, > 0
+    difference : float, default 0.0
+        The true mean difference.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    float
+        The probability of declaring equivalence.
+
+    Examples
+    --------
+    >>> round(tost_power(0.02, 5, 0.05), 3), round(tost_power(0.02, 5, 0.05, difference=0.05), 3)
+    (0.964, 0.025)
+    """
+    from scipy import integrate
+
+    confidence = check_confidence(confidence)
+    n = check_positive_int(n, "n", minimum=2)
+    if not (sd > 0 and margin > 0 and math.isfinite(sd) and math.isfinite(margin)):
+        raise ValueError(f"sd and margin must be finite and positive, got {sd!r} and {margin!r}")
+    se, df = sd / math.sqrt(n), n - 1
+    q = float(stats.t.ppf((1 + confidence) / 2, df))
+    k, theta = margin / se, difference / se
+    v_max = df * (k / q) ** 2  # beyond it margin - q s / sqrt(n) <= 0: never equivalent
+
+    def integrand(v):
+        h = k - q * math.sqrt(v / df)
+        return (stats.norm.cdf(h - theta) - stats.norm.cdf(-h - theta)) * stats.chi2.pdf(v, df)
+
+    value, _ = integrate.quad(integrand, 0.0, v_max, limit=200)
+    return float(min(max(value, 0.0), 1.0))
+
+
+def equivalence_test(x, margin: float, *, confidence: float = 0.95) -> Equivalence:
+    """Two one-sided t tests (TOST): is the mean of ``x`` (e.g. paired differences over seeds) within ``+-margin``?
+
+    Equivalence is declared when the two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of
+    freedom) lies inside ``(-margin, margin)``, i.e. both one-sided tests ``H0: mean <= -margin`` and
+    ``H0: mean >= margin`` reject at level ``(1 - confidence) / 2`` (Schuirmann 1987, J. Pharmacokin. Biopharm.
+    15:657-680). A non-rejection of "no difference" is not evidence of no difference; this is. The margin must be
+    fixed before the data are seen. The two powers are computed at the observed SD (a plug-in): :attr:`power`
+    (declaring equivalence at a true mean of 0, :func:`tost_power`) and :attr:`power_at_margin` (the two-sided
+    t test detecting a true mean of ``margin``, noncentral t).
+
+    Parameters
+    ----------
+    x : (n,) array with n >= 2
+        The differences, one per independent replicate (seed).
+    margin : float, > 0
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Equivalence
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 finite values, a non-positive margin, or ``confidence`` outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
+    >>> r.equivalent, round(r.p_value, 4), round(r.power_at_margin, 3)
+    (True, 0.0006, 1.0)
+    >>> equivalence_test([0.08, 0.11, 0.09, 0.1, 0.12], margin=0.05).equivalent
+    False
+    """
+    interval = t_interval(x, confidence=confidence)
+    x = np.asarray(x, dtype=float)
+    if not (margin > 0 and math.isfinite(margin)):
+        raise ValueError(f"margin must be finite and positive, got {margin!r}")
+    n, sd = int(x.size), float(x.std(ddof=1))
+    df, m = n - 1, interval.estimate
+    if sd == 0:  # a degenerate sample: the interval is the point itself
+        p_value = 0.0 if abs(m) < margin else 1.0
+        power = power_at_margin = 1.0
+    else:
+        se = sd / math.sqrt(n)
+        p_value = float(max(stats.t.sf((m + margin) / se, df), stats.t.cdf((m - margin) / se, df)))
+        power = tost_power(sd, n, margin, confidence=confidence)
+        q = float(stats.t.ppf((1 + confidence) / 2, df))
+        nc = margin / se
+        power_at_margin = float(stats.nct.sf(q, df, nc) + stats.nct.cdf(-q, df, nc))
+    equivalent = bool(-margin < interval.lower and interval.upper < margin)
+    return Equivalence(m, interval.lower, interval.upper, float(margin), interval.confidence, n, sd, p_value,
+                       equivalent, power, power_at_margin)
