@@ -1,8 +1,17 @@
-"""Small Transformers in torch: positional modules, models, the one training entry point, and the NTK model of the
-appendix. The only library layer that imports torch.
+"""Small Transformers in torch; the only library layer that imports torch.
+
+* ``scheme``, ``absolute``, ``positional`` -- the positional schemes (:func:`make_positional`);
+* ``models`` -- :class:`TransformerClassifier`;
+* ``spec``, ``fit``, ``ensemble`` -- the one training entry point: :func:`fit` (one seed) and :func:`fit_ensemble`
+  (many seeds in one batched model) train a :class:`ModelSpec` with a :class:`TrainConfig`, returning
+  :class:`FitResult`;
+* ``training`` -- the loop under :func:`fit` (:func:`train_classifier`), evaluation, :func:`seed_everything`;
+* ``ntk`` -- the masked-slot model of the appendix.
 """
 from __future__ import annotations
 
+from .ensemble import fit_ensemble
+from .fit import FitResult, fit
 from .models import (
     SelfAttention,
     TransformerBlock,
@@ -31,6 +40,7 @@ from .positional import (
     SinusoidalPosition,
     make_positional,
 )
+from .spec import ModelSpec, TrainConfig
 from .training import (
     IGNORE_INDEX,
     TrainingHistory,
@@ -42,6 +52,11 @@ from .training import (
 )
 
 __all__ = [
+    "ModelSpec",
+    "TrainConfig",
+    "FitResult",
+    "fit",
+    "fit_ensemble",
     "SCHEMES",
     "PositionalScheme",
     "NoPosition",

@@ -353,10 +353,23 @@ class TransformerClassifier(nn.Module):
         torch.Size([1, 3, 16])
         """
         self._check_inputs(ids, padding_mask)
-        h = self.positional.embed(self.token_embedding(ids.long()))
+        return self._hidden(ids.long(), padding_mask)
+
+    def _hidden(self, ids, padding_mask):
+        h = self.positional.embed(self.token_embedding(ids))
         for block in self.blocks:
             h = block(h, self.positional, causal=self.causal, padding_mask=padding_mask)
         return self.ln_final(h)
+
+    def _output(self, ids, padding_mask, pooled):
+        """The forward pass after the input checks."""
+        h = self._hidden(ids, padding_mask)
+        if not pooled:
+            return self.head(h)
+        if padding_mask is None:
+            return self.head(h.mean(dim=1))
+        keep = (~padding_mask).to(h.dtype)[..., None]
+        return self.head((h * keep).sum(dim=1) / keep.sum(dim=1))
 
     def forward(
         self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None, pooled: bool = True
@@ -393,10 +406,5 @@ class TransformerClassifier(nn.Module):
         >>> model(ids, padding_mask=mask).shape, model(ids, pooled=False).shape
         (torch.Size([2, 3]), torch.Size([2, 3, 3]))
         """
-        h = self.hidden_states(ids, padding_mask=padding_mask)
-        if not pooled:
-            return self.head(h)
-        if padding_mask is None:
-            return self.head(h.mean(dim=1))
-        keep = (~padding_mask).to(h.dtype)[..., None]
-        return self.head((h * keep).sum(dim=1) / keep.sum(dim=1))
+        self._check_inputs(ids, padding_mask)
+        return self._output(ids.long(), padding_mask, pooled)

@@ -117,6 +117,9 @@ class TrainingHistory:
         Whether ``on_epoch_end`` stopped training before the last epoch.
     seed : int
         Seed of the mini-batch order.
+    accuracy : tuple of float, default ()
+        The training accuracy after each epoch, when a stopping rule measured it (:class:`posgeom.nn.TrainConfig`
+        ``patience``); empty otherwise.
 
     Examples
     --------
@@ -129,6 +132,7 @@ class TrainingHistory:
     epochs: int
     stopped_early: bool
     seed: int
+    accuracy: tuple = ()
 
 
 def train_classifier(

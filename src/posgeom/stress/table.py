@@ -30,20 +30,13 @@ from .results import ESTIMATORS, StressRow, StressTable, _check_estimator
 from .shift_invariant import ShiftInvariantStress, shift_invariant_decomposition
 
 __all__ = [
-    "Candidate",
-    "fixed_distances",
-    "fixed_encoding",
-    "mds_candidate",
-    "standard_candidates",
-    "StressRow",
-    "StressTable",
     "stress_table",
-    "ShiftInvariantStress",
-    "shift_invariant_decomposition",
 ]
 
 _INTERVALS = ("percentile", "basic")
-_ = ESTIMATORS, fixed_distances, fixed_encoding, mds_candidate, standard_candidates  # re-exported
+# also importable from here, documented where they are defined (candidates, results, shift_invariant)
+_REEXPORTED = (ESTIMATORS, Candidate, fixed_distances, fixed_encoding, mds_candidate, standard_candidates, StressRow,
+               StressTable, ShiftInvariantStress, shift_invariant_decomposition)
 
 
 def _evaluate(candidates, D) -> np.ndarray:

@@ -20,11 +20,11 @@ __all__ = [
 
 def train_model(X, y, *, positional: str, seed: int, causal: bool = False, n_classes: int = 2,
                 d_model: int = 32, n_heads: int = 2, n_layers: int = 1, epochs: int = 12, lr: float = 3e-3,
-                batch_size: int = 64, vocab_size: int | None = None, **model_kwargs):
-    """Build a :class:`posgeom.nn.TransformerClassifier` after ``seed_everything(seed)`` and train it.
+                batch_size: int = 64, vocab_size: int | None = None, rank: int | None = None, encoding=None):
+    """Train a :class:`posgeom.nn.TransformerClassifier` with :func:`posgeom.nn.fit` and return it.
 
-    Training is :func:`posgeom.nn.train_classifier` (AdamW, constant learning rate, mini-batch order seeded by
-    ``seed``), so the same call gives the same model.
+    AdamW, constant learning rate, parameters initialised after ``seed_everything(seed)`` and mini-batch order seeded
+    by ``seed``, so the same call gives the same model.
 
     Parameters
     ----------
@@ -33,7 +33,7 @@ def train_model(X, y, *, positional: str, seed: int, causal: bool = False, n_cla
     y : (N,) or (N, L) int array
         Sequence labels (pooled output) or token labels (per-token output).
     positional : str
-        The positional scheme (see :data:`posgeom.models.SCHEMES`).
+        The positional scheme (see :data:`posgeom.nn.SCHEMES`).
     seed : int
         Seeds the parameters and the mini-batch order.
     causal : bool, default False
@@ -43,11 +43,13 @@ def train_model(X, y, *, positional: str, seed: int, causal: bool = False, n_cla
     d_model, n_heads, n_layers : int
         Width 32, two heads, one layer by default.
     epochs, lr, batch_size
-        Passed to :func:`posgeom.nn.train_classifier`.
+        The :class:`posgeom.nn.TrainConfig` (12 epochs, lr 3e-3, batches of 64 by default).
     vocab_size : int, optional
         Default ``max id + 1``.
-    **model_kwargs
-        Further arguments of the model (``rank`` of ``"low_rank"``, ``encoding`` of ``"fixed"``).
+    rank : int, optional
+        The rank of ``"low_rank"``.
+    encoding : (L, d_model) array, optional
+        The frozen matrix of ``"fixed"``.
 
     Returns
     -------
@@ -67,17 +69,15 @@ def train_model(X, y, *, positional: str, seed: int, causal: bool = False, n_cla
     >>> model.positional_encoding().shape
     torch.Size([6, 32])
     """
-    from ..nn import TransformerClassifier, seed_everything, train_classifier
+    from ..nn import ModelSpec, TrainConfig, fit
 
     X = np.asarray(X)
     if X.ndim != 2 or not np.issubdtype(X.dtype, np.integer):
         raise ValueError(f"X must be a 2-D integer array of token ids, got shape {X.shape}, dtype {X.dtype}")
     V = int(X.max()) + 1 if vocab_size is None else check_positive_int(vocab_size, "vocab_size")
-    seed_everything(seed)
-    model = TransformerClassifier(V, X.shape[1], d_model, n_heads, n_layers, positional=positional, causal=causal,
-                                  n_classes=n_classes, **model_kwargs)
-    train_classifier(model, X, y, epochs=epochs, lr=lr, seed=seed, batch_size=batch_size)
-    return model.eval()
+    spec = ModelSpec(vocab_size=V, n_positions=X.shape[1], d_model=d_model, n_heads=n_heads, n_layers=n_layers,
+                     positional=positional, causal=causal, n_classes=n_classes, rank=rank, encoding=encoding)
+    return fit(spec, (X, y), seed=seed, config=TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size)).model
 
 
 def probe_data(n_sequences: int, length: int, *, bos: int, rng) -> tuple[np.ndarray, np.ndarray]:

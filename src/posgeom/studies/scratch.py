@@ -1,13 +1,12 @@
 """Position tables learned from scratch, for the "learned (from scratch)" row of Chapter 7's stress tables.
 
 :func:`scratch_position_embeddings` trains a small Transformer with a learned position table on a labelled corpus
-(through :func:`posgeom.nn.train_classifier`, the one training entry point) and returns the table before and after
+(through :func:`posgeom.nn.fit`, the one training entry point) and returns the table before and after
 training, with the training history.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +30,7 @@ class ScratchPositions:
     initial, trained : (n, d_model) arrays
         The learned position table before and after training.
     history : posgeom.nn.TrainingHistory
-        What :func:`posgeom.nn.train_classifier` did (loss per epoch, final loss).
+        What :func:`posgeom.nn.fit` did (loss per epoch, final loss).
     train_accuracy : float
         Accuracy on the training subset after training.
     n_train, steps : int
@@ -72,8 +71,8 @@ def scratch_position_embeddings(
     The model (pre-LN encoder, ``positional="learned"``, position table initialised ``N(0, 0.02^2)``, mean-pooled
     classification head) reads the sequences right-padded with ``pad_id`` to ``n_positions`` (pads are masked out
     of attention and pooling, so positions that no training sequence reaches keep their initial vectors) and is
-    trained on the labels with :func:`posgeom.nn.train_classifier` (AdamW, constant ``lr``, cross-entropy),
-    after :func:`posgeom.nn.seed_everything` ``(seed, threads=1)``: same inputs and seed, same table.
+    trained on the labels with :func:`posgeom.nn.fit` (AdamW, constant ``lr``, cross-entropy, initialised after
+    :func:`posgeom.nn.seed_everything` ``(seed)``, one thread): same inputs and seed, same table.
 
     Parameters
     ----------
@@ -114,10 +113,7 @@ def scratch_position_embeddings(
     >>> res.trained.shape, res.steps, bool(np.any(res.trained != res.initial))
     ((8, 8), 1, True)
     """
-    import torch
-
-    from ..nn.models import TransformerClassifier
-    from ..nn.training import accuracy, seed_everything, train_classifier
+    from ..nn import ModelSpec, TrainConfig, fit
 
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
@@ -126,14 +122,10 @@ def scratch_position_embeddings(
     y = np.asarray(labels)
     if y.shape != (len(X),):
         raise ValueError(f"labels must have shape ({len(X)},) (one per sequence), got {y.shape}")
-    seed_everything(seed, threads=1)
-    model = TransformerClassifier(vocab_size, n, d_model, n_heads, n_layers, positional="learned",
-                                  n_classes=int(y.max()) + 1)
-    initial = model.positional_encoding().detach().double().numpy().copy()
-    history = train_classifier(model, X, y, epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
-                               padding_mask=torch.as_tensor(mask))
-    trained = model.positional_encoding().detach().double().numpy().copy()
-    acc = accuracy(model, X, y, padding_mask=torch.as_tensor(mask))
-    steps = int(epochs) * int(math.ceil(len(X) / batch_size))
-    return ScratchPositions(initial=initial, trained=trained, history=history, train_accuracy=acc,
-                            n_train=len(X), steps=steps)
+    spec = ModelSpec(vocab_size=vocab_size, n_positions=n, d_model=d_model, n_heads=n_heads, n_layers=n_layers,
+                     positional="learned", n_classes=int(y.max()) + 1)
+    initial = spec.build(seed=seed).positional_encoding().detach().double().numpy().copy()
+    config = TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size, threads=1)
+    res = fit(spec, (X, y, mask), seed=seed, config=config)
+    return ScratchPositions(initial=initial, trained=res.encoding, history=res.history,
+                            train_accuracy=res.train_accuracy, n_train=len(X), steps=config.steps(len(X)))

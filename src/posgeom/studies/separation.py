@@ -13,7 +13,7 @@ regulariser) against which ``||p_0 - p_1||`` is read, measured in the same runs.
   labels applies: "is ``x_0 < x_1``" (changes when positions 0 and 1 are exchanged) with probability ``w``, or
   "is ``x_0 + x_1 >= V``" (does not) otherwise. At ``w = 0`` no label depends on the order of the pair.
 * :func:`train_from_tied`: one run -- a :class:`posgeom.nn.TransformerClassifier` with learned positions, all
-  positions tied at ``P = 0`` before training, trained by :func:`posgeom.nn.train_classifier` on the *regularised*
+  positions tied at ``P = 0`` before training, trained by :func:`posgeom.nn.fit` on the *regularised*
   loss (cross-entropy plus decoupled weight decay, AdamW), full batch, cosine schedule.
 * :func:`separation_sweep`: several doses times several seeds, collected in a :class:`SeparationSweep`.
 """
@@ -231,7 +231,7 @@ def train_from_tied(data: TaskData, *, seed: int, width: int = 16, epochs: int =
 
     The loss is the *regularised* one of the chapter: cross-entropy plus AdamW's decoupled weight decay
     ``weight_decay`` on every parameter (positions included), full batch, cosine learning-rate decay, via
-    :func:`posgeom.nn.train_classifier`.
+    :func:`posgeom.nn.fit`.
 
     Parameters
     ----------
@@ -267,22 +267,18 @@ def train_from_tied(data: TaskData, *, seed: int, width: int = 16, epochs: int =
     >>> run.encoding.shape
     (4, 16)
     """
-    import torch
-
-    from ..nn import TransformerClassifier, accuracy, seed_everything, train_classifier
+    from ..nn import ModelSpec, TrainConfig, fit
 
     if not isinstance(data, TaskData):
         raise TypeError(f"data must be a TaskData, got {type(data).__name__}")
     seed = check_positive_int(seed, "seed", minimum=0)
     V = data.vocab_size if vocab_size is None else check_positive_int(vocab_size, "vocab_size")
-    seed_everything(seed)
-    model = TransformerClassifier(V, data.length, check_positive_int(width, "width"), 2, 1, positional="learned")
-    with torch.no_grad():
-        model.positional_encoding().zero_()
-    history = train_classifier(model, data.X, data.y, epochs=epochs, lr=lr, seed=seed, batch_size=len(data),
-                               weight_decay=weight_decay, schedule="cosine")
-    P = model.positional_encoding().detach().double().numpy().copy()
-    return TiedRun(P, float(history.final_loss), accuracy(model, data.X, data.y), seed)
+    width = check_positive_int(width, "width")
+    spec = ModelSpec(vocab_size=V, n_positions=data.length, d_model=width, n_heads=2, n_layers=1,
+                     positional="learned", init_encoding=np.zeros((data.length, width)))
+    config = TrainConfig(epochs=epochs, lr=lr, batch_size=None, weight_decay=weight_decay, schedule="cosine")
+    res = fit(spec, data, seed=seed, config=config)
+    return TiedRun(res.encoding, float(res.history.final_loss), res.train_accuracy, seed)
 
 
 @dataclass(frozen=True)

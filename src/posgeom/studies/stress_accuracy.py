@@ -24,17 +24,14 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 
 from .._validation import check_confidence, check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..corpus.counts import position_counts, position_distributions
-from ..encodings.absolute import low_rank_factors
 from ..encodings.schemes import induced_distances
 from ..geometry.hellinger import hellinger_distances
 from ..inference import pearson_rows, permutation_p_value, rank
-from ..nn.models import TransformerClassifier
+from ..nn import ModelSpec, TrainConfig, fit
 from ..nn.positional import SCHEMES
-from ..nn.training import accuracy, seed_everything, train_classifier
 from ..stress.core import stress_of_distances
 from .tasks import TaskData, TokenizedDataset
 
@@ -230,7 +227,7 @@ def train_and_evaluate(scheme: str, train: TaskData, test: TaskData, *, seeds, d
 
     For every seed ``s``: ``seed_everything(s, threads=threads)``, build
     ``TransformerClassifier(vocab_size, n_positions, d_model, n_heads, n_layers, positional=scheme, ...)``
-    (bidirectional, mean pooling), train it with :func:`posgeom.nn.train_classifier` (AdamW, constant ``lr``,
+    (bidirectional, mean pooling), train it with :func:`posgeom.nn.fit` (AdamW, constant ``lr``,
     mini-batch order seeded by ``s``) and measure accuracy on ``train``, ``test`` and every set in ``extra``.
 
     Parameters
@@ -244,10 +241,9 @@ def train_and_evaluate(scheme: str, train: TaskData, test: TaskData, *, seeds, d
     d_model, n_heads, n_layers : int
         Model size (defaults: width 32, 2 heads, 1 layer).
     epochs, batch_size : int
-        Training epochs (default 5) and mini-batch size (default 64), passed to :func:`posgeom.nn.train_classifier`.
+        Training epochs (default 5) and mini-batch size (default 64) of the :class:`posgeom.nn.TrainConfig`.
     lr, weight_decay : float
-        AdamW learning rate (default 3e-3) and weight decay (default 0), passed to
-        :func:`posgeom.nn.train_classifier`.
+        AdamW learning rate (default 3e-3) and weight decay (default 0) of the :class:`posgeom.nn.TrainConfig`.
     vocab_size : int, optional
         Default: ``max id + 1`` over ``train``, ``test`` and ``extra``.
     n_positions : int, optional
@@ -309,31 +305,20 @@ def train_and_evaluate(scheme: str, train: TaskData, test: TaskData, *, seeds, d
             f"scheme {scheme!r} has no positional signal for positions >= {train.length} (never trained); "
             f"evaluate it at the training length, or use one of {EXTRAPOLATING_SCHEMES}"
         )
-    if init_encoding is not None:
-        if scheme != "low_rank":
-            raise ValueError(f"init_encoding is only used by the 'low_rank' scheme, not {scheme!r}")
-        init_encoding = check_matrix(init_encoding, "init_encoding")
-        if init_encoding.shape != (n_positions, d_model):
-            raise ValueError(f"init_encoding must have shape ({n_positions}, {d_model}), got {init_encoding.shape}")
-        factors = low_rank_factors(init_encoding, rank)
+    if init_encoding is not None and scheme != "low_rank":
+        raise ValueError(f"init_encoding is only used by the 'low_rank' scheme, not {scheme!r}")
+    spec = ModelSpec(vocab_size=vocab_size, n_positions=n_positions, d_model=d_model, n_heads=n_heads,
+                     n_layers=n_layers, positional=scheme, rank=rank, encoding=encoding, init_encoding=init_encoding)
+    config = TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size, weight_decay=weight_decay, threads=threads)
     train_acc, test_acc, encodings = [], [], []
     extra_acc = {name: [] for name in extra}
     for s in seeds:
-        seed_everything(s, threads=threads)
-        model = TransformerClassifier(vocab_size, n_positions, d_model, n_heads, n_layers, positional=scheme,
-                                      rank=rank, encoding=encoding)
-        if init_encoding is not None:
-            with torch.no_grad():
-                model.positional.A.copy_(torch.as_tensor(factors.left, dtype=torch.float32))
-                model.positional.B.copy_(torch.as_tensor(factors.right, dtype=torch.float32))
-        train_classifier(model, train.X, train.y, epochs=epochs, lr=lr, seed=s, batch_size=batch_size,
-                         weight_decay=weight_decay, padding_mask=train.padding_mask)
-        train_acc.append(accuracy(model, train.X, train.y, padding_mask=train.padding_mask))
-        test_acc.append(accuracy(model, test.X, test.y, padding_mask=test.padding_mask))
+        res = fit(spec, train, seed=s, config=config)
+        train_acc.append(res.train_accuracy)
+        test_acc.append(res.accuracy(test))
         for name, data in extra.items():
-            extra_acc[name].append(accuracy(model, data.X, data.y, padding_mask=data.padding_mask))
-        P = model.positional_encoding()
-        encodings.append(None if P is None else P.detach().cpu().numpy().astype(np.float64))
+            extra_acc[name].append(res.accuracy(data))
+        encodings.append(res.encoding)
     return SchemeRun(
         scheme=scheme,
         seeds=seeds,
@@ -688,9 +673,9 @@ def plateau_reached(history, patience: int, tol: float) -> bool:
     >>> plateau_reached([0.5, 0.9, 0.9, 0.9], 2, 0.01), plateau_reached([0.5, 0.6, 0.8, 0.9], 2, 0.01)
     (True, False)
     """
-    if len(history) < 2 * patience:
-        return False
-    return max(history[-patience:]) - max(history[-2 * patience : -patience]) < tol
+    from ..nn.fit import plateau_reached as rule  # the rule of TrainConfig(patience=..., tol=...)
+
+    return rule(history, patience, tol)
 
 
 @dataclass(frozen=True)
@@ -776,21 +761,13 @@ def train_to_plateau(scheme: str, train: TaskData, test: TaskData, *, seed: int,
     if train.length != test.length:
         raise ValueError(f"train and test must have the same length, got {train.length} and {test.length}")
     vocab_size = max(train.vocab_size, test.vocab_size)
-    seed_everything(seed, threads=threads)
-    model = TransformerClassifier(vocab_size, train.length, d_model, n_heads, n_layers, positional=scheme,
-                                  encoding=encoding)
-    history = []
-
-    def plateau(epoch, model):  # the stopping rule, after every epoch
-        history.append(accuracy(model, train.X, train.y, padding_mask=train.padding_mask))
-        return plateau_reached(history, patience, tol)
-
-    train_classifier(model, train.X, train.y, epochs=max_epochs, lr=lr, seed=seed, batch_size=batch_size,
-                     padding_mask=train.padding_mask, on_epoch_end=plateau)
-    plateaued = plateau_reached(history, patience, tol)
-    return PlateauRun(train_accuracy=history[-1],
-                      test_accuracy=accuracy(model, test.X, test.y, padding_mask=test.padding_mask),
-                      epochs=len(history), plateaued=plateaued, history=np.array(history))
+    spec = ModelSpec(vocab_size=vocab_size, n_positions=train.length, d_model=d_model, n_heads=n_heads,
+                     n_layers=n_layers, positional=scheme, encoding=encoding)
+    config = TrainConfig(epochs=max_epochs, lr=lr, batch_size=batch_size, patience=patience, tol=tol, threads=threads)
+    res = fit(spec, train, seed=seed, config=config)
+    history = list(res.history.accuracy)
+    return PlateauRun(train_accuracy=res.train_accuracy, test_accuracy=res.accuracy(test), epochs=len(history),
+                      plateaued=plateau_reached(history, patience, tol), history=np.array(history))
 
 
 @dataclass(frozen=True)

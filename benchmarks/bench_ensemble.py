@@ -1,0 +1,76 @@
+"""Training 16 seeds at once (``posgeom.nn.fit_ensemble``) against the per-seed loop of ``posgeom.nn.fit`` (issue 22).
+
+The models and data are the training chapters' own: Chapter 4 (width 16, four positions, 256 sequences, full batch,
+cosine schedule, weight decay, positions tied at 0), Chapter 6 (width 16, 16 positions, 1,000 sequences, batches of
+250) and Chapter 9 (width 32, 12 positions, 400 sequences, batches of 100, a frozen encoding per seed). Both sides
+run with one torch thread (the reproducibility contract) and train the same seeds for the same epochs; the ratio is
+the loop's time over the ensemble's (= the ensemble's throughput in seed-epochs per second over the loop's). Time is
+the process's CPU time (one thread, so it is the compute the run needs; wall time on a machine shared with other jobs
+mostly measures the other jobs), wall time is printed beside it. Each side is timed twice, interleaved, and the
+faster kept. Target: >= 4x.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from posgeom.nn import ModelSpec, TrainConfig, fit, fit_ensemble
+from posgeom.studies import order_task, transposition_task
+
+SEEDS = tuple(range(16))
+TARGET = 4.0
+
+
+def cases() -> dict:
+    """``{name: (specs, data, config)}`` at the chapters' sizes (fewer epochs than the chapters where long)."""
+    rng = np.random.default_rng(0)
+    ch4 = transposition_task(256, shift=1.0, rng=0)
+    ch6 = order_task(500, 16, 12, rng=0, regime="uniform")
+    ch9 = order_task(200, 12, 24, rng=0)
+    fixed = [ModelSpec(vocab_size=24, n_positions=12, d_model=32, positional="fixed",
+                       encoding=rng.normal(scale=0.5, size=(12, 32))) for _ in SEEDS]
+    return {
+        "Chapter 4 (d=16, L=4, N=256 full batch, 80 epochs)": (
+            [ModelSpec(vocab_size=ch4.vocab_size, n_positions=ch4.length, d_model=16,
+                       init_encoding=np.zeros((ch4.length, 16)))] * len(SEEDS),
+            ch4, TrainConfig(epochs=80, lr=0.05, batch_size=None, weight_decay=0.01, schedule="cosine")),
+        "Chapter 6 (d=16, L=16, N=1000, batch 250, 8 epochs)": (
+            [ModelSpec(vocab_size=ch6.vocab_size, n_positions=16, d_model=16)] * len(SEEDS),
+            ch6, TrainConfig(epochs=8, lr=2e-2, batch_size=250)),
+        "Chapter 9 (d=32, L=12, N=400, batch 100, 8 epochs)": (
+            fixed, ch9, TrainConfig(epochs=8, lr=1e-2, batch_size=100)),
+    }
+
+
+def _time(fn) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of ``fn()``."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - c0, time.perf_counter() - w0
+
+
+def run() -> list[dict]:
+    rows = []
+    for name, (specs, data, config) in cases().items():
+        fit_ensemble(specs[:2], data, seeds=SEEDS[:2], config=config)  # warm-up
+        loop_s, ens_s = [], []
+        for _ in range(2):
+            loop_s.append(_time(lambda sp=specs, d=data, c=config: [fit(m, d, seed=s, config=c)
+                                                                   for m, s in zip(sp, SEEDS)]))
+            ens_s.append(_time(lambda sp=specs, d=data, c=config: fit_ensemble(sp, d, seeds=SEEDS, config=c)))
+        (loop, loop_wall), (ens, ens_wall) = min(loop_s), min(ens_s)
+        ratio = loop / ens
+        print(f"{name}: CPU loop {loop:.2f} s, ensemble {ens:.2f} s, ratio {ratio:.2f}; wall {loop_wall:.2f} s and "
+              f"{ens_wall:.2f} s, ratio {loop_wall / ens_wall:.2f} (load {os.getloadavg()[0]:.1f})", flush=True)
+        rows.append({"benchmark": f"16 seeds, {name}: fit_ensemble vs fit loop", "measured": ens, "baseline": loop,
+                     "unit": "CPU s (ratio = loop / ensemble)", "ratio": ratio, "target": f">= {TARGET:g}x",
+                     "met": bool(ratio >= TARGET)})
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row['benchmark']}: {row['ratio']:.2f}x (target {row['target']}): {'met' if row['met'] else 'NOT met'}")

@@ -1,0 +1,207 @@
+"""The one training entry point: :func:`fit` trains the model a :class:`~posgeom.nn.ModelSpec` describes on labelled
+data with a :class:`~posgeom.nn.TrainConfig`, and returns a :class:`FitResult`.
+
+:func:`posgeom.nn.fit_ensemble` trains many seeds at once behind the same interface. Seed ``s`` means: parameters
+initialised after :func:`~posgeom.nn.seed_everything` ``(s)``, mini-batch order from a generator seeded with ``s``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+from torch import nn
+
+from .._validation import check_positive_int
+from .spec import ModelSpec, TrainConfig
+from .training import TrainingHistory, _as_tensors, accuracy, train_classifier
+
+__all__ = [
+    "FitResult",
+    "fit",
+]
+
+
+def plateau_reached(history, patience: int, tol: float) -> bool:
+    """The plateau rule of :class:`~posgeom.nn.TrainConfig` on an accuracy history (False while it is short)."""
+    if len(history) < 2 * patience:
+        return False
+    return max(history[-patience:]) - max(history[-2 * patience : -patience]) < tol
+
+
+def _unpack(data):
+    """``(X, y, padding_mask)`` tensors from an object with ``X``, ``y`` (and ``padding_mask``) or a tuple."""
+    if isinstance(data, (tuple, list)):
+        if len(data) not in (2, 3):
+            raise ValueError(f"data as a tuple must be (X, y) or (X, y, padding_mask), got {len(data)} items")
+        X, y, mask = (*data, None)[:3]
+    elif hasattr(data, "X") and hasattr(data, "y"):
+        X, y, mask = data.X, data.y, getattr(data, "padding_mask", None)
+    else:
+        raise TypeError(f"data must have attributes X, y (e.g. a TaskData) or be a tuple (X, y[, padding_mask]), "
+                        f"got {type(data).__name__}")
+    X, y, mask = _as_tensors(X, y, mask)
+    if y is None:
+        raise ValueError("data needs labels y")
+    return X, y, mask
+
+
+def _check_inputs(spec, data, config):
+    if not isinstance(spec, ModelSpec):
+        raise TypeError(f"spec must be a ModelSpec, got {type(spec).__name__}")
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
+    X, y, mask = _unpack(data)
+    labels = y[y != -100]
+    if labels.numel() and (int(labels.min()) < 0 or int(labels.max()) >= spec.n_classes):
+        raise ValueError(f"labels must lie in [0, n_classes={spec.n_classes}) (or be -100 to ignore a token), got "
+                         f"range [{int(labels.min())}, {int(labels.max())}]")
+    if X.shape[1] > spec.n_positions:
+        raise ValueError(f"data has {X.shape[1]} positions but spec.n_positions={spec.n_positions}")
+    return X, y, mask
+
+
+def _check_seed(seed) -> int:
+    if not isinstance(seed, numbers.Integral) and hasattr(seed, "__iter__"):
+        raise TypeError("seed must be one integer; train several seeds at once with posgeom.nn.fit_ensemble")
+    return check_positive_int(seed, "seed", minimum=0)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """One trained model and what its training did (from :func:`fit` or :func:`posgeom.nn.fit_ensemble`).
+
+    Attributes
+    ----------
+    model : posgeom.nn.TransformerClassifier
+        The trained model, in eval mode.
+    history : posgeom.nn.TrainingHistory
+        Loss per epoch, final loss on the training data, epochs run, whether the plateau rule stopped training,
+        the seed, and the training accuracy per epoch when the rule measured it.
+    train_accuracy : float
+        Accuracy on the training data after training.
+
+    Examples
+    --------
+    >>> X, y = np.array([[1, 2], [2, 1]] * 4), np.array([0, 1] * 4)
+    >>> res = fit(ModelSpec(vocab_size=3, n_positions=2, d_model=8), (X, y), seed=0,
+    ...           config=TrainConfig(epochs=20, lr=1e-2))
+    >>> res.seed, res.encoding.shape, res.accuracy((X, y)) == res.train_accuracy
+    (0, (2, 8), True)
+    """
+
+    model: nn.Module
+    history: TrainingHistory
+    train_accuracy: float
+
+    @property
+    def seed(self) -> int:
+        """The seed of the run."""
+        return self.history.seed
+
+    @property
+    def encoding(self) -> np.ndarray | None:
+        """The trained absolute position table ``P`` (n_positions x d_model, float64), or None for other schemes."""
+        P = self.model.positional_encoding()
+        return None if P is None else P.detach().cpu().numpy().astype(np.float64)
+
+    def accuracy(self, data) -> float:
+        """Accuracy of the model on ``data`` (per sequence, or per non-ignored token).
+
+        Parameters
+        ----------
+        data : TaskData-like or tuple
+            An object with ``X``, ``y`` (and ``padding_mask``), or ``(X, y)`` / ``(X, y, padding_mask)``.
+
+        Returns
+        -------
+        float
+            In ``[0, 1]``.
+
+        Examples
+        --------
+        >>> X, y = np.array([[1, 2], [2, 1]]), np.array([0, 1])
+        >>> res = fit(ModelSpec(vocab_size=3, n_positions=2, d_model=4), (X, y), seed=0,
+        ...           config=TrainConfig(epochs=1, lr=1e-3))
+        >>> 0.0 <= res.accuracy((X, y)) <= 1.0
+        True
+        """
+        X, y, mask = _unpack(data)
+        return accuracy(self.model, X, y, padding_mask=mask)
+
+
+def fit(spec: ModelSpec, data, *, seed: int, config: TrainConfig, on_epoch_end=None) -> FitResult:
+    """Train the model ``spec`` describes on ``data`` with seed ``seed``: the book's one training entry point.
+
+    ``torch.set_num_threads(config.threads)``, ``model = spec.build(seed=seed)``, then
+    :func:`posgeom.nn.train_classifier` (AdamW on cross-entropy, mini-batch order seeded by ``seed``, deterministic
+    algorithms) with the options of ``config``. With ``config.patience`` set, the training accuracy is measured
+    after every epoch and training stops on a plateau. Same arguments, same numbers.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The architecture (and the start of the position table).
+    data : TaskData-like or tuple
+        An object with ``X`` (N, L) token ids, ``y`` labels -- (N,) per sequence, or (N, L) per token with ``-100``
+        for ignored tokens -- and optionally ``padding_mask`` (N, L); or a tuple ``(X, y)`` /
+        ``(X, y, padding_mask)``.
+    seed : int
+        Seed of the initialisation and of the mini-batch order, ``>= 0``.
+    config : TrainConfig
+        Epochs, learning rate, schedule, weight decay, batch size, stopping rule, threads.
+    on_epoch_end : callable, optional
+        ``on_epoch_end(epoch, model)`` after every epoch (after the stopping rule's measurement); returning ``True``
+        stops training (e.g. to take snapshots of the position table).
+
+    Returns
+    -------
+    FitResult
+        The trained model (eval mode), its history and its training accuracy.
+
+    Raises
+    ------
+    TypeError
+        ``spec`` or ``config`` of the wrong type, ``seed`` not one integer (for several, use
+        :func:`posgeom.nn.fit_ensemble`), or data that are not integer ids and labels.
+    ValueError
+        Labels outside ``[0, n_classes)``, sequences longer than ``spec.n_positions``, ids outside the vocabulary,
+        or mismatched shapes.
+    FloatingPointError
+        The training loss became NaN or infinite.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 2], [2, 1], [1, 1], [2, 2]] * 4)
+    >>> y = X[:, 1] - 1  # the label is the token at position 1
+    >>> spec = ModelSpec(vocab_size=3, n_positions=2, d_model=8)
+    >>> res = fit(spec, (X, y), seed=0, config=TrainConfig(epochs=30, lr=1e-2, batch_size=8))
+    >>> len(res.history.loss), res.history.final_loss < res.history.loss[0]
+    (30, True)
+    """
+    X, y, mask = _check_inputs(spec, data, config)
+    seed = _check_seed(seed)
+    if on_epoch_end is not None and not callable(on_epoch_end):
+        raise TypeError(f"on_epoch_end must be callable(epoch, model) or None, got {type(on_epoch_end).__name__}")
+    torch.set_num_threads(config.threads)
+    model = spec.build(seed=seed)
+    measured = []
+
+    def epoch_end(epoch, model):
+        stop = False
+        if config.patience is not None:
+            measured.append(accuracy(model, X, y, padding_mask=mask))
+            stop = plateau_reached(measured, config.patience, config.tol)
+        if on_epoch_end is not None and on_epoch_end(epoch, model) is True:
+            stop = True
+        return stop
+
+    watch = config.patience is not None or on_epoch_end is not None
+    history = train_classifier(model, X, y, epochs=config.epochs, lr=config.lr, seed=seed,
+                               batch_size=config.batch(X.shape[0]), weight_decay=config.weight_decay,
+                               padding_mask=mask, schedule=config.schedule, on_epoch_end=epoch_end if watch else None)
+    history = replace(history, accuracy=tuple(measured))
+    train_acc = measured[-1] if measured else accuracy(model, X, y, padding_mask=mask)
+    return FitResult(model=model.eval(), history=history, train_accuracy=train_acc)

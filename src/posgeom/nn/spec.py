@@ -1,0 +1,292 @@
+"""What :func:`posgeom.nn.fit` trains (:class:`ModelSpec`) and how (:class:`TrainConfig`): two frozen records.
+
+* :class:`ModelSpec` -- the architecture of a :class:`posgeom.nn.TransformerClassifier` and how its position table
+  starts; :meth:`ModelSpec.build` makes the model after seeding torch.
+* :class:`TrainConfig` -- epochs, learning rate and schedule, weight decay, mini-batch size, an optional plateau
+  stopping rule, and the number of torch threads (part of the reproducibility contract).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .._validation import check_matrix, check_positive_int
+from ..encodings.absolute import low_rank_factors
+from ..encodings.schemes import SCHEMES
+from .models import TransformerClassifier
+from .training import seed_everything
+
+__all__ = [
+    "ModelSpec",
+    "TrainConfig",
+]
+
+#: Fields that may differ between the members of one ensemble (values, not shapes).
+_PER_MEMBER = ("encoding", "init_encoding")
+
+
+def _check_real(value, name: str, *, minimum: float, strict: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    if value < minimum or (strict and value == minimum):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ModelSpec:
+    """The architecture of a :class:`posgeom.nn.TransformerClassifier` and the start of its position table.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Number of token ids.
+    n_positions : int
+        Size of the position table (the longest input).
+    d_model : int, default 32
+        Width (divisible by ``n_heads``).
+    n_heads, n_layers : int, default 2 and 1
+        Heads per attention layer, number of blocks.
+    positional : str, default "learned"
+        One of :data:`posgeom.nn.SCHEMES`.
+    causal : bool, default False
+        Decoder (causal) attention.
+    rank : int, optional
+        The ``r`` of ``"low_rank"`` (required for it, rejected otherwise).
+    encoding : (n_positions, d_model) array, optional
+        The frozen matrix of ``"fixed"`` (required for it, rejected otherwise).
+    n_classes : int, default 2
+        Output logits (per sequence, or per token).
+    init_encoding : (n_positions, d_model) array, optional
+        Start of a trained position table instead of the random one: ``"learned"`` starts at ``P = init_encoding``
+        (zeros tie every position), ``"low_rank"`` at its best rank-``rank`` approximation
+        (:func:`posgeom.encodings.low_rank_factors`: ``A = U_r S_r``, ``B = V_r^T``). Rejected for other schemes.
+
+    Raises
+    ------
+    ValueError
+        An unknown scheme, non-positive sizes, ``d_model`` not divisible by ``n_heads``, or ``rank``, ``encoding``,
+        ``init_encoding`` missing where needed, given where unused, or of the wrong shape.
+    TypeError
+        A size that is not an integer.
+
+    Examples
+    --------
+    >>> spec = ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope")
+    >>> model = spec.build(seed=0)
+    >>> model.scheme, model.n_positions
+    ('rope', 6)
+    """
+
+    vocab_size: int
+    n_positions: int
+    d_model: int = 32
+    n_heads: int = 2
+    n_layers: int = 1
+    positional: str = "learned"
+    causal: bool = False
+    rank: int | None = None
+    encoding: np.ndarray | None = None
+    n_classes: int = 2
+    init_encoding: np.ndarray | None = None
+
+    def __post_init__(self):
+        for name in ("vocab_size", "n_positions", "d_model", "n_heads", "n_layers", "n_classes"):
+            check_positive_int(getattr(self, name), name)
+        if self.positional not in SCHEMES:
+            raise ValueError(f"unknown positional scheme {self.positional!r}; choose one of {SCHEMES}")
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model={self.d_model} must be divisible by n_heads={self.n_heads}")
+        if not isinstance(self.causal, bool):
+            raise TypeError(f"causal must be True or False, got {self.causal!r}")
+        if (self.rank is None) == (self.positional == "low_rank"):
+            raise ValueError("rank is required by the 'low_rank' scheme and rejected by the others, got "
+                             f"rank={self.rank!r} for {self.positional!r}")
+        if (self.encoding is None) == (self.positional == "fixed"):
+            raise ValueError("encoding is required by the 'fixed' scheme and rejected by the others "
+                             f"({self.positional!r})")
+        shape = (self.n_positions, self.d_model)
+        for name in _PER_MEMBER:
+            value = getattr(self, name)
+            if value is not None:
+                value = check_matrix(value.detach().cpu().numpy() if torch.is_tensor(value) else value, name)
+                if value.shape != shape:
+                    raise ValueError(f"{name} must have shape (n_positions, d_model) = {shape}, got {value.shape}")
+                object.__setattr__(self, name, value)
+        if self.init_encoding is not None and self.positional not in ("learned", "low_rank"):
+            raise ValueError(f"init_encoding starts a trained table ('learned', 'low_rank'), not {self.positional!r}")
+
+    def same_architecture(self, other: ModelSpec) -> bool:
+        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding``.
+
+        Parameters
+        ----------
+        other : ModelSpec
+            Another spec.
+
+        Returns
+        -------
+        bool
+            True when the two models can be trained as members of one ensemble.
+
+        Examples
+        --------
+        >>> a = ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.zeros((4, 4)))
+        >>> a.same_architecture(ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.ones((4, 4))))
+        True
+        >>> a.same_architecture(ModelSpec(vocab_size=5, n_positions=4, d_model=8))
+        False
+        """
+        if not isinstance(other, ModelSpec):
+            return False
+        fields = [f for f in self.__dataclass_fields__ if f not in _PER_MEMBER]
+        return all(getattr(self, f) == getattr(other, f) for f in fields) and all(
+            (getattr(self, f) is None) == (getattr(other, f) is None) for f in _PER_MEMBER
+        )
+
+    def build(self, *, seed: int) -> TransformerClassifier:
+        """The model, initialised after :func:`posgeom.nn.seed_everything` ``(seed)`` (threads left unchanged).
+
+        Parameters
+        ----------
+        seed : int
+            Seed of torch's global generator, which initialises the parameters.
+
+        Returns
+        -------
+        posgeom.nn.TransformerClassifier
+            In training mode; ``init_encoding``, if given, already applied.
+
+        Examples
+        --------
+        >>> spec = ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.zeros((4, 4)))
+        >>> float(spec.build(seed=0).positional_encoding().detach().abs().max())
+        0.0
+        """
+        seed_everything(seed, threads=None)
+        model = TransformerClassifier(self.vocab_size, self.n_positions, self.d_model, self.n_heads, self.n_layers,
+                                      positional=self.positional, causal=self.causal, rank=self.rank,
+                                      encoding=self.encoding, n_classes=self.n_classes)
+        if self.init_encoding is not None:
+            with torch.no_grad():
+                if self.positional == "learned":
+                    model.positional.weight.copy_(torch.as_tensor(self.init_encoding, dtype=torch.float32))
+                else:
+                    factors = low_rank_factors(self.init_encoding, self.rank)
+                    model.positional.A.copy_(torch.as_tensor(factors.left, dtype=torch.float32))
+                    model.positional.B.copy_(torch.as_tensor(factors.right, dtype=torch.float32))
+        return model
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """How :func:`posgeom.nn.fit` trains: AdamW on cross-entropy, mini-batches in a seeded order.
+
+    Parameters
+    ----------
+    epochs : int
+        Passes over the data (the most, when ``patience`` is set).
+    lr : float
+        Learning rate, ``> 0`` (the peak of the cosine schedule).
+    batch_size : int or None, default 64
+        Sequences per optimiser step; ``None`` trains full-batch.
+    weight_decay : float, default 0.0
+        AdamW's decoupled weight decay, ``>= 0``.
+    schedule : {"constant", "cosine"}, default "constant"
+        Constant ``lr``, or cosine decay from ``lr`` to 0 over all ``epochs`` steps.
+    patience : int or None, default None
+        Plateau stopping rule on the training accuracy, measured after every epoch: stop at the first epoch
+        ``e >= 2 patience`` at which the best accuracy of the last ``patience`` epochs exceeds the best of the
+        ``patience`` epochs before by less than ``tol``. ``None`` trains all ``epochs``.
+    tol : float, default 0.01
+        Tolerance of the plateau rule, ``>= 0``.
+    threads : int, default 1
+        Torch intra-op threads; bit-identical results need the same value across runs.
+
+    Raises
+    ------
+    ValueError
+        A non-positive ``epochs``, ``lr``, ``batch_size``, ``patience`` or ``threads``, a negative ``weight_decay``
+        or ``tol``, or an unknown ``schedule``.
+    TypeError
+        A count that is not an integer, or a rate that is not a finite real number.
+
+    Examples
+    --------
+    >>> config = TrainConfig(epochs=40, lr=2e-2, batch_size=250)
+    >>> config.steps(1000)
+    160
+    >>> TrainConfig(epochs=0, lr=1e-2)
+    Traceback (most recent call last):
+    ...
+    ValueError: epochs must be >= 1, got 0
+    """
+
+    epochs: int
+    lr: float
+    batch_size: int | None = 64
+    weight_decay: float = 0.0
+    schedule: str = "constant"
+    patience: int | None = None
+    tol: float = 0.01
+    threads: int = 1
+
+    def __post_init__(self):
+        check_positive_int(self.epochs, "epochs")
+        object.__setattr__(self, "lr", _check_real(self.lr, "lr", minimum=0.0, strict=True))
+        object.__setattr__(self, "weight_decay",
+                           _check_real(self.weight_decay, "weight_decay", minimum=0.0, strict=False))
+        object.__setattr__(self, "tol", _check_real(self.tol, "tol", minimum=0.0, strict=False))
+        if self.batch_size is not None:
+            check_positive_int(self.batch_size, "batch_size")
+        if self.patience is not None:
+            check_positive_int(self.patience, "patience")
+        check_positive_int(self.threads, "threads")
+        if self.schedule not in ("constant", "cosine"):
+            raise ValueError(f"schedule must be 'constant' or 'cosine', got {self.schedule!r}")
+
+    def batch(self, n_sequences: int) -> int:
+        """The mini-batch size for ``n_sequences`` training sequences (all of them when ``batch_size`` is None).
+
+        Parameters
+        ----------
+        n_sequences : int
+            Size of the training set.
+
+        Returns
+        -------
+        int
+            ``min(batch_size, n_sequences)``, or ``n_sequences`` for full-batch training.
+
+        Examples
+        --------
+        >>> TrainConfig(epochs=1, lr=0.1, batch_size=None).batch(256)
+        256
+        """
+        n = check_positive_int(n_sequences, "n_sequences")
+        return n if self.batch_size is None else min(self.batch_size, n)
+
+    def steps(self, n_sequences: int) -> int:
+        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences.
+
+        Parameters
+        ----------
+        n_sequences : int
+            Size of the training set.
+
+        Returns
+        -------
+        int
+            ``epochs * ceil(n_sequences / batch)``.
+
+        Examples
+        --------
+        >>> TrainConfig(epochs=3, lr=0.1, batch_size=32).steps(100)
+        12
+        """
+        return self.epochs * math.ceil(n_sequences / self.batch(n_sequences))
