@@ -45,7 +45,7 @@ def test_rows_are_short():
         ident, claim, verdict, number, reason = row
         assert _words(claim) <= 15, f"claim of {ident} has {_words(claim)} words: {claim}"
         assert _words(reason) <= 25, f"reason of {ident} has {_words(reason)} words: {reason}"
-        assert re.fullmatch(r"\{bdg-\w+\}`[^`]+`", verdict), verdict
+        assert re.fullmatch(r"\{bdg-[\w-]+\}`[^`]+`", verdict), verdict
         assert ROLE.sub(r"\1", verdict) in VERDICTS, verdict
         assert "{glue:text}" in number, f"the headline number of {ident} is not glued: {number}"
 
@@ -54,7 +54,7 @@ def test_legend_lists_exactly_the_verdicts_used():
     text = LEDGER.read_text()
     used = {ROLE.sub(r"\1", row[2]) for row in _rows(text)}
     legend_block = text.split("## The claims")[0]
-    legend = set(re.findall(r"^\* \{bdg-\w+\}`([^`]+)`", legend_block, flags=re.M))
+    legend = set(re.findall(r"^\* \{bdg-[\w-]+\}`([^`]+)`", legend_block, flags=re.M))
     assert legend == used, f"legend {sorted(legend)} against verdicts used {sorted(used)}"
 
 
