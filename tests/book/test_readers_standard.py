@@ -31,6 +31,7 @@ STANDARD = [
     "05_mds_stress",
     "05b_sinusoid",
     "07_stress_of_encodings",
+    "09_stress_vs_accuracy",
     "10_your_corpus",
 ]
 

@@ -1,0 +1,104 @@
+"""The seed-level dose-response of Chapter 9 (posgeom.studies.dose_response)."""
+
+import functools
+
+import numpy as np
+import pytest
+
+from posgeom.nn import TrainConfig
+from posgeom.studies import order_task
+from posgeom.studies.dose_response import (
+    association_verdict,
+    dose_permutation_p_value,
+    extrapolation_runs,
+    seeded_dose_response,
+    split_pairs,
+    within_seed_power,
+    within_seed_spearman,
+    xor_task,
+)
+
+TINY = TrainConfig(epochs=2, lr=1e-2, batch_size=20)
+
+
+def test_split_pairs_keeps_partners_together():
+    data = order_task(10, 6, 10, rng=0)
+    a, b = split_pairs(data, 4)
+    assert len(a) == 8 and len(b) == 12
+    for part in (a, b):
+        half = len(part) // 2
+        assert np.array_equal(part.y[:half], 1 - part.y[half:])  # partners have opposite labels
+        assert np.array_equal(np.sort(part.X[:half], axis=1), np.sort(part.X[half:], axis=1))
+    with pytest.raises(ValueError):
+        split_pairs(data, 10)
+
+
+def test_xor_task_label_ignores_positions_and_is_balanced():
+    data = xor_task(400, 8, 16, rng=3)
+    label = (data.X == 0).any(axis=1) ^ (data.X == 1).any(axis=1)
+    assert np.array_equal(data.y, label)
+    assert abs(data.y.mean() - 0.5) < 0.05
+    assert ((data.X == 0).sum(axis=1) <= 1).all() and ((data.X == 1).sum(axis=1) <= 1).all()
+    shuffled = np.random.default_rng(0).permuted(data.X, axis=1)
+    assert np.array_equal(data.y, (shuffled == 0).any(axis=1) ^ (shuffled == 1).any(axis=1))
+
+
+def test_within_seed_spearman_rows_and_constant_rows():
+    stress = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]])
+    acc = np.array([[0.9, 0.8, 0.7], [0.1, 0.2, 0.3], [0.5, 0.5, 0.5]])
+    assert within_seed_spearman(stress, acc).tolist() == [-1.0, 1.0, 0.0]
+    with pytest.raises(ValueError):
+        within_seed_spearman(stress[:, :1], acc[:, :1])
+
+
+def test_dose_permutation_p_value_detects_an_effect_and_not_noise():
+    rng = np.random.default_rng(0)
+    stress = np.tile(np.arange(5.0), (20, 1))
+    assert dose_permutation_p_value(stress, -stress + rng.normal(0, 1, stress.shape), rng=0, n_permutations=999) < 0.01
+    noise = rng.normal(size=stress.shape)
+    assert dose_permutation_p_value(stress, noise, rng=0, n_permutations=999) > 0.01
+
+
+def test_within_seed_power_has_its_level_and_grows_with_the_effect():
+    level = within_seed_power(20, 5, 0.0, rng=0, n_sim=4000)
+    assert abs(level - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 4000)
+    powers = [within_seed_power(20, 5, r, rng=0, n_sim=2000) for r in (-0.1, -0.3, -0.5)]
+    assert powers == sorted(powers)
+    assert within_seed_power(40, 5, -0.3, rng=0, n_sim=2000) > within_seed_power(10, 5, -0.3, rng=0, n_sim=2000)
+    with pytest.raises(ValueError):
+        within_seed_power(20, 5, 1.0, rng=0)
+
+
+def test_seeded_dose_response_is_reproducible_and_moves_stress_only_with_the_dose():
+    kwargs = dict(seeds=(0, 3), fractions=(0.0, 0.5, 1.0), n_pairs=20, n_test_pairs=10, n_positions=6,
+                  vocab_size=10, d_model=8, config=TINY)
+    a = seeded_dose_response(order_task, **kwargs)
+    b = seeded_dose_response(order_task, **kwargs)
+    assert a.stress.shape == a.test_accuracy.shape == (2, 3)
+    assert np.all(a.stress[:, 0] < 1e-9) and np.all(a.stress[:, 1:] > 0)
+    assert np.array_equal(a.stress, b.stress) and np.array_equal(a.test_accuracy, b.test_accuracy)
+    assert np.all((a.test_accuracy >= 0) & (a.test_accuracy <= 1))
+    with pytest.raises(ValueError):
+        seeded_dose_response(order_task, **{**kwargs, "seeds": (1, 1)})
+    with pytest.raises(ValueError):
+        seeded_dose_response(order_task, **{**kwargs, "fractions": (0.5,)})
+
+
+def test_extrapolation_runs_draws_fresh_test_sets_and_refuses_tables():
+    task = functools.partial(order_task, regime="uniform")
+    kwargs = dict(seeds=(0, 1), n_pairs=10, n_test_pairs=10, n_positions=6, vocab_size=10, d_model=8, config=TINY)
+    run = extrapolation_runs("sinusoidal", task, **kwargs)
+    assert set(run.accuracy) == {"n", "n again", "2n"}
+    assert all(v.shape == (2,) for v in run.accuracy.values())
+    for scheme in ("learned", "fixed", "low_rank"):
+        with pytest.raises(ValueError):
+            extrapolation_runs(scheme, task, **kwargs)
+
+
+def test_association_verdict():
+    assert association_verdict(-0.5, -0.1, 0.5) == "lower stress, higher accuracy"
+    assert association_verdict(0.1, 0.5, 0.5) == "lower stress, lower accuracy"
+    assert association_verdict(-0.2, 0.2, 0.85) == "no association detected"
+    assert association_verdict(-0.2, 0.2, 0.79) == "undetermined"
+    with pytest.raises(ValueError):
+        association_verdict(0.2, -0.2, 0.9)
