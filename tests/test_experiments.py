@@ -1,6 +1,5 @@
 """Tests for posgeom.experiments: tasks, tokenised datasets, scheme stress, training runs, rank correlation."""
 
-import itertools
 
 import numpy as np
 import pytest
@@ -17,18 +16,15 @@ from posgeom.encodings import (
 from posgeom.geometry import hellinger_distances
 from posgeom.inference import spearman
 from posgeom.studies import (
-    EXTRAPOLATING_SCHEMES,
     TaskData,
     TokenizedDataset,
     Vocabulary,
     corpus_distances,
     distance_task,
-    length_extrapolation,
     multiset_bound,
     order_task,
     position_task,
     scheme_stress,
-    stress_accuracy_correlation,
     tokenize_dataset,
     train_and_evaluate,
 )
@@ -193,19 +189,6 @@ def test_train_and_evaluate_argument_errors(task):
         train_and_evaluate("none", train.X, test, seeds=(0,), **TINY)
 
 
-def test_length_extrapolation(task):
-    train, test = task
-    longer = order_task(16, 12, 8, rng=2)
-    run = length_extrapolation("alibi", train, {"n": test, "2n": longer}, seeds=(0,), **TINY)
-    assert set(run.extra_accuracy) == {"n", "2n"} and run.test_accuracy[0] == run.extra_accuracy["n"][0]
-    for scheme in ("learned", "fixed", "low_rank"):
-        assert scheme not in EXTRAPOLATING_SCHEMES
-        with pytest.raises(ValueError, match="cannot be evaluated beyond"):
-            length_extrapolation(scheme, train, {"2n": longer}, seeds=(0,), **TINY)
-    with pytest.raises(ValueError, match="never trained"):
-        train_and_evaluate("learned", train, longer, seeds=(0,), **TINY)
-
-
 # -------------------------------------------------------------------------------------------------- statistics
 
 
@@ -215,43 +198,6 @@ def test_spearman_matches_scipy_with_ties():
     assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic)
     with pytest.raises(ValueError, match="constant"):
         spearman(np.ones(4), np.arange(4))
-
-
-def test_rank_correlation_exact_p_value_for_a_perfect_ordering():
-    stress = np.arange(7) / 7.0
-    acc = np.tile(1.0 - stress[:, None], (1, 3)) + np.random.default_rng(0).normal(0, 1e-3, (7, 3))
-    res = stress_accuracy_correlation([(stress, acc)], rng=0, n_boot=200)
-    assert res.rho == pytest.approx(-1.0) and res.exact
-    assert res.p_value == pytest.approx(2 / 5040)  # only the identity and the reversal reach |rho| = 1
-    assert res.ci[1] < 0 and not res.ci_contains_zero
-
-
-def test_rank_correlation_exact_null_matches_enumeration():
-    stress, acc = np.array([0.1, 0.5, 0.2, 0.9]), np.array([[0.7], [0.8], [0.6], [0.9]])
-    res = stress_accuracy_correlation([(stress, acc)], rng=1, n_boot=100)
-    rhos = [spearmanr(stress, acc[list(p), 0]).statistic for p in itertools.permutations(range(4))]
-    assert res.p_value == pytest.approx(np.mean(np.abs(rhos) >= abs(res.rho) - 1e-12))
-
-
-def test_pooled_rank_correlation_is_seeded_and_uses_per_seed_stress():
-    rng = np.random.default_rng(2)
-    corpora = [(rng.random((5, 3)), rng.random((5, 3))) for _ in range(3)]
-    a = stress_accuracy_correlation(corpora, rng=5, n_boot=100, n_permutations=500)
-    b = stress_accuracy_correlation(corpora, rng=5, n_boot=100, n_permutations=500)
-    assert a == b and not a.exact and 0 < a.p_value <= 1 and len(a.per_corpus) == 3
-    assert a.rho == pytest.approx(np.mean([spearman(s.mean(1), c.mean(1)) for s, c in corpora]))
-    assert a.ci[0] <= a.ci[1]
-
-
-def test_rank_correlation_errors():
-    with pytest.raises(ValueError, match="constant"):
-        stress_accuracy_correlation([(np.ones(4), np.arange(4.0))], rng=0)
-    with pytest.raises(ValueError, match="same schemes"):
-        stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0)), (np.arange(5.0), np.arange(5.0))], rng=0)
-    with pytest.raises(ValueError, match="at least 3 schemes"):
-        stress_accuracy_correlation([(np.arange(2.0), np.arange(2.0))], rng=0)
-    with pytest.raises(ValueError, match="confidence"):
-        stress_accuracy_correlation([(np.arange(4.0), np.arange(4.0))], rng=0, confidence=1.5)
 
 
 def test_scheme_stress_agrees_with_the_stress_table():

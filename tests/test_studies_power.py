@@ -10,11 +10,9 @@ from posgeom.nn import TransformerClassifier, seed_everything
 from posgeom.studies import (
     centre_task,
     corpus_distances,
-    dose_response,
     order_task,
     permute_rows,
     scaled_mds_encoding,
-    train_to_plateau,
     train_with_snapshots,
 )
 
@@ -77,23 +75,6 @@ def test_spearman_power_has_its_level_and_grows_with_rho_and_n():
     assert abs(small.power[0] - 0.05) < band and abs(large.power[0] - 0.05) < band
     assert np.all(np.diff(large.power) > -0.03)
     assert large.detectable() < small.detectable()
-
-
-def test_train_to_plateau_is_reproducible():
-    train, test = order_task(30, 6, 10, rng=0), order_task(30, 6, 10, rng=1)
-    a = train_to_plateau("learned", train, test, seed=1, d_model=8, max_epochs=4, patience=1)
-    b = train_to_plateau("learned", train, test, seed=1, d_model=8, max_epochs=4, patience=1)
-    assert a.test_accuracy == b.test_accuracy and np.array_equal(a.history, b.history)
-    assert a.epochs == len(a.history) <= 4
-
-
-def test_dose_response_shapes_and_stress_order():
-    train, test = order_task(30, 8, 10, rng=0), order_task(30, 8, 10, rng=1)
-    r = dose_response(train, test, fractions=(0.0, 0.5, 1.0), seeds=(0, 1), d_model=8, max_epochs=2,
-                      patience=1)
-    assert r.stress.shape == r.test_accuracy.shape == (3, 2)
-    assert np.all(r.stress[0] < 1e-9) and np.all(r.stress[1:] > 0)
-    assert r.control_accuracy.shape == (2,)
 
 
 def test_train_with_snapshots_matches_budgets_and_is_reproducible():

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._validation import check_positive_int
 from .geometry.estimation import ESTIMATORS
-from .report_floor import FLOOR_WARNING_SHARE, NoiseFloorSummary, noise_floor_summary
+from .report_floor import NoiseFloorSummary, noise_floor_summary
 from .report_ladder import FRACTIONS as LADDER_FRACTIONS
 
 __all__ = [
@@ -307,8 +307,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from .geometry.estimators import corrected_distances
     from .geometry.mds import classical_mds
     from .plotting import distance_heatmap, spectrum_plot
-    from .stress.rank_curve import stress_by_rank
     from .stress import standard_candidates, stress_table
+    from .stress.rank_curve import stress_by_rank
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

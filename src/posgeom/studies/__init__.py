@@ -48,21 +48,14 @@ from .sinusoid import (
 )
 from .stress_accuracy import (
     EXTRAPOLATING_SCHEMES,
-    DoseResponse,
-    PlateauRun,
-    RankCorrelationTest,
     SchemeRun,
     centre_task,
     corpus_distances,
-    dose_response,
-    length_extrapolation,
     permute_rows,
     plateau_reached,
     scaled_mds_encoding,
     scheme_stress,
-    stress_accuracy_correlation,
     train_and_evaluate,
-    train_to_plateau,
 )
 from .tasks import (
     TaskData,
@@ -120,15 +113,8 @@ __all__ = [
     "scheme_stress",
     "SchemeRun",
     "train_and_evaluate",
-    "length_extrapolation",
-    "RankCorrelationTest",
-    "stress_accuracy_correlation",
     "scaled_mds_encoding",
     "permute_rows",
-    "PlateauRun",
     "plateau_reached",
-    "train_to_plateau",
-    "DoseResponse",
-    "dose_response",
     "centre_task",
 ]

@@ -533,7 +533,7 @@ class RealTextAlignment:
 def real_text_alignment(incidence, *, rank: int = 3, ranks=(1, 2, 3, 4, 5, 6), d_model: int = 768, rng,
                         n_resamples: int = 100, fractions=(1.0, 0.5, 0.25, 0.125), n_null: int = 2000,
                         quantile: float = 0.99, confidence: float = 0.95) -> RealTextAlignment:
-    """The sinusoid-MDS alignment of a corpus on the resolved estimand, across a subsampling ladder, with its flat control.
+    """The sinusoid-MDS alignment on the resolved estimand across a subsampling ladder, with its flat control.
 
     The resolved estimator (:class:`posgeom.geometry.Resolved`) is fixed at the resolution the smallest rung
     affords, and that one estimand is estimated on every rung of the corpus and of its flat control
