@@ -28,11 +28,14 @@ STANDARD = [
     "01_positional_distributions",
     "02_real_text",
     "02b_estimating_distances",
+    "03_necessity",
+    "04_separation",
     "05_mds_stress",
     "05b_sinusoid",
     "07_stress_of_encodings",
     "09_stress_vs_accuracy",
     "10_your_corpus",
+    "appendix_ntk",
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")

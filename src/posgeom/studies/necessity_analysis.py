@@ -1,0 +1,286 @@
+"""Measurements for the chapter on Theorem 1 (necessity): symmetry defects, seeded ensembles, accuracies by unit.
+
+:func:`symmetry_defects` measures how far a model is from permutation equivariance (per-token outputs) and
+invariance (pooled output) under one permutation; :func:`defect_table` does it for one random model per scheme.
+:func:`train_seeds` trains one configuration for several seeds at once (:func:`posgeom.nn.fit_ensemble`, same
+architecture and optimiser as :func:`posgeom.studies.train_model`). :func:`unit_accuracy` returns the accuracy
+per independent unit of a test set: per row for token labels, per swapped pair for the order task, whose second
+half holds the first half's partners. :func:`pair_lower_bounds` gives each run a lower confidence bound on its
+accuracy from those independent pairs; :func:`plot_scheme_accuracy` draws the chapter's key figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "symmetry_defects",
+    "defect_table",
+    "train_seeds",
+    "unit_accuracy",
+    "plot_scheme_accuracy",
+    "pair_lower_bounds",
+]
+
+DEFECT_COLUMNS = ["equivariance defect", "invariance defect", "output scale"]
+
+
+def symmetry_defects(model, ids, perm) -> tuple[float, float, float]:
+    """Equivariance defect, invariance defect and output scale of ``model`` under the permutation ``perm``.
+
+    Parameters
+    ----------
+    model : posgeom.nn.TransformerClassifier
+    ids : (N, L) LongTensor
+        Token ids.
+    perm : (L,) LongTensor
+        A permutation of the positions.
+
+    Returns
+    -------
+    tuple of float
+        ``max |F(Pi X) - Pi F(X)|`` over the per-token outputs, ``max |g(Pi X) - g(X)|`` over the pooled
+        outputs, and ``max |F(X)|``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posgeom.nn import TransformerClassifier
+    >>> m = TransformerClassifier(5, 4, 8, 2, 1, positional="none").eval()
+    >>> ids = torch.randint(0, 5, (3, 4), generator=torch.Generator().manual_seed(0))
+    >>> tok, pool, scale = symmetry_defects(m, ids, torch.tensor([3, 2, 1, 0]))
+    >>> tok < 1e-5 * scale and pool < 1e-5 * scale
+    True
+    """
+    import torch
+
+    with torch.no_grad():
+        out = model(ids, pooled=False)
+        tokens = (model(ids[:, perm], pooled=False) - out[:, perm]).abs().max().item()
+        pooled = (model(ids[:, perm]) - model(ids)).abs().max().item()
+    return float(tokens), float(pooled), float(out.abs().max().item())
+
+
+def defect_table(schemes, ids, perm, *, vocab_size: int, d_model: int = 32, n_heads: int = 4, n_layers: int = 2,
+                 causal: bool = False, extra: dict | None = None, seed: int = 1) -> pd.DataFrame:
+    """:func:`symmetry_defects` of one random model per scheme, all initialised after ``seed_everything(seed)``.
+
+    Parameters
+    ----------
+    schemes : sequence of str
+        Positional schemes (see :data:`posgeom.nn.SCHEMES`).
+    ids : (N, L) LongTensor
+        Token ids.
+    perm : (L,) LongTensor
+        The permutation.
+    vocab_size, d_model, n_heads, n_layers : int
+        The architecture (width 32, four heads, two layers by default).
+    causal : bool, default False
+        Decoder (causal) attention.
+    extra : dict, optional
+        Keyword arguments per scheme, e.g. ``{"low_rank": {"rank": 3}}``.
+    seed : int, default 1
+        Seed of every model's initialisation.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scheme; columns equivariance defect, invariance defect, output scale.
+
+    Examples
+    --------
+    >>> import torch
+    >>> ids = torch.randint(0, 5, (2, 4), generator=torch.Generator().manual_seed(0))
+    >>> t = defect_table(["none", "learned"], ids, torch.tensor([1, 0, 3, 2]), vocab_size=5, d_model=8)
+    >>> bool(t.loc["none", "equivariance defect"] < 1e-5 < t.loc["learned", "equivariance defect"])
+    True
+    """
+    from ..nn import TransformerClassifier, seed_everything
+
+    rows = {}
+    for scheme in schemes:
+        seed_everything(seed)
+        model = TransformerClassifier(vocab_size, ids.shape[1], d_model, n_heads, n_layers, positional=scheme,
+                                      causal=causal, **(extra or {}).get(scheme, {})).eval()
+        rows[scheme] = symmetry_defects(model, ids, perm)
+    return pd.DataFrame(rows, index=DEFECT_COLUMNS).T
+
+
+def train_seeds(X, y, *, positional: str, seeds, causal: bool = False, n_classes: int = 2,
+                vocab_size: int | None = None, d_model: int = 32, n_heads: int = 2, n_layers: int = 1,
+                epochs: int = 12, lr: float = 3e-3, batch_size: int = 64) -> list:
+    """One trained model per seed, fitted at once by :func:`posgeom.nn.fit_ensemble` (independent runs).
+
+    Each member has its own initialisation and mini-batch order; the defaults are those of
+    :func:`posgeom.studies.train_model`.
+
+    Parameters
+    ----------
+    X : (N, L) int array
+        Token ids.
+    y : (N,) or (N, L) int array
+        Sequence labels, or token labels.
+    positional : str
+        The positional scheme.
+    seeds : sequence of int
+        Distinct seeds, one run each.
+    causal : bool, default False
+        Decoder (causal) attention.
+    n_classes, vocab_size, d_model, n_heads, n_layers : int
+        The architecture (``vocab_size`` defaults to ``max id + 1``).
+    epochs, lr, batch_size
+        The training configuration.
+
+    Returns
+    -------
+    list of posgeom.nn.TransformerClassifier
+        The trained models, in eval mode, in the order of ``seeds``.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> data = order_task(20, 6, 6, rng=0, regime="uniform")
+    >>> len(train_seeds(data.X, data.y, positional="learned", seeds=[0, 1], epochs=1))
+    2
+    """
+    from ..nn import ModelSpec, TrainConfig, fit_ensemble
+
+    X = np.asarray(X)
+    V = int(X.max()) + 1 if vocab_size is None else int(vocab_size)
+    spec = ModelSpec(vocab_size=V, n_positions=X.shape[1], d_model=d_model, n_heads=n_heads, n_layers=n_layers,
+                     positional=positional, causal=causal, n_classes=n_classes)
+    config = TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size)
+    return [r.model for r in fit_ensemble(spec, (X, y), seeds=list(seeds), config=config)]
+
+
+def unit_accuracy(model, X, y, *, pairs: bool = False) -> np.ndarray:
+    """Accuracy per independent unit of a test set.
+
+    With token labels ``y`` of shape ``(N, L)`` the unit is a sequence (mean over its tokens). With sequence
+    labels and ``pairs=True`` the unit is a sampled sequence together with its partner, row ``i + N/2`` (mean of
+    the two); otherwise a sequence.
+
+    Parameters
+    ----------
+    model : posgeom.nn.TransformerClassifier
+    X : (N, L) int array
+    y : (N,) or (N, L) int array
+    pairs : bool, default False
+        Average each row with its partner ``N/2`` rows below.
+
+    Returns
+    -------
+    numpy.ndarray
+        One accuracy in ``[0, 1]`` per unit; their mean is the model's accuracy.
+
+    Raises
+    ------
+    ValueError
+        If ``pairs=True`` and ``N`` is odd.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> data = order_task(10, 6, 6, rng=0, regime="uniform")
+    >>> m = train_seeds(data.X, data.y, positional="none", seeds=[0], epochs=1)[0]
+    >>> unit_accuracy(m, data.X, data.y, pairs=True).shape
+    (10,)
+    """
+    from ..nn import predict
+
+    y = np.asarray(y)
+    correct = (predict(model, X, pooled=y.ndim == 1).argmax(-1).numpy() == y).astype(float)
+    if correct.ndim == 2:
+        return correct.mean(axis=1)
+    if pairs:
+        half = len(correct) // 2
+        if 2 * half != len(correct):
+            raise ValueError("pairs=True needs an even number of rows (sequences, then their partners)")
+        return (correct[:half] + correct[half:]) / 2
+    return correct
+
+
+def plot_scheme_accuracy(table: pd.DataFrame, ceiling: float, ax=None):
+    """Bar chart of mean test accuracy per configuration with its interval, and the multiset ceiling.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A (scheme, attention) index and the columns ``test accuracy``, ``low``, ``high`` and ``seeds`` (per-seed
+        accuracies, drawn as dots).
+    ceiling : float
+        The multiset ceiling, drawn as a dashed line.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"test accuracy": [0.5], "low": [0.5], "high": [0.5], "seeds": [[0.5, 0.5]]},
+    ...                  index=pd.MultiIndex.from_tuples([("none", "bidirectional")]))
+    >>> len(plot_scheme_accuracy(t, 0.5).axes)
+    1
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+    else:
+        fig = ax.figure
+    x = np.arange(len(table))
+    acc = table["test accuracy"].to_numpy()
+    err = [acc - table["low"].to_numpy(), table["high"].to_numpy() - acc]
+    ax.bar(x, acc, yerr=np.clip(err, 0, None), capsize=3, color="C0", alpha=0.8)
+    for k, seeds in enumerate(table["seeds"]):
+        ax.plot(np.full(len(seeds), k), seeds, "k.", ms=3)
+    ax.axhline(ceiling, color="C3", ls="--", label="multiset ceiling (test)")
+    labels = [f"{s}\n{'causal' if a == 'causal' else 'bidir.'}" for s, a in table.index]
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylabel("test accuracy")
+    ax.set_ylim(0, 1.05)
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def pair_lower_bounds(models, X, y, *, confidence: float = 0.99) -> np.ndarray:
+    """Per run, a lower confidence bound on its accuracy from the independent pairs of a test set.
+
+    Rows ``i`` and ``i + N/2`` are a sampled sequence and its partner. A pair counts as a success when the run
+    classifies both rows correctly; successes over the ``N/2`` independent pairs are binomial, and the rate of
+    fully correct pairs is at most the accuracy, so the Wilson lower bound of that rate
+    (:func:`posgeom.inference.wilson_interval`) is a valid lower bound on the run's accuracy.
+
+    Parameters
+    ----------
+    models : sequence of posgeom.nn.TransformerClassifier
+        The runs.
+    X : (N, L) int array
+        Sampled sequences, then their partners.
+    y : (N,) int array
+    confidence : float, default 0.99
+
+    Returns
+    -------
+    numpy.ndarray
+        One lower bound per run.
+
+    Examples
+    --------
+    >>> from posgeom.studies import order_task
+    >>> data = order_task(10, 6, 6, rng=0, regime="uniform")
+    >>> runs = train_seeds(data.X, data.y, positional="none", seeds=[0], epochs=1)
+    >>> bool(pair_lower_bounds(runs, data.X, data.y)[0] <= 0.5)
+    True
+    """
+    from ..inference import wilson_interval
+
+    bounds = []
+    for model in models:
+        per_pair = unit_accuracy(model, X, y, pairs=True)
+        both = int(np.sum(per_pair == 1.0))
+        bounds.append(wilson_interval(both, per_pair.size, confidence=confidence).lower)
+    return np.array(bounds)
