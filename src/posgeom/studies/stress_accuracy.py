@@ -1,14 +1,14 @@
 """Shared pieces of the stress-accuracy experiments (Chapters 6 and 9).
 
-=========================  ==========================================================================
-:func:`corpus_distances`   Hellinger distances between the plug-in ``mu_i`` of a task corpus
-:func:`scheme_stress`      scale-optimal stress of a positional scheme against them
-:func:`train_and_evaluate` one scheme trained over seeds, with test accuracies (:class:`SchemeRun`)
+===========================  ========================================================================
+:func:`corpus_distances`     Hellinger distances between the plug-in ``mu_i`` of a task corpus
+:func:`scheme_stress`        scale-optimal stress of a positional scheme against them
+:func:`train_and_evaluate`   one scheme trained over seeds, with test accuracies (:class:`SchemeRun`)
 :func:`scaled_mds_encoding`  the MDS encoding of a corpus at a model's width
-:func:`permute_rows`       the encoding with a fraction of its rows moved
-:func:`plateau_reached`    the stopping rule: training accuracy no longer improving
-:func:`centre_task`        the reversal-invariant "centre" task
-=========================  ==========================================================================
+:func:`permute_rows`         the encoding with a fraction of its rows moved
+:func:`plateau_reached`      the stopping rule: training accuracy no longer improving
+:func:`centre_task`          the reversal-invariant "centre" task
+===========================  ========================================================================
 """
 
 from __future__ import annotations

@@ -1,0 +1,117 @@
+"""Chapter 8's seed-level monotonicity study (posgeom.studies.monotone_seeds)."""
+
+import numpy as np
+import pytest
+
+from posgeom.encodings import permutation_test, rank_correlations
+from posgeom.studies.monotone_seeds import (
+    MeanSpearmanTest,
+    gaussian_control,
+    mean_spearman_test,
+    mean_test_power,
+    read_tables,
+    scratch_runs,
+    seed_slopes,
+    t_test_power,
+    table_spearman,
+)
+
+
+def _line(n=12, d=4, noise=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.arange(n, dtype=float)[:, None] * np.ones(d) + noise * rng.standard_normal((n, d))
+
+
+def test_table_spearman_matches_rank_correlations():
+    rng = np.random.default_rng(1)
+    tables = rng.standard_normal((3, 10, 5))
+    rho = table_spearman(tables)
+    assert rho.shape == (3,)
+    for P, r in zip(tables, rho):
+        assert r == pytest.approx(rank_correlations(P).spearman, abs=1e-10)
+
+
+def test_single_table_test_agrees_with_the_library_permutation_test():
+    P = _line(noise=3.0)
+    ours = mean_spearman_test(P, rng=0, n_permutations=499)
+    lib = permutation_test(P, rng=1, n_permutations=499)
+    assert ours.statistic == pytest.approx(lib.statistic, abs=1e-10)
+    # two Monte Carlo nulls of the same statistic: their spreads agree
+    assert np.std(ours.null) == pytest.approx(np.std(lib.null), rel=0.2)
+
+
+def test_mean_test_rejects_ordered_tables_and_not_random_ones():
+    ordered = np.stack([_line(noise=2.0, seed=s) for s in range(5)])
+    t = mean_spearman_test(ordered, rng=0, n_permutations=199)
+    assert t.p_value == pytest.approx(1 / 200)
+    rng = np.random.default_rng(0)
+    pvals = [mean_spearman_test(rng.standard_normal((5, 12, 4)), rng=k, n_permutations=99).p_value
+             for k in range(60)]
+    # under the null the p-value is (nearly) uniform: about 5% below 0.05
+    assert np.mean(np.array(pvals) < 0.05) < 0.2
+    assert 0.3 < np.mean(pvals) < 0.7
+
+
+def test_mean_test_null_of_the_mean_shrinks_with_seeds():
+    rng = np.random.default_rng(3)
+    one = mean_spearman_test(rng.standard_normal((1, 16, 4)), rng=0, n_permutations=999)
+    many = mean_spearman_test(rng.standard_normal((9, 16, 4)), rng=0, n_permutations=999)
+    assert np.std(many.null) == pytest.approx(np.std(one.null) / 3, rel=0.3)
+
+
+def test_mean_test_power_monotone_in_effect_and_seeds():
+    null = np.random.default_rng(0).normal(0, 0.02, 4000)
+    t5 = MeanSpearmanTest(0.0, np.zeros(5), null, 1.0)
+    powers = [mean_test_power(t5, e, 0.05) for e in (0.0, 0.05, 0.1, 0.2)]
+    assert powers == sorted(powers) and powers[0] < 0.1 and powers[-1] > 0.99
+    t20 = MeanSpearmanTest(0.0, np.zeros(20), null, 1.0)
+    assert mean_test_power(t20, 0.05, 0.05) > mean_test_power(t5, 0.05, 0.05)
+    with pytest.raises(ValueError):
+        mean_test_power(t5, 0.1, 0.0)
+
+
+def test_seed_slopes():
+    x = [1, 2, 4, 8]
+    values = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, 0.5, 0.5, 0.5], [0.4, 0.3, 0.2, 0.1]])
+    assert seed_slopes(values, x) == pytest.approx([0.1, 0.0, -0.1])
+    with pytest.raises(ValueError):
+        seed_slopes(values, [1, 2])
+
+
+def test_t_test_power():
+    assert t_test_power(0.0, 5) == pytest.approx(0.05, abs=1e-9)
+    assert t_test_power(1.0, 5) < t_test_power(1.0, 10) < t_test_power(2.0, 10)
+    # normal approximation for many seeds: 1 - Phi(1.96 - 0.28 * sqrt(100)) = 0.80
+    assert t_test_power(0.28, 100) == pytest.approx(0.80, abs=0.01)
+
+
+def test_gaussian_control_matches_columns_and_is_not_monotone():
+    P = _line(n=64, d=16, noise=1.0)
+    C = gaussian_control(P, rng=0)
+    assert C.shape == P.shape
+    assert np.allclose(C.mean(axis=0), P.mean(axis=0), atol=4 * P.std(axis=0).max() / 8)
+    assert mean_spearman_test(C, rng=0, n_permutations=199).p_value > 0.05
+
+
+def test_read_tables_skips_what_cannot_be_loaded(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    tables, skipped = read_tables(["all-MiniLM-L6-v2", "bert-base-uncased"])
+    assert list(tables) == ["all-MiniLM-L6-v2"] and tables["all-MiniLM-L6-v2"].shape == (512, 384)
+    assert "bert-base-uncased" in skipped and "OSError" in skipped["bert-base-uncased"]
+
+
+def test_scratch_runs_are_seeded_and_independent():
+    rng = np.random.default_rng(0)
+    windows = rng.integers(0, 30, size=(60, 8))
+    kw = dict(seeds=(0, 1), n_windows=40, epochs=(0, 1, 2), width=8, n_layers=1, n_heads=2, n_kept=10,
+              lr=1e-2, batch_size=20)
+    a, b = scratch_runs(windows, **kw), scratch_runs(windows, **kw)
+    assert a.tables.shape == (2, 3, 8, 8) and a.epochs == (0, 1, 2)
+    assert np.array_equal(a.tables, b.tables) and np.array_equal(a.final_loss, b.final_loss)
+    assert not np.allclose(a.tables[0], a.tables[1])  # seeds differ in data, init and order
+    assert not np.allclose(a.tables[0, 0], a.tables[0, 2])  # training moves the table
+    assert a.spearman.shape == (2, 3) and np.all(a.position_only > 0)
+    with pytest.raises(ValueError):
+        scratch_runs(windows, **{**kw, "seeds": (0, 0)})
+    with pytest.raises(ValueError):
+        scratch_runs(windows, **{**kw, "n_windows": 100})

@@ -1,0 +1,86 @@
+"""Tests of posgeom.studies.rank_design: the block-swap task, the paired MDE, the rank comparison, the curves."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from posgeom import synthetic_corpus, synthetic_distributions
+from posgeom.nn import TrainConfig
+from posgeom.studies.rank_design import block_swap_task, detection_curve, paired_mde, rank_comparison
+
+
+@pytest.fixture(scope="module")
+def mu():
+    return synthetic_distributions(8, 12, rng=0, regime="abrupt", n_topics=4)
+
+
+def test_block_swap_labels_are_balanced(mu):
+    task = block_swap_task(mu, 400, 4, rng=3)
+    assert task.X.shape == (400, 8) and set(np.unique(task.y)) == {0, 1}
+    assert 0.4 < task.y.mean() < 0.6
+
+
+def test_block_swap_is_reproducible_and_rejects_bad_blocks(mu):
+    a, b = block_swap_task(mu, 50, 4, rng=1), block_swap_task(mu, 50, 4, rng=1)
+    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.y, b.y)
+    with pytest.raises(ValueError):
+        block_swap_task(mu, 10, 3, rng=0)
+
+
+def test_swapped_sequences_differ_from_intact_by_a_block_exchange():
+    # disjoint tokens per block: every position's token reveals its block
+    n, K = 8, 4
+    mu = np.zeros((n, K))
+    mu[np.arange(n), np.arange(n) // 2] = 1.0
+    task = block_swap_task(mu, 200, K, rng=0)
+    blocks = task.X.reshape(200, K, 2)[:, :, 0]
+    intact = np.all(blocks == np.arange(K), axis=1)
+    np.testing.assert_array_equal(intact, task.y == 0)
+    moved = (blocks != np.arange(K)).sum(axis=1)
+    assert set(moved[task.y == 1]) == {2}
+
+
+def test_paired_mde_matches_the_noncentral_t_power():
+    sd, n = 0.02, 16
+    delta = paired_mde(sd, n, power=0.8)
+    nc = delta / (sd / np.sqrt(n))
+    q = stats.t.ppf(0.975, n - 1)
+    power = stats.nct.sf(q, n - 1, nc) + stats.nct.cdf(-q, n - 1, nc)
+    assert abs(power - 0.8) < 0.02
+    assert paired_mde(sd, n, power=0.9) > delta
+    with pytest.raises(ValueError):
+        paired_mde(0.0, 5)
+
+
+def test_rank_comparison_arms_parameters_and_control(mu):
+    train, test = block_swap_task(mu, 160, 4, rng=1), block_swap_task(mu, 160, 4, rng=2)
+    runs = rank_comparison(train, test, ranks=(1,), seeds=(0, 1), d_model=4,
+                           config=TrainConfig(epochs=2, lr=1e-2, batch_size=80))
+    assert runs.names == ("none", "rank 1", "full")
+    assert runs.parameters == (0, 1 * (8 + 4), 8 * 4)
+    assert runs.accuracy.shape == (3, 2) and np.all((runs.accuracy >= 0) & (runs.accuracy <= 1))
+    np.testing.assert_allclose(runs.deficit("rank 1"), runs["full"] - runs["rank 1"])
+
+
+def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():
+    X = synthetic_corpus(1500, 12, 40, rng=0, regime="abrupt")
+    curve = detection_curve(X, 40, [1500], rng=0, n_null=20, repeats=2)
+    assert curve.shape == (1, 2) and np.all(curve == 3)
+    S = synthetic_corpus(1500, 12, 40, rng=0, regime="stationary")
+    assert np.all(detection_curve(S, 40, [1500], rng=0, n_null=20) <= 1)
+    with pytest.raises(ValueError):
+        detection_curve(X, 40, [2000], rng=0)
+
+
+def test_decide_requires_power_and_reads_as_plain_text():
+    from posgeom.inference import equivalence_test
+    from posgeom.studies.rank_design import decide
+
+    rng = np.random.default_rng(0)
+    small = rng.normal(0.0, 0.01, 12)
+    assert decide(equivalence_test(small, 0.05)) == "equivalent"
+    assert decide(equivalence_test(small + 0.2, 0.05)) == "loses"
+    # a noisy design: the interval may lie above 0, but without power the verdict is undetermined
+    assert decide(equivalence_test(rng.normal(0.0, 0.2, 4), 0.05)) == "undetermined"
+    assert repr(decide(equivalence_test(small, 0.05))) == "equivalent"
