@@ -1,6 +1,6 @@
 """The readers' standard, measured on the notebooks as stored: what a reader sees of each chapter.
 
-* **visible code**: the lines (not blank) of code cells a reader sees unfolded, i.e. without a ``hide-input``,
+* **visible code**: the lines (blank ones included) of code cells a reader sees unfolded, i.e. without a ``hide-input``,
   ``hide-cell``, ``remove-input`` or ``remove-cell`` tag: at most 150 per chapter, at most 25 in any one cell;
 * **words outside dropdowns**: the words of the Markdown cells, leaving out ``{dropdown}`` directives, admonitions
   with the ``dropdown`` class, display math and directive options: at most 2,500;
@@ -55,7 +55,7 @@ def _tags(cell):
 def visible_code_cells(path) -> list[int]:
     """Non-blank line counts of the code cells a reader sees unfolded."""
     return [
-        sum(1 for line in "".join(c["source"]).splitlines() if line.strip())
+        len("".join(c["source"]).strip("\n").splitlines())
         for c in _cells(path)
         if c["cell_type"] == "code" and not (_tags(c) & FOLDED)
     ]
@@ -159,7 +159,7 @@ def test_measure_counts_only_what_a_reader_sees(tmp_path):
     }
     path = tmp_path / "x.ipynb"
     path.write_text(json.dumps(nb))
-    assert measure(path) == {"visible code lines": 2, "longest visible cell": 2, "words outside dropdowns": 4}
+    assert measure(path) == {"visible code lines": 3, "longest visible cell": 3, "words outside dropdowns": 4}
 
 
 if __name__ == "__main__":
