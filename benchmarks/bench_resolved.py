@@ -38,7 +38,7 @@ def run(seed: int = 0) -> list[dict]:
     res, wall_r, cpu_r, mem_r = _measure(lambda: est.bootstrap(inc, n_resamples=N_BOOT, rng=seed))
     peak_gib = max(mem_r, _peak_rss_mib()) / 1024
     t0 = time.perf_counter()
-    stability_ladder(Resolved(), inc, lambda Q: Q, rng=seed, n_resamples=LADDER_BOOT)
+    stability_ladder(Resolved(), inc, statistic=lambda Q: Q, rng=seed, n_resamples=LADDER_BOOT)
     wall_l = time.perf_counter() - t0
     ladder_p = per_resample_p * LADDER_BOOT * (1 + 0.5 + 0.25 + 0.125)  # plug-in cost scales with the texts
     iu = np.triu_indices(N_POSITIONS, 1)

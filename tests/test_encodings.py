@@ -10,14 +10,13 @@ from posgeom.encodings import (
     alibi_distances,
     low_rank_factors,
     mds_encoding,
-    orthonormal_frame,
-    place_in_width,
     rope_distances,
     sinusoidal_encoding,
     sinusoidal_frequencies,
-    t5_bucket,
     t5_bucket_distances,
 )
+from posgeom.encodings.absolute import _orthonormal_frame, _place_in_width
+from posgeom.encodings.relative import _t5_bucket
 from posgeom.stress import smacof_encoding
 
 
@@ -46,29 +45,29 @@ def test_sinusoidal_rows_and_shift_invariance():
 
 @pytest.mark.parametrize("seed", [None, 0, 7])
 def test_orthonormal_frame_is_orthonormal(seed):
-    W = orthonormal_frame(12, 5, rng=seed)
+    W = _orthonormal_frame(12, 5, rng=seed)
     assert W.shape == (12, 5)
     assert np.allclose(W.T @ W, np.eye(5), atol=1e-12)
 
 
 def test_orthonormal_frame_seeded_and_canonical():
-    assert np.array_equal(orthonormal_frame(6, 2), np.eye(6, 2))
-    assert np.array_equal(orthonormal_frame(6, 2, rng=3), orthonormal_frame(6, 2, rng=3))
-    assert not np.allclose(orthonormal_frame(6, 2, rng=3), orthonormal_frame(6, 2, rng=4))
+    assert np.array_equal(_orthonormal_frame(6, 2), np.eye(6, 2))
+    assert np.array_equal(_orthonormal_frame(6, 2, rng=3), _orthonormal_frame(6, 2, rng=3))
+    assert not np.allclose(_orthonormal_frame(6, 2, rng=3), _orthonormal_frame(6, 2, rng=4))
 
 
 def test_orthonormal_frame_validation():
     with pytest.raises(ValueError, match="do not fit"):
-        orthonormal_frame(3, 4)
+        _orthonormal_frame(3, 4)
     with pytest.raises(TypeError):
-        orthonormal_frame(3, 2, rng=1.5)
+        _orthonormal_frame(3, 2, rng=1.5)
 
 
 @pytest.mark.parametrize("seed", [None, 0, 1])
 def test_mds_encoding_distances_do_not_depend_on_placement(seed):
     D = _hellinger()
-    X = pg.classical_mds(D, 3).embedding
-    P = mds_encoding(D, 32, 3, rng=seed)
+    X = pg.classical_mds(D, rank=3).embedding
+    P = mds_encoding(D, 32, rank=3, rng=seed)
     assert P.shape == (16, 32)
     assert np.allclose(pg.pairwise_distances(P), pg.pairwise_distances(X), atol=1e-12)
     assert np.isclose(pg.stress_of_encoding(P, D), pg.stress_of_encoding(X, D), rtol=1e-10, atol=1e-15)
@@ -92,7 +91,7 @@ def test_mds_encoding_rejects_too_narrow_width_and_no_signal():
 @given(st.integers(0, 10_000), st.integers(1, 5))
 def test_place_in_width_is_an_isometry(seed, r):
     X = np.random.default_rng(seed).standard_normal((7, r))
-    P = place_in_width(X, 9, rng=seed)
+    P = _place_in_width(X, 9, rng=seed)
     assert np.allclose(pg.pairwise_distances(P), pg.pairwise_distances(X), atol=1e-10)
 
 
@@ -107,7 +106,7 @@ def test_smacof_never_worse_than_classical_start_and_no_warnings():
         warnings.simplefilter("error")
         res = smacof_encoding(D, 2, rng=0, n_init=3)
     assert res.embedding.shape == (20, 2)
-    classical = pg.stress_of_encoding(pg.classical_mds(D, 2).embedding, D)
+    classical = pg.stress_of_encoding(pg.classical_mds(D, rank=2).embedding, D)
     assert res.stresses[0] <= classical + 1e-12  # majorisation never increases stress from its start
     assert res.stress == min(res.stresses)
     assert np.isclose(res.stress, pg.stress_of_encoding(res.embedding, D))
@@ -148,7 +147,7 @@ def test_smacof_validation():
 
 def test_low_rank_factors_of_the_paper_setting():
     D = pg.hellinger_distances(pg.synthetic_distributions(32, 100, rng=0))
-    P = mds_encoding(D, 128, 3, rng=0)
+    P = mds_encoding(D, 128, rank=3, rng=0)
     f = low_rank_factors(P, 3)
     assert f.left.shape == (32, 3) and f.right.shape == (3, 128)
     assert f.n_parameters == 3 * (32 + 128) == 480
@@ -192,10 +191,10 @@ def test_alibi_is_linear_and_rank_one():
 
 @pytest.mark.parametrize("base", [10000.0, 100.0])
 def test_rope_equals_sinusoidal_distance(base):
-    R = rope_distances(24, 32, base)
-    S = pg.pairwise_distances(sinusoidal_encoding(24, 32, base))
+    R = rope_distances(24, 32, base=base)
+    S = pg.pairwise_distances(sinusoidal_encoding(24, 32, base=base))
     assert np.allclose(R, S, atol=1e-12)
-    theta = sinusoidal_frequencies(32, base)
+    theta = sinusoidal_frequencies(32, base=base)
     lag = np.abs(np.subtract.outer(np.arange(24), np.arange(24)))
     closed = np.sqrt(np.sum(2 * (1 - np.cos(lag[..., None] * theta)), axis=-1))
     assert np.allclose(R, closed, atol=1e-12)
@@ -223,7 +222,7 @@ def test_t5_bucket_matches_reference_values():
     # Reference values of the T5 bucket function (bidirectional, 32 buckets, max_distance 128).
     rel = np.array([0, -1, -7, -8, -12, -20, -127, -500, 1, 8, 500])
     expected = np.array([0, 1, 7, 8, 9, 10, 15, 15, 17, 24, 31])
-    assert np.array_equal(t5_bucket(rel), expected)
+    assert np.array_equal(_t5_bucket(rel), expected)
 
 
 def test_t5_bucket_distances():
@@ -234,4 +233,4 @@ def test_t5_bucket_distances():
     assert T.max() == 15
     assert np.all(np.diff(T[0]) >= 0)
     with pytest.raises(TypeError):
-        t5_bucket(np.array([0.5]))
+        _t5_bucket(np.array([0.5]))

@@ -63,3 +63,21 @@ def test_equivalence_test_matches_simulated_tost():
     assert equivalence_test([0.1, 0.12, 0.09], 0.05).equivalent is False
     with pytest.raises(ValueError):
         equivalence_test([0.1, 0.2], 0.0)
+
+
+def test_t_test_power_is_the_level_without_effect_and_matches_simulation():
+    from scipy import stats
+
+    from posgeom.inference import t_test_power
+
+    assert t_test_power(0.0, 5) == pytest.approx(0.05, abs=1e-9)
+    assert t_test_power(1.0, 5) < t_test_power(1.0, 10) < t_test_power(2.0, 10)
+    # normal approximation for many seeds: 1 - Phi(1.96 - 0.28 * sqrt(100)) = 0.80
+    assert t_test_power(0.28, 100) == pytest.approx(0.80, abs=0.01)
+    # Monte Carlo: 4,000 designs of 12 seeds; the binomial SE of the rejection rate is below 0.008
+    x = np.random.default_rng(0).normal(0.8, 1.0, size=(4000, 12))
+    p = stats.ttest_1samp(x, 0.0, axis=1).pvalue
+    assert abs(np.mean(p < 0.05) - t_test_power(0.8, 12)) < 0.03
+    with pytest.raises(ValueError, match="n_seeds"):
+        t_test_power(0.5, 1)
+

@@ -7,14 +7,8 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau, spearmanr
 
 import posgeom as pg
-from posgeom.encodings import (
-    bootstrap_dimensions,
-    distance_lag_pairs,
-    permutation_test,
-    position_distances,
-    rank_correlations,
-    triple_monotonicity,
-)
+from posgeom.encodings import permutation_test, rank_correlations, triple_monotonicity
+from posgeom.encodings.monotonicity import _distance_lag_pairs, _position_distances
 
 
 def line(n):
@@ -25,7 +19,7 @@ def test_points_on_a_line_are_perfectly_monotone():
     r = rank_correlations(line(10))
     assert r.spearman == pytest.approx(1.0)
     # Kendall tau_b with the many tied lags is < 1 but equals the tau_b of lag with itself.
-    d, lags = distance_lag_pairs(line(10))
+    d, lags = _distance_lag_pairs(line(10))
     assert r.kendall == pytest.approx(kendalltau(lags, lags).statistic)
     assert r.n_positions == 10 and r.n_pairs == 45
     t = triple_monotonicity(line(10))
@@ -45,7 +39,7 @@ def test_reversed_order_is_antimonotone():
 def test_matches_scipy_on_random_encoding_and_restrictions():
     rng = np.random.default_rng(0)
     P = rng.normal(size=(30, 5))
-    D = position_distances(P)
+    D = _position_distances(P)
     i, j = np.triu_indices(20, k=1)
     keep = (j - i) <= 5
     r = rank_correlations(P, first=20, max_lag=5)
@@ -110,17 +104,6 @@ def test_permutation_test_is_reproducible():
     np.testing.assert_array_equal(a.null, b.null)
 
 
-def test_bootstrap_dimensions():
-    rng = np.random.default_rng(0)
-    walk = np.cumsum(rng.normal(size=(30, 50)), axis=0)
-    res = bootstrap_dimensions(walk, rng=0, n_boot=50)
-    assert res.replicates.shape == (50,)
-    assert res.lower <= res.upper and res.upper <= 1.0
-    assert res.lower > 0.5
-    res2 = bootstrap_dimensions(walk, rng=0, n_boot=50)
-    np.testing.assert_array_equal(res.replicates, res2.replicates)
-
-
 def test_bad_inputs():
     with pytest.raises(ValueError, match="all pair distances are equal"):
         rank_correlations(np.eye(5))  # a regular simplex
@@ -140,7 +123,3 @@ def test_bad_inputs():
         permutation_test(line(5), rng=0, method="pearson")
     with pytest.raises(TypeError, match="rng"):
         permutation_test(line(5), rng=1.5)
-    with pytest.raises(ValueError, match="confidence"):
-        bootstrap_dimensions(np.random.default_rng(0).normal(size=(5, 3)), rng=0, confidence=1.5)
-    with pytest.raises(ValueError, match="2 columns"):
-        bootstrap_dimensions(line(5), rng=0)

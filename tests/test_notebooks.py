@@ -63,7 +63,7 @@ def test_is_a_proof_by_experiment(path):
 
 
 def test_notebook_code_is_formatted_at_87_columns():
-    """Code cells are formatted by ruff (87 columns, book/ruff.toml): 87 characters fit the content column at 1280 px."""
+    """Code cells are formatted by ruff (87 columns, book/ruff.toml): 87 characters fit the column at 1280 px."""
     import shutil
     import subprocess
 

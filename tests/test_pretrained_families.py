@@ -140,7 +140,7 @@ def test_row_i_is_the_vector_added_at_position_i(tmp_path, family, class_name, n
     model = _build(family, class_name)
     folder = _save(model, tmp_path / class_name)
     assert json.loads((folder / "config.json").read_text())["model_type"] == family
-    P = learned_position_embeddings(folder)
+    P = learned_position_embeddings(model=folder)
     assert P.dtype == np.float64 and P.flags.c_contiguous
     width = model.config.embedding_size if family == "electra" else (model.config.hidden_size if family != "gpt2"
                                                                      else model.config.n_embd)
@@ -161,7 +161,7 @@ def test_reserved_rows_are_dropped(tmp_path, family):
            "opt": "model.decoder.embed_positions.weight"}[family]
     with safe_open(str(folder / "model.safetensors"), framework="np") as fh:
         raw = fh.get_tensor(key).astype(np.float64)
-    P = learned_position_embeddings(folder)
+    P = learned_position_embeddings(model=folder)
     np.testing.assert_array_equal(P, raw[2:])
     assert raw.shape[0] == P.shape[0] + 2
 
@@ -172,7 +172,7 @@ def test_roberta_pad_token_id_is_read_from_the_config(tmp_path):
     config = transformers.RobertaConfig(**SMALL, pad_token_id=3)
     model = transformers.RobertaModel(config).eval()
     folder = _save(model, tmp_path / "pad3")
-    P = learned_position_embeddings(folder)
+    P = learned_position_embeddings(model=folder)
     assert P.shape == (MAX_POS - 4, 8)
     np.testing.assert_array_equal(P, _added_by_own_ids("roberta", model, MAX_POS - 4))
     np.testing.assert_array_equal(P, _added_by_forward(model, MAX_POS - 4))
@@ -183,13 +183,13 @@ def test_sharded_checkpoint_from_save_pretrained(tmp_path):
     folder = tmp_path / "sharded"
     model.save_pretrained(folder, safe_serialization=True, max_shard_size="2KB")
     assert (folder / "model.safetensors.index.json").is_file() and not (folder / "model.safetensors").exists()
-    np.testing.assert_array_equal(learned_position_embeddings(folder), _added_by_forward(model, MAX_POS - 2))
+    np.testing.assert_array_equal(learned_position_embeddings(model=folder), _added_by_forward(model, MAX_POS - 2))
 
 
 def test_bfloat16_checkpoint(tmp_path):
     model = _build("bert", "BertForMaskedLM").to(torch.bfloat16)
     folder = _save(model, tmp_path / "bf16")
-    P = learned_position_embeddings(folder)
+    P = learned_position_embeddings(model=folder)
     assert P.dtype == np.float64
     np.testing.assert_array_equal(P, model.bert.embeddings.position_embeddings.weight.detach().double().numpy())
 
@@ -198,7 +198,7 @@ def test_bfloat16_checkpoint(tmp_path):
 def test_rope_model_has_no_learned_table(tmp_path, class_name):
     folder = _save(_build("llama", class_name), tmp_path / class_name)
     with pytest.raises(ValueError) as info:
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
     message = str(info.value)
     assert "no learned absolute position embeddings" in message and "'llama'" in message and "RoPE" in message
     assert str(folder) in message  # names the model
@@ -212,7 +212,7 @@ def test_relative_position_embedding_type_has_no_absolute_table(tmp_path):
     config["position_embedding_type"] = "relative_key"
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match="position_embedding_type='relative_key'.*no learned absolute"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
 
 
 def test_unsupported_model_type_is_a_clear_error(tmp_path):
@@ -221,7 +221,7 @@ def test_unsupported_model_type_is_a_clear_error(tmp_path):
     config["model_type"] = "bart"
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match="model_type 'bart'.*does not support.*Supported families"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)
 
 
 def test_config_and_weights_must_agree(tmp_path):
@@ -229,4 +229,4 @@ def test_config_and_weights_must_agree(tmp_path):
     folder = _save(_build("bert", "BertModel"), tmp_path / "mismatch")
     (folder / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
     with pytest.raises(ValueError, match="no tensor named 'wpe.weight'.*does not match its config"):
-        learned_position_embeddings(folder)
+        learned_position_embeddings(model=folder)

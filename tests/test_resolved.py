@@ -151,9 +151,9 @@ def test_ladder_resolved_holds_cross_fitted_drifts(zipf_corpus):
     def lag_means(Q):
         return np.array([Q[IU8][LAG8 == k].mean() for k in range(1, 8)])
 
-    ladder = stability_ladder(Resolved(), zipf_corpus, lag_means, rng=0, n_resamples=150)
+    ladder = stability_ladder(Resolved(), zipf_corpus, statistic=lag_means, rng=0, n_resamples=150)
     assert ladder.holds_still()
-    drift = stability_ladder(CrossFitted(), zipf_corpus, lag_means, rng=0, n_resamples=150)
+    drift = stability_ladder(CrossFitted(), zipf_corpus, statistic=lag_means, rng=0, n_resamples=150)
     assert not drift.holds_still()
     assert verdict(ladder, 0, 6, names=("lag 1", "lag 7")) == "lag 1 < lag 7"
     assert verdict(ladder, 0, 0) == "undetermined"
@@ -266,10 +266,10 @@ def test_real_corpora_flat_control_and_ladder(name, n):
     fb = est.bootstrap(flat, n_resamples=100, rng=0)
     assert fb.covers(0.0)[iu].mean() >= 0.9
     assert est.bootstrap(flat, n_resamples=100, rng=1, statistic=slope).covers(0.0)
-    assert stability_ladder(est, inc, lag_means, rng=0, n_resamples=100).holds_still()
-    assert stability_ladder(est, inc, fixed_stress, rng=1, n_resamples=100).holds_still()
-    assert not stability_ladder(CrossFitted(), inc, fixed_stress, rng=1, n_resamples=60).holds_still()
-    assert not stability_ladder(CrossFitted(), inc, lag_means, rng=0, n_resamples=60).holds_still()
+    assert stability_ladder(est, inc, statistic=lag_means, rng=0, n_resamples=100).holds_still()
+    assert stability_ladder(est, inc, statistic=fixed_stress, rng=1, n_resamples=100).holds_still()
+    assert not stability_ladder(CrossFitted(), inc, statistic=fixed_stress, rng=1, n_resamples=60).holds_still()
+    assert not stability_ladder(CrossFitted(), inc, statistic=lag_means, rng=0, n_resamples=60).holds_still()
 
 
 def test_best_polynomial_comparison_on_known_truth():

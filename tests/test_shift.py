@@ -34,7 +34,7 @@ def test_shift_equivariant_distances_are_toeplitz(cyclic):
 @pytest.mark.parametrize("kind", ["dct", "dft"])
 @pytest.mark.parametrize("n", [7, 8])
 def test_fourier_basis_is_orthonormal_and_centred(kind, n):
-    F = fourier_basis(n, n - 1, kind)
+    F = fourier_basis(n, n - 1, kind=kind)
     assert np.allclose(F.T @ F, np.eye(n - 1), atol=1e-12)
     assert np.allclose(F.sum(axis=0), 0, atol=1e-12)
 
@@ -52,15 +52,15 @@ def test_subspace_alignment_bounds_and_basis_invariance():
 def test_circulant_mds_is_exactly_fourier():
     D = pg.hellinger_distances(shift_equivariant_distributions(24, width=2.0, cyclic=True))
     for m in (2, 4, 6):
-        assert fourier_alignment(D, m, "dft") > 1 - 1e-9
+        assert fourier_alignment(D, m, kind="dft") > 1 - 1e-9
 
 
 def test_toeplitz_mds_is_close_to_cosine_modes_and_abrupt_is_not():
     D = pg.hellinger_distances(shift_equivariant_distributions(24, width=4.0))
     chance = 3 / 23
-    assert fourier_alignment(D, 3, "dct") > 0.9 > chance
+    assert fourier_alignment(D, 3, kind="dct") > 0.9 > chance
     A = _D("abrupt", n=24)
-    assert fourier_alignment(A, 1, "dct") < fourier_alignment(D, 1, "dct")
+    assert fourier_alignment(A, 1, kind="dct") < fourier_alignment(D, 1, kind="dct")
 
 
 def test_shift_validation():
@@ -69,4 +69,4 @@ def test_shift_validation():
     with pytest.raises(ValueError, match="non-constant"):
         fourier_basis(4, 4)
     with pytest.raises(ValueError, match="kind"):
-        fourier_basis(4, 2, "wavelet")
+        fourier_basis(4, 2, kind="wavelet")

@@ -48,10 +48,10 @@ def test_matches_the_model_tokenizer(tok, n):
     got = corpus_position_counts(TEXTS, tok, n, batch_size=4)
     assert (got != position_counts(ref, n, len(tok))).nnz == 0
     ref = tok(TEXTS, truncation=True, max_length=n, add_special_tokens=False)["input_ids"]
-    got = corpus_position_counts(TEXTS, tok, n, special_tokens=False)
+    got = corpus_position_counts(TEXTS, tok, CountingConvention(n, special_tokens=False))
     assert (got != position_counts(ref, n, len(tok))).nnz == 0
     ref = tok(TEXTS, truncation=True, max_length=n, padding="max_length")["input_ids"]
-    got = corpus_position_counts(TEXTS, tok, n, count_padding=True)
+    got = corpus_position_counts(TEXTS, tok, CountingConvention(n, count_padding=True))
     assert (got != position_counts(np.array(ref), n, len(tok))).nnz == 0
 
 
@@ -72,11 +72,11 @@ def test_conventions_change_the_counts_as_documented(tok):
     # reaching population shrinks; padding makes every position see every sequence
     reach = np.asarray(counts.sum(axis=1)).ravel()
     assert np.all(np.diff(reach) <= 0) and reach[-1] < len(TEXTS)
-    padded = corpus_position_counts(TEXTS, tok, n, count_padding=True)
+    padded = corpus_position_counts(TEXTS, tok, CountingConvention(n, count_padding=True))
     assert np.all(np.asarray(padded.sum(axis=1)).ravel() == len(TEXTS))
     assert np.array_equal(np.asarray(padded[:, tok.pad_token_id].todense()).ravel(), len(TEXTS) - reach)
     # min_length = n: only sequences filling the window, same population at every position
-    full = corpus_position_counts(TEXTS, tok, n, min_length=n)
+    full = corpus_position_counts(TEXTS, tok, CountingConvention(n, min_length=n))
     full_rows = np.asarray(full.sum(axis=1)).ravel()
     assert np.all(full_rows == full_rows[0]) and 0 < full_rows[0] < len(TEXTS)
     # without special tokens the empty text contributes nothing
@@ -88,7 +88,7 @@ def test_conventions_change_the_counts_as_documented(tok):
 def test_batching_and_incidence_do_not_change_counts(tok, batch_size):
     ref = corpus_position_counts(TEXTS, tok, 8)
     assert (corpus_position_counts(TEXTS, tok, 8, batch_size=batch_size) != ref).nnz == 0
-    inc = tokenize_corpus(TEXTS, tok, 8, batch_size=batch_size).incidence(CountingConvention(8))
+    inc = tokenize_corpus(TEXTS, tok, max_pieces=8, batch_size=batch_size).incidence(CountingConvention(8))
     assert (inc.counts() != ref).nnz == 0 and inc.n_sequences == len(TEXTS)
 
 
@@ -101,8 +101,6 @@ def test_convention_validation(tok):
         CountingConvention(1)
     with pytest.raises(TypeError, match="special_tokens must be True or False"):
         CountingConvention(8, special_tokens="yes")
-    with pytest.raises(TypeError, match="either a CountingConvention or keyword"):
-        corpus_position_counts(TEXTS, tok, CountingConvention(8), special_tokens=False)
     with pytest.raises(TypeError, match="not one string"):
         corpus_position_counts("a text", tok, 8)
     with pytest.raises(ValueError, match="texts is empty"):
@@ -110,7 +108,7 @@ def test_convention_validation(tok):
     with pytest.raises(TypeError, match="must be strings"):
         corpus_position_counts(["ok", 3], tok, 8)
     with pytest.raises(ValueError, match="no sequence passes"):
-        corpus_position_counts(["short"], tok, 8, min_length=8)
+        corpus_position_counts(["short"], tok, CountingConvention(8, min_length=8))
     assert "truncation=cut" in CountingConvention(8, truncation="cut").describe()
 
 

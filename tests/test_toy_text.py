@@ -12,7 +12,7 @@ def test_shipped_corpus_is_the_generator_output():
 
 
 def test_deterministic_and_seed_dependent():
-    assert tiny_reviews(50, rng=3) == tiny_reviews(50, rng=3) != tiny_reviews(50, rng=4)
+    assert tiny_reviews(n_reviews=50, rng=3) == tiny_reviews(n_reviews=50, rng=3) != tiny_reviews(n_reviews=50, rng=4)
 
 
 @pytest.mark.parametrize("kwargs", [dict(n_reviews=0), dict(rng=-1)])

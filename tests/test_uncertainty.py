@@ -15,10 +15,8 @@ from posgeom import (
     synthetic_corpus,
 )
 from posgeom.corpus import SequenceIncidence
-from posgeom.geometry import (
-    bootstrap_statistic,
-    split_half_distances,
-)
+from posgeom.geometry import bootstrap_statistic
+from posgeom.geometry.noise import _split_half_distances
 
 ragged = st.lists(st.lists(st.integers(0, 6), min_size=0, max_size=7), min_size=1, max_size=12)
 
@@ -60,7 +58,7 @@ def test_split_half_floor_matches_the_delta_method():
     m, n, V = 4000, 12, 20
     X = synthetic_corpus(m, n, V, rng=3, regime="stationary", topic_concentration=5.0)
     inc = SequenceIncidence.from_sequences(X, n, V)
-    floor = split_half_distances(inc, rng=0, n_splits=8)
+    floor = _split_half_distances(inc, rng=0, n_splits=8)
     assert floor.shape == (8, n) and np.all((floor >= 0) & (floor <= 1))
     D = plugin_distances(inc)
     between = D[np.triu_indices(n, 1)]
@@ -69,15 +67,15 @@ def test_split_half_floor_matches_the_delta_method():
     K = V  # all tokens occur with this concentration
     assert np.mean(between**2) == pytest.approx((K - 1) / 8 * 2 / m, rel=0.3)
     # same seed, same numbers; sequences + keywords give the same as the incidence
-    again = split_half_distances(X, rng=0, n_splits=8, n_positions=n, vocab_size=V)
+    again = _split_half_distances(X, rng=0, n_splits=8, n_positions=n, vocab_size=V)
     assert np.array_equal(floor, again)
-    assert not np.array_equal(floor, split_half_distances(inc, rng=1, n_splits=8))
+    assert not np.array_equal(floor, _split_half_distances(inc, rng=1, n_splits=8))
 
 
 def test_signal_above_floor_for_smooth_statistics():
     X = synthetic_corpus(3000, 16, 30, rng=4, regime="smooth")
     inc = SequenceIncidence.from_sequences(X, 16, 30)
-    floor = split_half_distances(inc, rng=0).max()
+    floor = _split_half_distances(inc, rng=0).max()
     D = plugin_distances(inc)
     assert D[0, -1] > 5 * floor
 
@@ -101,16 +99,16 @@ def test_bad_inputs():
     X = synthetic_corpus(20, 4, 5, rng=0)
     inc = SequenceIncidence.from_sequences(X, 4, 5)
     with pytest.raises(TypeError, match="n_positions= and vocab_size="):
-        split_half_distances(X, rng=0)
+        _split_half_distances(X, rng=0)
     with pytest.raises(TypeError, match="fixed by the SequenceIncidence"):
-        split_half_distances(inc, rng=0, n_positions=4)
+        _split_half_distances(inc, rng=0, n_positions=4)
     with pytest.raises(TypeError):
-        split_half_distances(inc)  # seed is required
+        _split_half_distances(inc)  # seed is required
     with pytest.raises(ValueError, match="confidence"):
         bootstrap_statistic(inc, lambda D: D, rng=0, confidence=1.5)
     # a position reached by a single sequence empties in some resample / half
     sparse = SequenceIncidence.from_sequences([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
     with pytest.raises(ValueError, match="position 2 receives no observation"):
-        split_half_distances(sparse, rng=0, n_splits=20)
+        _split_half_distances(sparse, rng=0, n_splits=20)
     with pytest.raises(ValueError, match="bootstrap resample .* position 2"):
         bootstrap_statistic(sparse, lambda D: D, rng=0, n_boot=50)

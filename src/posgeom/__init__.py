@@ -42,7 +42,6 @@ from .geometry import (
     pairwise_distances,
     plugin_distances,
     shift_equivariance_defect,
-    toeplitz_part,
 )
 from .stress import optimal_scale, smacof_encoding, stress_by_rank, stress_of_distances, stress_of_encoding
 
@@ -79,5 +78,4 @@ __all__ = [
     "stress_of_distances",
     "synthetic_corpus",
     "synthetic_distributions",
-    "toeplitz_part",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["check"]
 
 
-def check(claim: str, condition, detail: str = "") -> None:
+def check(claim: str, condition: object, detail: str = "") -> None:
     """Assert ``condition`` and print the claim it verifies.
 
     Parameters

@@ -9,18 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from .report import ESTIMATOR_ALIASES, ESTIMATORS, ReportSettings
 from .report_ladder import LADDER_RESAMPLES
 
 __all__ = [
-    "EXAMPLES",
     "main",
 ]
 
 
-EXAMPLES = """examples:
+_EXAMPLES = """examples:
   posgeom report sst2 --positions 64 --out reports/sst2
   posgeom report imdb --split test --positions 256 --limit 5000 --bootstrap 100 --out reports/imdb
   posgeom report my_corpus/ --positions 32 --no-special-tokens --out reports/mine
@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
             "on 1/2, 1/4 and 1/8 of the texts, and a pair of encodings is ranked only when its order holds on "
             "every rung (else undetermined)."
         ),
-        epilog=EXAMPLES,
+        epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument("corpus", help="'sst2', 'imdb', or a text file / folder / glob (.txt: one document per "
@@ -111,7 +111,7 @@ def _version() -> str:
     return __version__
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``posgeom`` command; returns the exit code.
 
     Parameters

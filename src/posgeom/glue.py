@@ -8,13 +8,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = [
     "record",
     "figure",
 ]
 
 
-def record(name: str, value):
+def record(name: str, value: object) -> object:
     """Glue ``value`` under ``name`` for the ledger (without displaying it) and return it unchanged.
 
     Parameters
@@ -51,7 +56,7 @@ def record(name: str, value):
     return value
 
 
-def figure(name: str, fig) -> None:
+def figure(name: str, fig: Figure) -> None:
     """Hand a matplotlib figure to the book under ``name``, for a captioned ``{glue:figure}`` block.
 
     In a book build (myst-nb available) the figure is glued without being displayed, and the chapter's markdown

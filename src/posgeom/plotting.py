@@ -9,6 +9,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 import numpy as np
 
 __all__ = [
@@ -29,7 +36,8 @@ def _axes(ax):
 HELLINGER_LABEL = "$d_H$"  # matplotlib mathtext
 
 
-def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None = None, label: str | None = None):
+def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None = None, vmax: float | None = None,
+                     label: str | None = None) -> Axes:
     """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left). Returns the axes.
 
     Parameters
@@ -78,7 +86,7 @@ def distance_heatmap(D, *, ax=None, title: str | None = None, vmax: float | None
     return ax
 
 
-def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
+def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None = None) -> Axes:
     """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line. Returns the axes.
 
     Parameters
@@ -89,8 +97,6 @@ def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
         Where to draw; a new figure if ``None``.
     label : str, optional
         Legend label of the line.
-    **line_kwargs
-        Passed to ``ax.plot`` for the line of means (e.g. ``color``, ``lw``).
 
     Returns
     -------
@@ -107,7 +113,7 @@ def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
-    >>> ax = lag_profile_plot(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), label="ruler", lw=2)
+    >>> ax = lag_profile_plot(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), label="ruler")
     >>> ax.lines[0].get_ydata()
     array([0., 1., 2., 3.])
     >>> plt.close("all")
@@ -118,14 +124,15 @@ def lag_profile_plot(D, *, ax=None, label: str | None = None, **line_kwargs):
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
     i, j = np.triu_indices(n, k=1)
-    (line,) = ax.plot(np.arange(n), lag_profile(D), label=label, **line_kwargs)
+    (line,) = ax.plot(np.arange(n), lag_profile(D), label=label)
     ax.scatter(j - i, D[i, j], s=2, alpha=0.15, color=line.get_color())
     ax.set_xlabel("lag $|i - j|$")
     ax.set_ylabel("distance")
     return ax
 
 
-def spectrum_plot(eigenvalues, *, ax=None, label: str | None = None, n_show: int | None = None):
+def spectrum_plot(eigenvalues: ArrayLike, *, ax: Axes | None = None, label: str | None = None,
+                  n_show: int | None = None) -> Axes:
     """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes.
 
     Parameters

@@ -10,6 +10,11 @@ rung (:mod:`posgeom.report_ladder`), in ``stress_table.md``, ``report.json`` and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .stress.results import StressTable
+
 import functools
 import json
 import os
@@ -24,11 +29,9 @@ from .report_floor import NoiseFloorSummary, noise_floor_summary
 from .report_ladder import FRACTIONS as LADDER_FRACTIONS
 
 __all__ = [
-    "NAMED_CORPORA",
     "ReportSettings",
     "ESTIMATORS",
     "ESTIMATOR_ALIASES",
-    "load_texts",
     "make_report",
     "NoiseFloorSummary",
     "noise_floor_summary",
@@ -39,7 +42,7 @@ ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
 #: The smallest ``sample_texts``.
 MIN_SAMPLE_TEXTS = 4
 
-NAMED_CORPORA = ("sst2", "imdb")
+_NAMED_CORPORA = ("sst2", "imdb")
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ class ReportSettings:
                                   min_length=self.min_length)
 
 
-def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, text_field: str = "text") -> list[str]:
+def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, text_field: str = "text") -> list[str]:
     """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``.
 
     Parameters
@@ -196,10 +199,10 @@ def load_texts(corpus: str, *, split: str = "train", limit: int | None = None, t
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     _ = (Path(tmp) / "reviews.txt").write_text("a fine film\\nskip it\\nloved it\\n", encoding="utf-8")
-    ...     load_texts(tmp, limit=2)
+    ...     _load_texts(tmp, limit=2)
     ['a fine film', 'skip it']
     """
-    if corpus in NAMED_CORPORA:
+    if corpus in _NAMED_CORPORA:
         from .data import datasets
 
         texts = (datasets.load_sst2 if corpus == "sst2" else datasets.load_imdb)(split).texts
@@ -222,7 +225,7 @@ def _sample_texts(texts: list[str], n: int | None, seed: int) -> list[str]:
 def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, seed: int) -> np.ndarray:
     """The indices of the texts a report uses: the first ``limit``, then a seeded subset of ``sample_texts``.
 
-    The one selection of both routes (:func:`load_texts` + :func:`_sample_texts` in one process, and the ``select``
+    The one selection of both routes (``_load_texts`` + ``_sample_texts`` in one process, and the ``select``
     of :func:`posgeom.data.sharded_tokenized_corpus` on Dask), so that both use the same texts.
     """
     m = min(n_texts, limit) if limit else n_texts
@@ -256,7 +259,7 @@ def _split_method(settings: ReportSettings) -> str | None:
     return f"{CORRECTED_SPLITS} random permutations of the sequences (numpy Generator seeded {settings.seed})"
 
 
-def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False):
+def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False) -> StressTable:
     """Compute the report and write its files into ``out`` (created if needed).
 
     Parameters
@@ -291,7 +294,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     >>> import tempfile
     >>> from posgeom.corpus import tiny_reviews
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(tiny_reviews(400, rng=0)), encoding="utf-8")
+    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(tiny_reviews(n_reviews=400, rng=0)), encoding="utf-8")
     ...     table = make_report(ReportSettings(str(Path(tmp) / "reviews.txt"), n_positions=6), Path(tmp) / "out")
     ...     names = sorted(p.name for p in (Path(tmp) / "out").iterdir())
     >>> len(names), names[:4]
@@ -315,7 +318,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     convention = settings.convention()
     n = settings.n_positions
     d, n_heads = _model_shape(settings.model)
-    table_positions = learned_position_embeddings(settings.model)
+    table_positions = learned_position_embeddings(model=settings.model)
     offset = 0 if settings.special_tokens else 1
     if n + offset > table_positions.shape[0]:
         raise ValueError(
@@ -329,7 +332,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         # (shards sorted by path, documents in file order), feed the same estimator code below
         from .data.distributed import sharded_tokenized_corpus
 
-        if settings.corpus in NAMED_CORPORA:
+        if settings.corpus in _NAMED_CORPORA:
             raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
         select = None
         if settings.limit or settings.sample_texts is not None:
@@ -339,9 +342,9 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
                                           text_field=settings.text_field, select=select)
     else:
-        texts = load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
+        texts = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         texts = _sample_texts(texts, settings.sample_texts, settings.seed)
-        tokens = tokenize_corpus(texts, load_tokenizer(settings.model), max_pieces=n, progress=progress)
+        tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=n, progress=progress)
     n_texts = len(tokens)
     data = tokens.incidence(convention)
     if settings.estimator == "resolved":
@@ -368,7 +371,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             corrected = None
         floors = None if corrected is None else corrected.floors
         D = corrected.distances if settings.estimator == "cross-fitted" else PlugIn().distances(data).distances
-    candidates = standard_candidates(n, d=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
+    candidates = standard_candidates(n, d_model=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
     bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}

@@ -9,15 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
-    "FLOOR_WARNING_SHARE",
     "NoiseFloorSummary",
     "noise_floor_summary",
 ]
 
 #: Warn when the median noise floor exceeds this share of the median distance.
-FLOOR_WARNING_SHARE = 0.5
+_FLOOR_WARNING_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class NoiseFloorSummary:
     line : str
         One sentence for the report.
     warning : str or None
-        A sentence when the share exceeds ``FLOOR_WARNING_SHARE`` (one half), else ``None``.
+        A sentence when the share exceeds ``_FLOOR_WARNING_SHARE`` (one half), else ``None``.
 
     Examples
     --------
@@ -50,7 +50,7 @@ class NoiseFloorSummary:
     warning: str | None
 
 
-def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSummary:
+def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str | None = None) -> NoiseFloorSummary:
     """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
 
     Parameters
@@ -58,8 +58,8 @@ def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSu
     D : (n, n) array
         The reported distances (off-diagonal entries are summarised).
     floors : (n,) array or None
-        Split-half noise floors of the positions (:attr:`posgeom.geometry.CorrectedDistances.floors`); ``None`` when
-        they could not be measured.
+        Split-half noise floors of the positions (``floors`` of :class:`posgeom.geometry.CorrectedDistances`);
+        ``None`` when they could not be measured.
     reason : str, optional
         Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split).
 
@@ -91,7 +91,7 @@ def noise_floor_summary(D, floors, *, reason: str | None = None) -> NoiseFloorSu
     line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
             f"floor share {share:.2f}.")
     warning = None
-    if share > FLOOR_WARNING_SHARE:
+    if share > _FLOOR_WARNING_SHARE:
         warning = (f"the median noise floor ({median_floor:.4f}) exceeds half the median distance "
                    f"({median_distance:.4f}): much of this geometry is sampling noise; use more documents, "
                    "fewer positions, or read the stresses with their intervals (--bootstrap).")

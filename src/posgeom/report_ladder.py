@@ -26,13 +26,22 @@ fewer random splits than the point estimate, so its stresses are noisier and shi
 replicates can then exclude the estimate itself, even with the opposite sign.
 
 * :func:`report_ladder`: the ladder of a report, computed, as a JSON-ready dict (``report.json``, key ``"ladder"``).
-* :func:`ladder_summary`: the same dict from ladders already computed.
+* ``_ladder_summary``: the same dict from ladders already computed.
 * :func:`ladder_markdown`: its section of ``stress_table.md``.
 * :func:`ladder_line`: one sentence for the terminal.
 * :func:`plot_ladder`: the figure ``ladder.png``, drawn from the dict alone (so from ``report.json`` too).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from .corpus.incidence import SequenceIncidence
+    from .stress.candidates import Candidate
 
 from dataclasses import replace
 from itertools import combinations
@@ -45,13 +54,12 @@ __all__ = [
     "FRACTIONS",
     "LADDER_RESAMPLES",
     "report_ladder",
-    "ladder_summary",
     "ladder_markdown",
     "ladder_line",
     "plot_ladder",
 ]
 
-#: The rungs: shares of the texts, the whole corpus first.
+#: The rungs (shares of the texts), the whole corpus first.
 FRACTIONS = (1.0, 0.5, 0.25, 0.125)
 #: Bootstrap resamples per rung of ``--ladder`` given without a number.
 LADDER_RESAMPLES = 200
@@ -93,8 +101,9 @@ def _contrast(ladder: Ladder, a: int, b: int) -> list:
     return out
 
 
-def report_ladder(candidates, data, estimator, *, rng: int, n_resamples: int = LADDER_RESAMPLES,
-                  fractions=FRACTIONS) -> dict:
+def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, estimator: object, *, rng: int,
+                  n_resamples: int = LADDER_RESAMPLES,
+                  fractions: Sequence[float] = FRACTIONS) -> dict:
     """The ladder of a report: the stress of every row, and the mean squared distance, on every rung.
 
     Parameters
@@ -115,7 +124,7 @@ def report_ladder(candidates, data, estimator, *, rng: int, n_resamples: int = L
     Returns
     -------
     dict
-        :func:`ladder_summary` of the two ladders.
+        ``_ladder_summary`` of the two ladders.
 
     Examples
     --------
@@ -139,12 +148,12 @@ def report_ladder(candidates, data, estimator, *, rng: int, n_resamples: int = L
     stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, n_resamples=n_resamples,
                              fractions=fractions)
     iu = np.triu_indices(data.n_positions, 1)
-    geometry = stability_ladder(estimator, data, lambda Q: Q[iu].mean(), fractions=fractions, rng=rng,
+    geometry = stability_ladder(estimator, data, statistic=lambda Q: Q[iu].mean(), fractions=fractions, rng=rng,
                                 n_resamples=n_resamples)
-    return ladder_summary(stresses, fitted=[c.name for c in candidates if c.fitted], geometry=geometry)
+    return _ladder_summary(stresses, fitted=[c.name for c in candidates if c.fitted], geometry=geometry)
 
 
-def ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
+def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     """The ladder of a report as a JSON-ready dict: every row on every rung, and the verdict on every pair.
 
     Parameters
@@ -184,7 +193,7 @@ def ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     >>> inc = SequenceIncidence.from_sequences(np.stack([gen.choice(4, 1600, p=q) for q in p], axis=1), 8, 4)
     >>> line = np.abs(np.subtract.outer(np.arange(8.0), np.arange(8.0)))
     >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(8))]
-    >>> summary = ladder_summary(stress_ladder(rows, inc, rng=0, n_resamples=50))
+    >>> summary = _ladder_summary(stress_ladder(rows, inc, rng=0, n_resamples=50))
     >>> summary["n_texts"], summary["verdicts"][0]["verdict"], summary["ranked"], summary["pairs"]
     ([1600, 800, 400, 200], 'line < constant', 1, 1)
     """
@@ -213,13 +222,13 @@ def ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     }
 
 
-def ladder_markdown(summary: dict, digits: int = 3) -> str:
+def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     """The ladder's section of ``stress_table.md``: stress on every rung, then the verdict on every pair.
 
     Parameters
     ----------
     summary : dict
-        From :func:`ladder_summary`.
+        From ``_ladder_summary``.
     digits : int, default 3
         Decimals of the stresses.
 
@@ -285,7 +294,7 @@ def ladder_line(summary: dict) -> str:
     Parameters
     ----------
     summary : dict
-        From :func:`ladder_summary`.
+        From ``_ladder_summary``.
 
     Returns
     -------
@@ -304,13 +313,13 @@ def ladder_line(summary: dict) -> str:
             f"every rung{tail}.")
 
 
-def plot_ladder(summary: dict, *, ax=None, fitted: bool = True):
+def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -> Axes:
     """Each encoding's scale-optimal stress with its interval on every rung of the ladder (a forest plot).
 
     Parameters
     ----------
     summary : dict
-        From :func:`ladder_summary` (or the ``"ladder"`` entry of a report's ``report.json``).
+        From ``_ladder_summary`` (or the ``"ladder"`` entry of a report's ``report.json``).
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure if ``None``.
     fitted : bool, default True

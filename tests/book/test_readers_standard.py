@@ -5,7 +5,9 @@
 * **words outside dropdowns**: the words of the Markdown cells, leaving out ``{dropdown}`` directives, admonitions
   with the ``dropdown`` class, display math and directive options: at most 2,500;
 * **result first**: the first Markdown cells before any code a reader sees hold an admonition whose title names the
-  result, with a glued figure in it, followed by "After this chapter you can" and three objectives.
+  result, with a glued figure in it, followed by "After this chapter you can" and three objectives;
+* **captions**: every figure caption (``{glue:figure}`` and ``{figure}`` bodies, in the notebooks and the .md pages)
+  has at least two sentences: what is plotted, then a one-sentence takeaway.
 
 Run as a script on notebooks to print the numbers: ``python tests/book/test_readers_standard.py book/*.ipynb``.
 """
@@ -143,6 +145,53 @@ def test_result_first(name):
     after = text[box.end() :]
     assert re.search(r"after this chapter you can", after, flags=re.I), "no 'After this chapter you can' list"
     assert len(re.findall(r"^\s*[*-] ", after, flags=re.M)) >= 3, "fewer than three objectives"
+
+
+_CAPTION = re.compile(r"^(`{3,}|:{3,})\{(?:glue:figure|figure)\}[^\n]*\n(.*?)^\1\s*$", flags=re.S | re.M)
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)(?<!\bFig)(?<!\bEq)[.!?](?=\s+[A-Z(*\"]|\s*$)")
+
+
+def captions(markdown: str) -> list[str]:
+    """The bodies of the figure directives of a Markdown text, options left out."""
+    return [
+        "\n".join(line for line in m.group(2).splitlines() if not line.startswith(":")).strip()
+        for m in _CAPTION.finditer(markdown)
+    ]
+
+
+def sentences(caption: str) -> int:
+    """Sentences of a caption, math and roles read as one word each (so that a '.' inside them ends nothing)."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]+\$|\{[\w:-]+\}`[^`]*`", "x", caption, flags=re.S)
+    return len(_SENTENCE_END.findall(text.strip()))
+
+
+def _book_markdown() -> dict[str, str]:
+    pages = {p.name: "\n".join("".join(c["source"]) for c in _cells(p) if c["cell_type"] == "markdown")
+             for p in sorted(BOOK.glob("*.ipynb"))}
+    pages.update({p.name: p.read_text() for p in sorted(BOOK.glob("*.md"))})
+    return pages
+
+
+def test_every_caption_ends_with_a_takeaway():
+    """Every figure caption has at least two sentences: a description of what is plotted and a takeaway.
+
+    Only the count is tested here. The takeaways themselves (that the last sentence says what the reader should
+    conclude, not what is plotted, and that it is true of the numbers the chapter prints) were audited by hand
+    against the executed book; a caption added or rewritten later needs the same reading.
+    """
+    short = [
+        (page, caption[:70]) for page, text in _book_markdown().items() for caption in captions(text)
+        if sentences(caption) < 2
+    ]
+    assert not short, f"captions without a takeaway sentence: {short}"
+    assert any(captions(text) for text in _book_markdown().values()), "no caption found: the parser is broken"
+
+
+def test_caption_sentences_are_counted_as_a_reader_reads_them():
+    md = "```{glue:figure} fig_x\n:name: fig-x\n\nThe mean (e.g. of $x_i. y$) per lag. So it grows.\n```\n"
+    assert captions(md) == ["The mean (e.g. of $x_i. y$) per lag. So it grows."]
+    assert sentences(captions(md)[0]) == 2
+    assert sentences("Distances between positions, dark is close") == 0
 
 
 def test_measure_counts_only_what_a_reader_sees(tmp_path):

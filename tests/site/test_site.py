@@ -8,6 +8,7 @@ What a reader sees in a 1280-px-wide window, on every page (one test per page an
 * no raw pipe-table text: no line of the visible text outside code matches ``^\s*\|.*\|\s*$`` (a Markdown table
   that was not parsed, or printed as text);
 * no unrendered math: no ``$...$``, ``$$``, ``\(`` or ``\[`` in the visible text outside code;
+* no raw markup: no stray closing ``**``, unparsed ``{role}`` or directive fence in the visible text outside code;
 * no horizontal overflow: no code cell, output, table or displayed equation is wider than its box
   (``scrollWidth > clientWidth + 1``), and the page itself does not scroll sideways
   (``document.documentElement.scrollWidth <= window.innerWidth``);
@@ -329,6 +330,30 @@ def test_no_unrendered_math(page, reader):
     raw = [f"{label}: ...{_context(text, m.start(), m.end())}..."
            for label, pattern in _RAW_MATH for m in pattern.finditer(text)]
     assert not raw, f"{len(raw)} pieces of raw TeX in the visible text outside code: {raw[:5]}"
+
+
+_RAW_MARKUP = [
+    ("a stray closing **", re.compile(r"[^\s*]\*\*(?=\s|$)")),  # bold that did not parse (an unpaired **)
+    ("an unparsed role", re.compile(r"\{[a-z]+(?::[a-z-]+)?\}`")),  # {term}`...`, {glue:text}`...` shown as text
+    ("an unparsed directive fence", re.compile(r"^\s*(`{3,}|:{3,})\{?[a-z]", re.M)),
+]
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
+def test_no_raw_markup(page, reader):
+    """No Markdown or MyST syntax shows as text: it is a sign that a construct did not parse (outside code)."""
+    text = reader(page)["text"]
+    raw = [f"{label}: ...{_context(text, m.start(), m.end())}..."
+           for label, pattern in _RAW_MARKUP for m in pattern.finditer(text)]
+    assert not raw, f"{len(raw)} pieces of raw markup in the visible text outside code: {raw[:5]}"
+
+
+def test_raw_markup_patterns_catch_what_they_name():
+    stray, role, fence = (pattern for _, pattern in _RAW_MARKUP)
+    assert stray.search("rests on the unmoved encoding.**") and not stray.search("replace(**changes)")
+    assert stray.search("a **bold** word left unparsed") and not stray.search("a bold word, as rendered")
+    assert role.search("see {term}`stress`") and role.search("{glue:text}`x`") and not role.search("a {set} of")
+    assert fence.search("```{dropdown} Methods") and not fence.search("text ``` inline")
 
 
 @pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)

@@ -8,11 +8,14 @@ import pytest
 from posgeom.nn import TrainConfig
 from posgeom.studies import order_task
 from posgeom.studies.dose_response import (
+    _corpus_distances,
+    _scaled_mds_encoding,
+    _split_pairs,
     association_verdict,
     dose_permutation_p_value,
     extrapolation_runs,
+    permute_rows,
     seeded_dose_response,
-    split_pairs,
     within_seed_power,
     within_seed_spearman,
     xor_task,
@@ -23,14 +26,14 @@ TINY = TrainConfig(epochs=2, lr=1e-2, batch_size=20)
 
 def test_split_pairs_keeps_partners_together():
     data = order_task(10, 6, 10, rng=0)
-    a, b = split_pairs(data, 4)
+    a, b = _split_pairs(data, 4)
     assert len(a) == 8 and len(b) == 12
     for part in (a, b):
         half = len(part) // 2
         assert np.array_equal(part.y[:half], 1 - part.y[half:])  # partners have opposite labels
         assert np.array_equal(np.sort(part.X[:half], axis=1), np.sort(part.X[half:], axis=1))
     with pytest.raises(ValueError):
-        split_pairs(data, 10)
+        _split_pairs(data, 10)
 
 
 def test_xor_task_label_ignores_positions_and_is_balanced():
@@ -102,3 +105,28 @@ def test_association_verdict():
     assert association_verdict(-0.2, 0.2, 0.79) == "undetermined"
     with pytest.raises(ValueError):
         association_verdict(0.2, -0.2, 0.9)
+
+
+def test_permute_rows_is_a_derangement_of_the_chosen_rows():
+    P = np.random.default_rng(0).normal(size=(12, 5))
+    for f in (0.25, 0.5, 1.0):
+        Q = permute_rows(P, f, rng=3)
+        moved = np.flatnonzero(np.any(Q != P, axis=1))
+        assert len(moved) == round(f * 12)  # every chosen row really moves
+        assert np.allclose(np.sort(Q, axis=0), np.sort(P, axis=0))
+    assert np.array_equal(permute_rows(P, 0.5, rng=3), permute_rows(P, 0.5, rng=3))
+    assert np.array_equal(permute_rows(P, 0.0, rng=3), P)
+    with pytest.raises(ValueError):
+        permute_rows(P, 1.5, rng=0)
+
+
+def test_scaled_mds_encoding_has_zero_stress_and_the_sinusoid_spread():
+    from posgeom.encodings import sinusoidal_encoding
+    from posgeom.geometry import pairwise_distances
+    from posgeom.stress import stress_of_distances
+
+    D = _corpus_distances(order_task(60, 8, 12, rng=0))
+    P = _scaled_mds_encoding(D, 16)
+    assert stress_of_distances(pairwise_distances(P), D, scale="optimal") < 1e-9
+    spread = np.mean(pairwise_distances(P) ** 2)
+    assert spread == pytest.approx(np.mean(pairwise_distances(sinusoidal_encoding(8, 16)) ** 2))

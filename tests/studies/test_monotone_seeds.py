@@ -12,7 +12,6 @@ from posgeom.studies.monotone_seeds import (
     read_tables,
     scratch_runs,
     seed_slopes,
-    t_test_power,
     table_spearman,
 )
 
@@ -78,11 +77,6 @@ def test_seed_slopes():
         seed_slopes(values, [1, 2])
 
 
-def test_t_test_power():
-    assert t_test_power(0.0, 5) == pytest.approx(0.05, abs=1e-9)
-    assert t_test_power(1.0, 5) < t_test_power(1.0, 10) < t_test_power(2.0, 10)
-    # normal approximation for many seeds: 1 - Phi(1.96 - 0.28 * sqrt(100)) = 0.80
-    assert t_test_power(0.28, 100) == pytest.approx(0.80, abs=0.01)
 
 
 def test_gaussian_control_matches_columns_and_is_not_monotone():

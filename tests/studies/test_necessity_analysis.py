@@ -8,6 +8,8 @@ from posgeom.nn import TransformerClassifier, seed_everything
 from posgeom.studies import order_task, probe_data
 from posgeom.studies.necessity_analysis import (
     defect_table,
+    detectable_effect,
+    interval_power,
     pair_lower_bounds,
     plot_scheme_accuracy,
     symmetry_defects,
@@ -84,3 +86,25 @@ def test_plot_scheme_accuracy_draws_one_bar_per_configuration():
     )
     fig = plot_scheme_accuracy(table, 0.5)
     assert len(fig.axes[0].patches) == 2
+
+
+def test_interval_power_is_the_level_at_zero_and_matches_simulation():
+    from scipy import stats
+
+    assert np.isclose(interval_power(0.0, 5, confidence=0.99), 0.005)
+    assert interval_power(1.0, 5) < interval_power(2.0, 5) < interval_power(2.0, 10)
+    rng = np.random.default_rng(0)
+    x = rng.normal(2.5, 1.0, size=(20000, 5))  # effect 2.5 SDs over a reference of 0
+    t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / np.sqrt(5))
+    simulated = np.mean(t > stats.t.ppf(0.995, 4))
+    assert abs(simulated - interval_power(2.5, 5)) < 4 * np.sqrt(0.25 / 20000)
+
+
+def test_detectable_effect_inverts_the_power():
+    d = detectable_effect(5, confidence=0.99, power=0.8)
+    assert np.isclose(interval_power(d, 5), 0.8)
+    assert detectable_effect(20) < d  # more seeds, smaller detectable effect
+    with pytest.raises(ValueError):
+        detectable_effect(5, power=0.001)
+    with pytest.raises(ValueError):
+        interval_power(1.0, 1)

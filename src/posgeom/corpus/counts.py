@@ -2,7 +2,6 @@
 
 ============================  ==============================================================
 ``pad_sequences``             ragged sequences as one padded matrix
-``flat_tokens``               ragged sequences as one flat array and their lengths
 ``position_counts``           (position, token) counts, with explicit padding and truncation
 ``position_distributions``    the positional distributions ``mu_i`` from counts
 ============================  ==============================================================
@@ -10,14 +9,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .._validation import check_matrix, check_positive_int
 
 __all__ = [
     "pad_sequences",
-    "flat_tokens",
     "position_counts",
     "position_distributions",
 ]
@@ -58,7 +59,8 @@ def _flatten(sequences, n_positions: int, pad_id):
     return positions, ids
 
 
-def pad_sequences(sequences, n_positions: int, *, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_id: int) -> tuple[np.ndarray,
+                  np.ndarray]:
     """Right-pad token id sequences to ``n_positions``: the ids and the padding mask a model reads.
 
     Parameters
@@ -118,7 +120,7 @@ def _check_arguments(n_positions, vocab_size, pad_id):
     return n_positions, vocab_size, pad_id
 
 
-def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
+def _flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
     """Validated flat ``(positions, ids)`` int64 arrays of a corpus, under the conventions of :func:`position_counts`.
 
     Shared by every structure built from token sequences (counts, per-sequence incidences), so that all of them
@@ -151,7 +153,7 @@ def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | N
 
     Examples
     --------
-    >>> positions, ids = flat_tokens([[4, 5, 6], [7]], n_positions=2, vocab_size=8)
+    >>> positions, ids = _flat_tokens([[4, 5, 6], [7]], n_positions=2, vocab_size=8)
     >>> positions, ids
     (array([0, 1, 0]), array([4, 5, 7]))
     """
@@ -192,7 +194,8 @@ def _counts_from_matrix(ids: np.ndarray, n_positions: int, vocab_size: int) -> s
     )
 
 
-def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None) -> sp.csr_matrix:
+def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_size: int, *,
+                    pad_id: int | None = None) -> sp.csr_matrix:
     """Count the token ids found at each position of a corpus.
 
     Parameters
@@ -237,7 +240,7 @@ def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int
     if matrix is not None:
         _check_ids(matrix, vocab_size)
         return _counts_from_matrix(matrix, n_positions, vocab_size)
-    positions, ids = flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
+    positions, ids = _flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
     keys = positions * vocab_size + ids
     cells = n_positions * vocab_size
     if cells <= _DENSE_BINCOUNT_CELLS:
@@ -250,7 +253,7 @@ def position_counts(sequences, n_positions: int, vocab_size: int, *, pad_id: int
     return sp.csr_matrix((values.astype(np.int64), (rows, cols)), shape=(n_positions, vocab_size))
 
 
-def position_distributions(counts, *, smoothing: float = 0.0):
+def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.ndarray:
     """Turn position counts into positional distributions ``mu_i`` (row-stochastic).
 
     Parameters

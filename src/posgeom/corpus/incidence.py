@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_positive_int
-from .counts import _check_arguments, flat_tokens
+from .counts import _check_arguments, _flat_tokens
 
 __all__ = [
     "SequenceIncidence",
@@ -125,7 +125,7 @@ class SequenceIncidence:
         (2, array([2, 2]))
         """
         n, V, _ = _check_arguments(n_positions, vocab_size, pad_id)
-        positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
+        positions, ids = _flat_tokens(sequences, n, V, pad_id=pad_id)
         if ids.size == 0:
             raise ValueError("the sequences hold no token within the first n_positions positions")
         starts = np.flatnonzero(positions == 0)  # every non-empty sequence starts at position 0

@@ -12,7 +12,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .incidence import SequenceIncidence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distributions, check_positive_int, check_rng
 
@@ -51,7 +57,7 @@ def synthetic_distributions(
     n_positions: int,
     vocab_size: int,
     *,
-    rng,
+    rng: int | np.random.Generator,
     regime: str = "smooth",
     n_topics: int = 4,
     bandwidth: float = 0.15,
@@ -121,7 +127,7 @@ def synthetic_corpus(
     n_positions: int,
     vocab_size: int,
     *,
-    rng,
+    rng: int | np.random.Generator,
     regime: str = "smooth",
     n_topics: int = 4,
     bandwidth: float = 0.15,
@@ -173,7 +179,7 @@ def synthetic_corpus(
     return sample_sequences(mu, m, rng=rng)
 
 
-def sample_sequences(mu, n_sequences: int, *, rng) -> np.ndarray:
+def sample_sequences(mu: ArrayLike, n_sequences: int, *, rng: int | np.random.Generator) -> np.ndarray:
     """Sample sequences whose token at position ``i`` is drawn from ``mu_i``, independently across positions.
 
     The positional model of the book's synthetic corpora: positions are independent given ``mu``, so every
@@ -212,7 +218,7 @@ def sample_sequences(mu, n_sequences: int, *, rng) -> np.ndarray:
     return np.minimum(ids, mu.shape[1] - 1).T.astype(np.int64)
 
 
-def zipf_distributions(n_positions: int, vocab_size: int, *, rng, exponent: float = 1.07,
+def zipf_distributions(n_positions: int, vocab_size: int, *, rng: int | np.random.Generator, exponent: float = 1.07,
                        strength: float = 1.0) -> np.ndarray:
     """Position-dependent mixtures of two Zipf laws: a large-vocabulary corpus with known ``mu_i``.
 
@@ -254,7 +260,7 @@ def zipf_distributions(n_positions: int, vocab_size: int, *, rng, exponent: floa
     return (1 - w)[:, None] * base[None, :] + w[:, None] * other[None, :]
 
 
-def sample_texts(mu, lengths, *, rng):
+def sample_texts(mu: ArrayLike, lengths: ArrayLike, *, rng: int | np.random.Generator) -> SequenceIncidence:
     """Texts of given lengths whose token at position ``i`` is drawn from ``mu_i``, as a sequence incidence.
 
     With a real corpus's lengths (``incidence.lengths``) the texts have its reach profile (how many texts reach

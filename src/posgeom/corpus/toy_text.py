@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._validation import check_positive_int, check_rng
 
 __all__ = [
@@ -40,7 +42,7 @@ _VERDICTS_POS = ["i loved it .", "see it twice .", "a small triumph .", "highly 
 _VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "not recommended .", "avoid ."]
 
 
-def tiny_reviews(n_reviews: int = 2000, *, rng=0) -> list[str]:
+def tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator = 0) -> list[str]:
     """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed).
 
     Each review is: [opener] subject verb adjective [middle clause ...] verdict, with the sentiment of the
@@ -65,8 +67,8 @@ def tiny_reviews(n_reviews: int = 2000, *, rng=0) -> list[str]:
 
     Examples
     --------
-    >>> reviews = tiny_reviews(3, rng=0)
-    >>> len(reviews), reviews == tiny_reviews(3, rng=0)
+    >>> reviews = tiny_reviews(n_reviews=3, rng=0)
+    >>> len(reviews), reviews == tiny_reviews(n_reviews=3, rng=0)
     (3, True)
     >>> reviews[0].endswith(".")
     True

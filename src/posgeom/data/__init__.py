@@ -4,7 +4,6 @@
 ``Corpus``                         texts, labels and ids of one split
 ``load_sst2``                      SST-2 (GLUE version)
 ``load_imdb``                      IMDB reviews
-``cache_dir``                      the cache folder
 ``CountingConvention``             what ``mu_i`` counts
 ``load_tokenizer``                 the book's WordPiece tokenizer
 ``iter_token_sequences``           the counted id sequences of a corpus, in batches
@@ -24,7 +23,6 @@ from __future__ import annotations
 
 from .datasets import (
     Corpus,
-    cache_dir,
     load_imdb,
     load_sst2,
 )
@@ -49,7 +47,6 @@ from .text import (
 
 __all__ = [
     "Corpus",
-    "cache_dir",
     "load_sst2",
     "load_imdb",
     "CountingConvention",

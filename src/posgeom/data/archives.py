@@ -1,11 +1,6 @@
 """Where the corpora's archives come from: a local mirror (``$POSGEOM_DATA``) or a verified download.
 
 ==================  ====================================================================
-``DATA_ENV``        environment variable naming a local mirror folder
-``CACHE_ENV``       environment variable naming the cache folder
-``Source``          where one corpus comes from (URLs, file names, sha256)
-``SOURCES``         the two corpora, SST-2 and IMDB
-``cache_dir``       the cache folder (downloads, parsed and tokenised corpora)
 ==================  ====================================================================
 """
 
@@ -18,24 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "DATA_ENV",
-    "CACHE_ENV",
-    "Source",
-    "SOURCES",
-    "cache_dir",
 ]
 
 
 #: Environment variable naming a local mirror folder.
-DATA_ENV = "POSGEOM_DATA"
+_DATA_ENV = "POSGEOM_DATA"
 
 
 #: Environment variable naming the cache folder (downloads and parsed corpora).
-CACHE_ENV = "POSGEOM_CACHE"
+_CACHE_ENV = "POSGEOM_CACHE"
 
 
 @dataclass(frozen=True)
-class Source:
+class _Source:
     """Where one corpus comes from.
 
     Attributes
@@ -47,7 +37,7 @@ class Source:
     sha256 : str
         sha256 of the official archive.
     filename : str
-        File name of the downloaded archive inside ``cache_dir() / "downloads"``.
+        File name of the downloaded archive inside ``_cache_dir() / "downloads"``.
     mirror_filename : str
         File name of the archive inside a local mirror folder.
     mirror_sha256 : str
@@ -57,7 +47,7 @@ class Source:
 
     Notes
     -----
-    Neither GLUE nor Stanford print a sha256 next to their download links. The values in :data:`SOURCES` are the
+    Neither GLUE nor Stanford print a sha256 next to their download links. The values in ``_SOURCES`` are the
     ones recorded for exactly these URLs by independent loaders: the Hugging Face ``datasets`` checksum record of
     the GLUE script (SST-2, 7,439,277 bytes) and the Julia ``DataDeps`` registrations of ``aclImdb_v1.tar.gz``;
     torchtext's MD5 values for the same files (``9f81648d4199384278b86e315dac217c`` and
@@ -65,7 +55,7 @@ class Source:
 
     Examples
     --------
-    >>> SOURCES["sst2"].splits, SOURCES["imdb"].mirror_filename
+    >>> _SOURCES["sst2"].splits, _SOURCES["imdb"].mirror_filename
     (('train', 'dev'), 'aclImdb_v1_labeled.tar.gz')
     """
 
@@ -79,30 +69,22 @@ class Source:
 
 
 #: The two corpora. Tests may swap an entry (``dataclasses.replace``) to point at a local server.
-SOURCES: dict[str, Source] = {
-    "sst2": Source(
-        name="sst2",
-        url="https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
-        sha256="d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa",
-        filename="SST-2.zip",
-        mirror_filename="SST-2.zip",
-        mirror_sha256="e6f1e99e7f74ee96c7508f0c8dcb599026c4367547a34e590c204edf13ff4837",
-        splits=("train", "dev"),
-    ),
-    "imdb": Source(
-        name="imdb",
-        url="https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
-        sha256="c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe",
-        filename="aclImdb_v1.tar.gz",
-        mirror_filename="aclImdb_v1_labeled.tar.gz",
-        # The repacked mirror (labelled part only), as listed in the mirror's README.
-        mirror_sha256="09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
-        splits=("train", "test"),
-    ),
+_SOURCES: dict[str, _Source] = {
+    source.name: source
+    for source in (  # name, url, sha256, filename, mirror_filename, mirror_sha256, splits
+        _Source("sst2", "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
+                "d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa", "SST-2.zip", "SST-2.zip",
+                "e6f1e99e7f74ee96c7508f0c8dcb599026c4367547a34e590c204edf13ff4837", ("train", "dev")),
+        # IMDB's mirror is repacked (the labelled part only), as listed in the mirror's README
+        _Source("imdb", "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
+                "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe", "aclImdb_v1.tar.gz",
+                "aclImdb_v1_labeled.tar.gz", "09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
+                ("train", "test")),
+    )
 }
 
 
-def cache_dir() -> Path:
+def _cache_dir() -> Path:
     """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``.
 
     Returns
@@ -113,13 +95,13 @@ def cache_dir() -> Path:
     Examples
     --------
     >>> import os
-    >>> old = os.environ.get(CACHE_ENV)
-    >>> os.environ[CACHE_ENV] = "/tmp/posgeom-cache"
-    >>> str(cache_dir())
+    >>> old = os.environ.get(_CACHE_ENV)
+    >>> os.environ[_CACHE_ENV] = "/tmp/posgeom-cache"
+    >>> str(_cache_dir())
     '/tmp/posgeom-cache'
-    >>> _ = os.environ.pop(CACHE_ENV) if old is None else os.environ.update({CACHE_ENV: old})
+    >>> _ = os.environ.pop(_CACHE_ENV) if old is None else os.environ.update({_CACHE_ENV: old})
     """
-    env = os.environ.get(CACHE_ENV)
+    env = os.environ.get(_CACHE_ENV)
     if env:
         return Path(env).expanduser()
     import pooch
@@ -135,7 +117,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, str]:
+def _mirror_archive(source: _Source, folder: Path, origin: str) -> tuple[Path, str]:
     if not folder.is_dir():
         raise FileNotFoundError(
             f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the folder holding the "
@@ -145,23 +127,23 @@ def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, st
     if not path.is_file():
         raise FileNotFoundError(
             f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file {source.mirror_filename!r}. "
-            f"Copy the mirror file there, or unset {DATA_ENV} to download {source.url}"
+            f"Copy the mirror file there, or unset {_DATA_ENV} to download {source.url}"
         )
     digest = _sha256(path)
     if digest != source.mirror_sha256:
         raise ValueError(
             f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the file is "
-            f"corrupted, truncated or not the mirror. Replace it with an intact copy, or unset {DATA_ENV} to "
+            f"corrupted, truncated or not the mirror. Replace it with an intact copy, or unset {_DATA_ENV} to "
             f"download the official archive"
         )
     return path, digest
 
 
-def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
+def _download_archive(source: _Source, *, progress: bool) -> tuple[Path, str]:
     import pooch
     import requests
 
-    folder = cache_dir() / "downloads"
+    folder = _cache_dir() / "downloads"
     created = not folder.exists()
     try:
         path = pooch.retrieve(
@@ -183,29 +165,29 @@ def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
         )
         raise OSError(
             f"could not download {source.url} into {folder}: {exc}. Nothing was kept. {hint.capitalize()} "
-            f"(set {DATA_ENV} to a folder holding {source.mirror_filename})"
+            f"(set {_DATA_ENV} to a folder holding {source.mirror_filename})"
         ) from exc
     return Path(path), source.sha256
 
 
-def _source(name: str) -> Source:
-    if name not in SOURCES:
-        raise ValueError(f"unknown corpus {name!r}; choose one of {sorted(SOURCES)}")
-    return SOURCES[name]
+def _source(name: str) -> _Source:
+    if name not in _SOURCES:
+        raise ValueError(f"unknown corpus {name!r}; choose one of {sorted(_SOURCES)}")
+    return _SOURCES[name]
 
 
-def _resolve(source: Source, data_dir, progress: bool) -> tuple[Path, str]:
+def _resolve(source: _Source, data_dir, progress: bool) -> tuple[Path, str]:
     """The verified archive and its sha256: from the mirror (``data_dir``, else ``$POSGEOM_DATA``), never bypassed
     (a missing file or a wrong hash is an error), else downloaded once with pooch (a failed download leaves nothing).
     """
     if data_dir is not None:
         return _mirror_archive(source, Path(data_dir).expanduser(), "data_dir")
-    env = os.environ.get(DATA_ENV)
+    env = os.environ.get(_DATA_ENV)
     if env is not None:
         if not env.strip():
             raise ValueError(
-                f"{DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to download"
+                f"{_DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to download"
             )
-        return _mirror_archive(source, Path(env).expanduser(), f"${DATA_ENV}")
+        return _mirror_archive(source, Path(env).expanduser(), f"${_DATA_ENV}")
     return _download_archive(source, progress=progress)
 

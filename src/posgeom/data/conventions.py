@@ -10,6 +10,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from transformers import PreTrainedTokenizerFast
+
 import dataclasses
 import os
 from dataclasses import dataclass
@@ -19,7 +27,7 @@ import scipy.sparse as sp
 
 from .._validation import check_positive_int
 from ..corpus.counts import position_counts
-from .pretrained import DEFAULT_MODEL, resolve_model
+from .pretrained import _DEFAULT_MODEL, resolve_model
 
 __all__ = [
     "CountingConvention",
@@ -158,7 +166,7 @@ class CountingConvention:
         )
 
 
-def load_tokenizer(name: str | os.PathLike = DEFAULT_MODEL):
+def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTokenizerFast:
     """Load a fast (Rust-backed) ``transformers`` tokenizer.
 
     Parameters
@@ -193,7 +201,7 @@ def load_tokenizer(name: str | os.PathLike = DEFAULT_MODEL):
         tokenizer = AutoTokenizer.from_pretrained(str(resolved), use_fast=True)
     except OSError as exc:
         raise OSError(
-            f"could not load the tokenizer {name!r} ({exc}). Offline, use {DEFAULT_MODEL!r} or a local directory; "
+            f"could not load the tokenizer {name!r} ({exc}). Offline, use {_DEFAULT_MODEL!r} or a local directory; "
             "online, check the hub model id"
         ) from exc
     if not getattr(tokenizer, "is_fast", False):
@@ -226,8 +234,8 @@ def _check_texts(texts):
     return texts
 
 
-def iter_token_sequences(texts, tokenizer, convention: CountingConvention, *, batch_size: int = 1024,
-                         progress: bool = False):
+def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, convention: CountingConvention, *,
+                         batch_size: int = 1024, progress: bool = False) -> Iterator[list[np.ndarray]]:
     """Yield, batch by batch, the token id sequences that a convention counts.
 
     Parameters
@@ -313,8 +321,9 @@ def _assemble(pieces, convention: CountingConvention, cls_id, sep_id):
     return seq
 
 
-def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 1024, progress: bool = False,
-                           **convention_fields) -> sp.csr_matrix:
+def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast,
+                           convention: CountingConvention | int, *, batch_size: int = 1024,
+                           progress: bool = False) -> sp.csr_matrix:
     """Positional token counts of a text corpus under an explicit convention.
 
     Parameters
@@ -324,14 +333,12 @@ def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 10
     tokenizer : transformers fast tokenizer
         E.g. from :func:`load_tokenizer`; ``V = len(tokenizer)``.
     convention : CountingConvention or int
-        The convention, or just ``n_positions`` with the other fields given as keywords
-        (``special_tokens``, ``count_padding``, ``truncation``, ``min_length``; see :class:`CountingConvention`).
+        The convention, or just ``n_positions`` (``CountingConvention(n_positions)``, the other fields at their
+        defaults).
     batch_size : int, default 1024
         Texts tokenised per call of the Rust batch encoder.
     progress : bool, default False
         Show a ``tqdm`` progress bar.
-    **convention_fields
-        Fields of the convention when ``convention`` is an int (not allowed with a CountingConvention).
 
     Returns
     -------
@@ -352,10 +359,10 @@ def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 10
     >>> tok = load_tokenizer()
     >>> corpus_position_counts(["a b", "c"], tok, 4).sum(axis=1).A.ravel()
     array([2, 2, 2, 1])
-    >>> corpus_position_counts(["a b", "c"], tok, 4, count_padding=True).sum(axis=1).A.ravel()
+    >>> corpus_position_counts(["a b", "c"], tok, CountingConvention(4, count_padding=True)).sum(axis=1).A.ravel()
     array([2, 2, 2, 2])
     """
-    convention = _as_convention(convention, convention_fields)
+    convention = convention if isinstance(convention, CountingConvention) else CountingConvention(convention)
     vocab_size = len(tokenizer)
     pad_id = None
     if convention.count_padding:
@@ -386,16 +393,4 @@ def corpus_position_counts(texts, tokenizer, convention, *, batch_size: int = 10
         )
     total.sum_duplicates()
     return total
-
-
-
-def _as_convention(convention, fields) -> CountingConvention:
-    if isinstance(convention, CountingConvention):
-        if fields:
-            raise TypeError(
-                f"pass either a CountingConvention or keyword fields, not both (got {sorted(fields)}); "
-                "use convention.replace(...) to change fields"
-            )
-        return convention
-    return CountingConvention(convention, **fields)
 

@@ -27,8 +27,7 @@ import numpy as np
 
 from .._io import atomic_open
 from .._validation import check_rng
-from .archives import Source, _resolve, _source
-from .archives import cache_dir as cache_dir
+from .archives import _cache_dir, _resolve, _Source, _source
 
 __all__ = [
     "Corpus",
@@ -156,14 +155,14 @@ class Corpus:
         return f"Corpus({self.name!r}, {self.split!r}, {len(self)} texts, {pos} positive, source={self.source!r})"
 
 
-def _corrupt(path: Path, exc: BaseException, source: Source) -> ValueError:
+def _corrupt(path: Path, exc: BaseException, source: _Source) -> ValueError:
     return ValueError(
         f"cannot read the archive {path}: {type(exc).__name__}: {exc}. The file is truncated or corrupted; delete "
         f"it so that it is downloaded again, or replace the mirror copy ({source.mirror_filename})"
     )
 
 
-def _parse_sst2(path: Path, source: Source) -> dict:
+def _parse_sst2(path: Path, source: _Source) -> dict:
     out = {}
     try:
         with zipfile.ZipFile(path) as zf:
@@ -212,7 +211,7 @@ def _check_member_name(name: str, path: Path, *, link: bool = False) -> None:
 _IMDB_MEMBER = re.compile(r"^aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
 
 
-def _parse_imdb(path: Path, source: Source) -> dict:
+def _parse_imdb(path: Path, source: _Source) -> dict:
     found = {split: [] for split in source.splits}
     try:
         with gzip.open(path, "rb") as gz:
@@ -254,8 +253,8 @@ def _atomic_write_json(path: Path, payload) -> None:
         json.dump(payload, fh, ensure_ascii=False)
 
 
-def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:
-    entry = cache_dir() / "parsed" / f"{source.name}-v{_PARSE_VERSION}-{digest[:16]}.json"
+def _parsed(source: _Source, path: Path, digest: str, use_cache: bool) -> dict:
+    entry = _cache_dir() / "parsed" / f"{source.name}-v{_PARSE_VERSION}-{digest[:16]}.json"
     if use_cache and entry.is_file():
         try:
             with open(entry, encoding="utf-8") as fh:
@@ -293,21 +292,21 @@ def _load(name: str, split, data_dir, progress: bool, use_cache: bool) -> Corpus
 
 
 def load_sst2(
-    split: str = "train", *, data_dir: str | os.PathLike | None = None, progress: bool = False, cache: bool = True
+    split: str, *, data_dir: str | os.PathLike | None = None, progress: bool = False, cache: bool = True
 ) -> Corpus:
     """Load SST-2 (GLUE version): ``"train"`` (67,349 phrases) or ``"dev"`` (872 sentences).
 
     Parameters
     ----------
-    split : {"train", "dev"}, default "train"
+    split : {"train", "dev"}
         The split.
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
-        is downloaded into :func:`cache_dir` (once) and verified.
+        is downloaded into ``_cache_dir`` (once) and verified.
     progress : bool, default False
         Show a download progress bar.
     cache : bool, default True
-        Read/write the parsed corpus in ``cache_dir() / "parsed"`` (written atomically).
+        Read/write the parsed corpus in ``_cache_dir() / "parsed"`` (written atomically).
 
     Returns
     -------
@@ -338,7 +337,7 @@ def load_sst2(
 
 
 def load_imdb(
-    split: str = "train",
+    split: str,
     *,
     html_breaks: str = "keep",
     data_dir: str | os.PathLike | None = None,
@@ -349,7 +348,7 @@ def load_imdb(
 
     Parameters
     ----------
-    split : {"train", "test"}, default "train"
+    split : {"train", "test"}
         The split.
     html_breaks : {"keep", "space"}, default "keep"
         ``"keep"`` returns the reviews exactly as distributed, with their HTML line breaks ``<br />`` (which the
@@ -360,7 +359,7 @@ def load_imdb(
     progress : bool, default False
         Show a download progress bar.
     cache : bool, default True
-        Read/write the parsed corpus in ``cache_dir() / "parsed"``.
+        Read/write the parsed corpus in ``_cache_dir() / "parsed"``.
 
     Returns
     -------

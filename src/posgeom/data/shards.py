@@ -1,7 +1,6 @@
 """Reading a corpus stored as shards: a folder or glob of text, JSONL or Parquet files.
 
 ====================  =================================================
-``SHARD_SUFFIXES``    the suffixes read
 ``shard_paths``       the shard files of a folder, file or glob, sorted
 ``read_shard``        the documents of one shard
 ====================  =================================================
@@ -15,13 +14,12 @@ import os
 from pathlib import Path
 
 __all__ = [
-    "SHARD_SUFFIXES",
     "shard_paths",
     "read_shard",
 ]
 
 
-SHARD_SUFFIXES = (".txt", ".jsonl", ".parquet")
+_SHARD_SUFFIXES = (".txt", ".jsonl", ".parquet")
 
 
 def shard_paths(source: str | os.PathLike) -> list[Path]:
@@ -53,15 +51,15 @@ def shard_paths(source: str | os.PathLike) -> list[Path]:
     """
     source = str(source)
     if os.path.isdir(source):
-        paths = [p for p in Path(source).rglob("*") if p.is_file() and p.suffix in SHARD_SUFFIXES]
+        paths = [p for p in Path(source).rglob("*") if p.is_file() and p.suffix in _SHARD_SUFFIXES]
     elif os.path.isfile(source):
         paths = [Path(source)]
     else:
         paths = [Path(p) for p in glob.glob(source, recursive=True) if os.path.isfile(p)]
-    paths = sorted(p for p in paths if p.suffix in SHARD_SUFFIXES)
+    paths = sorted(p for p in paths if p.suffix in _SHARD_SUFFIXES)
     if not paths:
         raise FileNotFoundError(
-            f"no shard files ({', '.join(SHARD_SUFFIXES)}) found at {source!r}; pass a folder, a file or a glob "
+            f"no shard files ({', '.join(_SHARD_SUFFIXES)}) found at {source!r}; pass a folder, a file or a glob "
             "such as 'corpus/*.jsonl'"
         )
     return paths
@@ -136,4 +134,4 @@ def _read_shard(path: Path, text_field: str) -> list[str]:
             raise ImportError("reading Parquet shards needs pyarrow: pip install 'posgeom[dask]'") from exc
         table = pq.read_table(path, columns=[text_field]) if text_field else pq.read_table(path)
         return [str(t) for t in table.column(text_field).to_pylist()]
-    raise ValueError(f"unsupported shard type {path.suffix!r} for {path}; use one of {SHARD_SUFFIXES}")
+    raise ValueError(f"unsupported shard type {path.suffix!r} for {path}; use one of {_SHARD_SUFFIXES}")

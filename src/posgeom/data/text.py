@@ -11,6 +11,14 @@ The conventions and the streamed counts are in :mod:`posgeom.data.conventions` (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerFast
+
+    from .datasets import Corpus
+
 import hashlib
 import os
 from pathlib import Path
@@ -26,7 +34,7 @@ from .conventions import _assemble, _check_texts, _special_ids
 from .conventions import corpus_position_counts as corpus_position_counts
 from .conventions import iter_token_sequences as iter_token_sequences
 from .conventions import load_tokenizer as load_tokenizer
-from .pretrained import DEFAULT_MODEL
+from .pretrained import _DEFAULT_MODEL
 
 __all__ = [
     "TokenizedCorpus",
@@ -257,7 +265,8 @@ class TokenizedCorpus:
                        pad_id=None if pad_id < 0 else pad_id)
 
 
-def tokenize_corpus(texts, tokenizer, max_pieces: int = 512, *, batch_size: int = 1024,
+def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *, max_pieces: int = 512,
+                    batch_size: int = 1024,
                     progress: bool = False) -> TokenizedCorpus:
     """Tokenise texts into word pieces (no special tokens), keeping the first ``max_pieces`` of each.
 
@@ -303,7 +312,8 @@ def tokenize_corpus(texts, tokenizer, max_pieces: int = 512, *, batch_size: int 
                            vocab_size=len(tokenizer), cls_id=cls_id, sep_id=sep_id, pad_id=pad_id)
 
 
-def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: int = 512, tokenizer=None,
+def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_pieces: int = 512,
+                            tokenizer: PreTrainedTokenizerFast | None = None,
                             cache: str | os.PathLike | None = None, batch_size: int = 1024,
                             progress: bool = False) -> TokenizedCorpus:
     """:func:`tokenize_corpus` of a :class:`posgeom.data.Corpus`, cached on disk and rebuilt when missing.
@@ -319,7 +329,7 @@ def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: i
     tokenizer : transformers fast tokenizer, optional
         Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
-        Cache folder; default ``posgeom.data.cache_dir() / "tokens"``.
+        Cache folder; default ``posgeom.data._cache_dir() / "tokens"``.
     batch_size : int, default 1024
         Texts tokenised per batch (on a cache miss).
     progress : bool, default False
@@ -346,7 +356,7 @@ def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: i
     ...     len(list(Path(tmp).glob("*.npz"))), again.lengths
     (1, array([3, 1]))
     """
-    from .archives import cache_dir
+    from .archives import _cache_dir
 
     digest = hashlib.sha256()
     for t in corpus.texts:
@@ -354,7 +364,7 @@ def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: i
         digest.update(b"\x00")
     tag = (f"{corpus.name}-{corpus.split}-{len(corpus.texts)}-{digest.hexdigest()[:12]}-p{max_pieces}"
            f"-{hashlib.sha256(str(model).encode()).hexdigest()[:8]}")
-    folder = Path(cache) if cache is not None else cache_dir() / "tokens"
+    folder = Path(cache) if cache is not None else _cache_dir() / "tokens"
     path = folder / f"{tag}.npz"
     if path.is_file():
         try:
@@ -362,8 +372,8 @@ def cached_tokenized_corpus(corpus, *, model: str = DEFAULT_MODEL, max_pieces: i
         except (OSError, ValueError, KeyError):
             pass  # unreadable entry: rebuild
     if tokenizer is None:
-        tokenizer = load_tokenizer(model)
-    result = tokenize_corpus(corpus.texts, tokenizer, max_pieces, batch_size=batch_size, progress=progress)
+        tokenizer = load_tokenizer(name=model)
+    result = tokenize_corpus(corpus.texts, tokenizer, max_pieces=max_pieces, batch_size=batch_size, progress=progress)
     try:
         result.save(path)
     except OSError:

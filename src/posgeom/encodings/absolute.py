@@ -2,7 +2,7 @@
 
 * :func:`sinusoidal_encoding` (Vaswani et al.) and its frequencies :func:`sinusoidal_frequencies`;
 * :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
-  placed in ``R^d`` by an orthonormal map, see :func:`place_in_width` and :func:`orthonormal_frame`);
+  placed in ``R^d`` by an orthonormal map, see ``_place_in_width`` and ``_orthonormal_frame``);
 * :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
 
 Relative schemes (RoPE, ALiBi, T5) are in :mod:`posgeom.encodings.relative`; the stress-minimising SMACOF
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_matrix, check_positive_int, check_rng
 from ..geometry.mds import classical_mds, eigenvector_signs
@@ -21,20 +22,17 @@ from ..geometry.mds import classical_mds, eigenvector_signs
 __all__ = [
     "sinusoidal_frequencies",
     "sinusoidal_encoding",
-    "orthonormal_frame",
-    "place_in_width",
     "mds_encoding",
-    "LowRankFactors",
     "low_rank_factors",
 ]
 
 
-def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE.
 
     Parameters
     ----------
-    d : int
+    d_model : int
         Width (even): one frequency per sine/cosine pair.
     base : float, default 10000.0
         Wavelength base, ``> 1``.
@@ -54,7 +52,7 @@ def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     >>> sinusoidal_frequencies(4, base=100.0)
     array([1. , 0.1])
     """
-    d = check_positive_int(d, "d")
+    d = check_positive_int(d_model, "d_model")
     if d % 2:
         raise ValueError(f"d must be even (sine/cosine pairs), got d={d}")
     base = float(base)
@@ -63,7 +61,7 @@ def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-np.arange(0, d, 2, dtype=float) / d)
 
 
-def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """The sinusoidal encoding of Vaswani et al. (2017).
 
     ``P[i, 2k] = sin(i theta_k)``, ``P[i, 2k+1] = cos(i theta_k)`` with ``theta_k = base^(-2k/d)``.
@@ -72,9 +70,9 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
 
     Parameters
     ----------
-    n : int
+    n_positions : int
         Number of positions.
-    d : int
+    d_model : int
         Model width (even).
     base : float, default 10000.0
         Wavelength base of :func:`sinusoidal_frequencies`.
@@ -99,8 +97,8 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     >>> np.linalg.norm(P, axis=1).round(6)
     array([1.414214, 1.414214, 1.414214])
     """
-    n = check_positive_int(n, "n")
-    theta = sinusoidal_frequencies(d, base)
+    n, d = check_positive_int(n_positions, "n_positions"), d_model
+    theta = sinusoidal_frequencies(d, base=base)
     angles = np.arange(n, dtype=float)[:, None] * theta[None, :]
     P = np.empty((n, d))
     P[:, 0::2] = np.sin(angles)
@@ -108,7 +106,7 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     return P
 
 
-def orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
+def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
     """An orthonormal map ``W`` (d x r, ``W^T W = I_r``) that places ``R^r`` inside ``R^d``.
 
     Parameters
@@ -132,11 +130,11 @@ def orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
 
     Examples
     --------
-    >>> orthonormal_frame(3, 2)
+    >>> _orthonormal_frame(3, 2)
     array([[1., 0.],
            [0., 1.],
            [0., 0.]])
-    >>> W = orthonormal_frame(5, 2, rng=0)
+    >>> W = _orthonormal_frame(5, 2, rng=0)
     >>> np.allclose(W.T @ W, np.eye(2))
     True
     """
@@ -151,8 +149,8 @@ def orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
     return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
-def place_in_width(X, d: int, *, rng=None) -> np.ndarray:
-    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = orthonormal_frame(d, r, rng=rng)``.
+def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
+    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = _orthonormal_frame(d, r, rng=rng)``.
 
     An orthonormal ``W`` is an isometry from ``R^r`` into ``R^d``: every distance ``||x_i - x_j||`` is kept, so the
     stress of the placed encoding equals the stress of ``X``, whatever ``rng``.
@@ -164,7 +162,7 @@ def place_in_width(X, d: int, *, rng=None) -> np.ndarray:
     d : int
         Model width, ``>= r``.
     rng : int, numpy.random.Generator or None, default None
-        Frame of :func:`orthonormal_frame`: ``None`` pads with zeros, a seed draws a random orthonormal frame.
+        Frame of ``_orthonormal_frame``: ``None`` pads with zeros, a seed draws a random orthonormal frame.
 
     Returns
     -------
@@ -178,31 +176,32 @@ def place_in_width(X, d: int, *, rng=None) -> np.ndarray:
 
     Examples
     --------
-    >>> place_in_width([[1.0], [2.0]], 3)
+    >>> _place_in_width([[1.0], [2.0]], 3)
     array([[1., 0., 0.],
            [2., 0., 0.]])
     >>> from posgeom.geometry import pairwise_distances
-    >>> pairwise_distances(place_in_width([[0.0], [2.0]], 4, rng=0)).round(6)
+    >>> pairwise_distances(_place_in_width([[0.0], [2.0]], 4, rng=0)).round(6)
     array([[0., 2.],
            [2., 0.]])
     """
     X = check_matrix(X, "X")
-    W = orthonormal_frame(d, X.shape[1], rng=rng)
+    W = _orthonormal_frame(d, X.shape[1], rng=rng)
     return X @ W.T
 
 
-def mds_encoding(D, d: int, rank: int | None = None, *, rng=None, tol: float | None = None):
+def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, rng: int | np.random.Generator | None = None,
+                 tol: float | None = None) -> np.ndarray:
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
 
     ``P = X W^T`` where ``X = U_r L_r^{1/2}`` (n x r) is :func:`posgeom.classical_mds` of ``D`` and ``W`` (d x r) is
-    :func:`orthonormal_frame`. Distances between rows of ``P`` equal those between rows of ``X`` for every choice of
+    ``_orthonormal_frame``. Distances between rows of ``P`` equal those between rows of ``X`` for every choice of
     ``W``; the choice only decides *which* ``r``-dimensional subspace of ``R^d`` the encoding occupies.
 
     Parameters
     ----------
     D : (n, n) array
         Target distances between positions (e.g. Hellinger distances between the ``mu_i``).
-    d : int
+    d_model : int
         Model width; must be ``>= rank``.
     rank : int, optional
         Number of MDS dimensions ``r``. ``None`` keeps the whole positive part of ``B`` (its numerical rank).
@@ -224,15 +223,15 @@ def mds_encoding(D, d: int, rank: int | None = None, *, rng=None, tol: float | N
     Examples
     --------
     >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> P = mds_encoding(D, d=3)
+    >>> P = mds_encoding(D, d_model=3)
     >>> P.shape
     (4, 3)
     >>> from posgeom.geometry import pairwise_distances
     >>> np.allclose(pairwise_distances(P), D)
     True
     """
-    d = check_positive_int(d, "d")
-    result = classical_mds(D, rank, tol=tol)
+    d = check_positive_int(d_model, "d_model")
+    result = classical_mds(D, rank=rank, tol=tol)
     X = result.embedding
     if X.shape[1] == 0:
         raise ValueError(
@@ -242,12 +241,12 @@ def mds_encoding(D, d: int, rank: int | None = None, *, rng=None, tol: float | N
         raise ValueError(
             f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; pass rank <= {d}"
         )
-    return place_in_width(X, d, rng=rng)
+    return _place_in_width(X, d, rng=rng)
 
 
 @dataclass(frozen=True)
 class LowRankFactors:
-    """An encoding stored as ``P ~= left @ right`` (see :func:`low_rank_factors`).
+    """An encoding stored as ``P ~= left @ right`` (see :func:`~posgeom.encodings.low_rank_factors`).
 
     Attributes
     ----------
@@ -279,13 +278,13 @@ class LowRankFactors:
 
     @property
     def n_parameters(self) -> int:
-        """Numbers stored by the factorisation: ``r (n + d)``."""
+        """Numbers stored by the factorisation, ``r (n + d)``."""
         n, r = self.left.shape
         return int(r * (n + self.right.shape[1]))
 
     @property
     def n_full_parameters(self) -> int:
-        """Numbers stored by the full encoding: ``n d``."""
+        """Numbers stored by the full encoding, ``n d``."""
         return int(self.left.shape[0] * self.right.shape[1])
 
     @property
@@ -319,7 +318,7 @@ class LowRankFactors:
         return self.left @ self.right
 
 
-def low_rank_factors(P, r: int) -> LowRankFactors:
+def low_rank_factors(P: ArrayLike, r: int) -> LowRankFactors:
     """Best rank-``r`` factorisation of an encoding by the truncated SVD ``P = U S V^T``.
 
     ``left = U_r S_r`` (n x r) and ``right = V_r^T`` (r x d): ``r (n + d)`` parameters instead of ``n d``. By

@@ -28,29 +28,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.stats import kendalltau
 
-from .._validation import check_confidence, check_distance_matrix, check_matrix, check_positive_int, check_rng
+from .._validation import check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
 from ..inference import (
-    BootstrapEstimate,
     PermutationTest,
     pearson_rows,
-    percentile_bootstrap,
     permutation_p_value,
     rank,
     spearman,
 )
 
 __all__ = [
-    "RankCorrelation",
-    "TripleMonotonicity",
-    "position_distances",
-    "distance_lag_pairs",
     "rank_correlations",
     "triple_monotonicity",
     "permutation_test",
-    "bootstrap_dimensions",
 ]
 
 
@@ -128,7 +122,7 @@ def _check_method(method) -> str:
     return method
 
 
-def position_distances(X, *, kind: str = "encoding", first: int | None = None) -> np.ndarray:
+def _position_distances(X, *, kind: str = "encoding", first: int | None = None) -> np.ndarray:
     """The (k x k) distance matrix of the first ``k`` positions of an encoding or distance matrix.
 
     Parameters
@@ -152,7 +146,7 @@ def position_distances(X, *, kind: str = "encoding", first: int | None = None) -
 
     Examples
     --------
-    >>> position_distances([[0.0], [1.0], [3.0]], first=2)
+    >>> _position_distances([[0.0], [1.0], [3.0]], first=2)
     array([[0., 1.],
            [1., 0.]])
     """
@@ -170,14 +164,14 @@ def position_distances(X, *, kind: str = "encoding", first: int | None = None) -
     return pairwise_distances(X) if kind == "encoding" else X
 
 
-def distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
+def _distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
                        max_lag: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The distance and the lag of every pair ``i < j`` considered.
 
     Parameters
     ----------
     X, kind, first
-        As in :func:`position_distances`.
+        As in ``_position_distances``.
     max_lag : int, optional
         Keep only pairs with ``j - i <= max_lag`` (``max_lag >= 2``, so that at least two lags remain).
 
@@ -191,14 +185,14 @@ def distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
     Raises
     ------
     ValueError
-        As :func:`position_distances`, or ``max_lag`` outside ``[2, k - 1]``.
+        As ``_position_distances``, or ``max_lag`` outside ``[2, k - 1]``.
 
     Examples
     --------
-    >>> distance_lag_pairs([[0.0], [1.0], [3.0]])
+    >>> _distance_lag_pairs([[0.0], [1.0], [3.0]])
     (array([1., 3., 2.]), array([1, 2, 1]))
     """
-    D = position_distances(X, kind=kind, first=first)
+    D = _position_distances(X, kind=kind, first=first)
     i, j = np.triu_indices(D.shape[0], k=1)
     lags = j - i
     if max_lag is not None:
@@ -218,7 +212,7 @@ def _check_not_constant(d: np.ndarray) -> None:
         )
 
 
-def rank_correlations(X, *, kind: str = "encoding", first: int | None = None, max_lag: int | None = None,
+def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None = None, max_lag: int | None = None,
                       kendall: bool = True) -> RankCorrelation:
     """Spearman and Kendall correlations of the position distances ``D_ij`` with the lag ``j - i``.
 
@@ -227,7 +221,7 @@ def rank_correlations(X, *, kind: str = "encoding", first: int | None = None, ma
     X : (n, d) encoding or (n, n) distance matrix
         What is measured.
     kind : {"encoding", "distances"}, default "encoding"
-        How ``X`` is read (see :func:`position_distances`).
+        How ``X`` is read (see ``_position_distances``).
     first : int, optional
         Use positions ``0..first-1`` only.
     max_lag : int, optional
@@ -252,8 +246,8 @@ def rank_correlations(X, *, kind: str = "encoding", first: int | None = None, ma
     >>> rank_correlations(np.arange(5.0)[:, None]).spearman  # points on a line: perfectly monotone
     1.0
     """
-    D = position_distances(X, kind=kind, first=first)
-    d, lags = distance_lag_pairs(D, kind="distances", max_lag=max_lag)
+    D = _position_distances(X, kind=kind, first=first)
+    d, lags = _distance_lag_pairs(D, kind="distances", max_lag=max_lag)
     _check_not_constant(d)
     rho = spearman(d, lags)
     tau = float(kendalltau(d, lags).statistic) if kendall else float("nan")
@@ -270,7 +264,7 @@ def _monotone_pairs(v: np.ndarray) -> tuple[int, int]:
     return int(np.count_nonzero((v[:, None] <= v[None, :]) & upper)), m * (m - 1) // 2
 
 
-def triple_monotonicity(X, *, kind: str = "encoding", first: int | None = None) -> TripleMonotonicity:
+def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | None = None) -> TripleMonotonicity:
     """Per-position and overall fractions of monotone triples.
 
     For anchor ``i``, the triples are the pairs ``(j, k)`` on the same side of ``i`` (both ``> i`` or both ``< i``)
@@ -279,7 +273,7 @@ def triple_monotonicity(X, *, kind: str = "encoding", first: int | None = None) 
     Parameters
     ----------
     X, kind, first
-        As in :func:`position_distances` (at least 3 positions).
+        As in ``_position_distances`` (at least 3 positions).
 
     Returns
     -------
@@ -302,7 +296,7 @@ def triple_monotonicity(X, *, kind: str = "encoding", first: int | None = None) 
     -----
     Cost ``O(n^3)`` comparisons in blocks of ``O(n^2)`` memory: about a second for ``n = 512``.
     """
-    D = position_distances(X, kind=kind, first=first)
+    D = _position_distances(X, kind=kind, first=first)
     n = D.shape[0]
     if n < 3:
         raise ValueError(f"triples need at least 3 positions, got {n}")
@@ -317,7 +311,8 @@ def triple_monotonicity(X, *, kind: str = "encoding", first: int | None = None) 
     return TripleMonotonicity(per_position=per, overall=float(good.sum() / total.sum()), n_triples=int(total.sum()))
 
 
-def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearman",
+def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutations: int = 200,
+                     method: str = "spearman",
                      kind: str = "encoding", first: int | None = None,
                      max_lag: int | None = None) -> PermutationTest:
     """Is the encoding more monotone than the same vectors in a random positional order?
@@ -359,7 +354,7 @@ def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearm
     method = _check_method(method)
     rng = check_rng(rng)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
-    D = position_distances(X, kind=kind, first=first)
+    D = _position_distances(X, kind=kind, first=first)
     observed = rank_correlations(D, kind="distances", max_lag=max_lag, kendall=method == "kendall")
     statistic = observed.spearman if method == "spearman" else observed.kendall
     n = D.shape[0]
@@ -389,75 +384,3 @@ def permutation_test(X, *, rng, n_permutations: int = 200, method: str = "spearm
             null[b] = float(kendalltau(d, j - i).statistic)
     return PermutationTest(statistic=statistic, null=null, p_value=permutation_p_value(statistic, null),
                            alternative="greater", exact=False)
-
-
-def bootstrap_dimensions(P, *, rng, n_boot: int = 200, confidence: float = 0.95, method: str = "spearman",
-                         first: int | None = None, max_lag: int | None = None) -> BootstrapEstimate:
-    """Bootstrap the rank correlation over the coordinates (columns) of an encoding.
-
-    Each resample draws ``d`` columns of ``P`` with replacement and recomputes the correlation of the resulting
-    distances with the lag. It answers: how much does the monotonicity depend on *which* coordinates the encoding
-    happens to have? The premise is that the coordinates are exchangeable, which holds for learned embeddings
-    (initialised i.i.d. and trained by a procedure that is equivariant under permutations of the model's width)
-    but not for structured encodings such as the sinusoidal one (whose columns are frequencies).
-
-    Parameters
-    ----------
-    P : (n, d) array, d >= 2
-        The encoding.
-    rng : int or numpy.random.Generator
-        Seed of the column resampling.
-    n_boot : int, default 200
-        Number of resamples (``>= 2``).
-    confidence : float, default 0.95
-        Coverage of the percentile interval (:class:`posgeom.inference.BootstrapEstimate`).
-    method : {"spearman", "kendall"}, default "spearman"
-        The rank correlation bootstrapped.
-    first, max_lag
-        As in :func:`rank_correlations`.
-
-    Returns
-    -------
-    posgeom.inference.BootstrapEstimate
-        ``estimate`` on ``P`` itself, ``replicates`` on the resamples (a resample with constant distances scores 0).
-
-    Raises
-    ------
-    ValueError
-        Fewer than 2 columns, ``n_boot < 2``, ``confidence`` outside ``(0, 1)``, unknown ``method``, or ``first``
-        larger than ``n``.
-
-    Examples
-    --------
-    >>> from posgeom.encodings import sinusoidal_encoding
-    >>> res = bootstrap_dimensions(sinusoidal_encoding(10, 8), rng=0, n_boot=20)
-    >>> res.replicates.shape, round(res.estimate, 3)
-    ((20,), 0.148)
-    """
-    method = _check_method(method)
-    rng = check_rng(rng)
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    confidence = check_confidence(confidence)
-    P = check_matrix(P, "P", min_rows=2)
-    if P.shape[1] < 2:
-        raise ValueError("bootstrapping coordinates needs an encoding with at least 2 columns")
-    if first is not None:
-        first = check_positive_int(first, "first", minimum=2)
-        if first > P.shape[0]:
-            raise ValueError(f"first={first} exceeds the number of positions n={P.shape[0]}; use first <= {P.shape[0]}")
-        P = P[:first]
-
-    def stat(Q):
-        r = rank_correlations(Q, max_lag=max_lag, kendall=method == "kendall")
-        return r.spearman if method == "spearman" else r.kendall
-
-    estimate = stat(P)
-    d = P.shape[1]
-    samples = np.empty(n_boot)
-    for b in range(n_boot):
-        cols = rng.integers(0, d, size=d)
-        try:
-            samples[b] = stat(P[:, cols])
-        except ValueError:  # a resample with constant distances carries no order
-            samples[b] = 0.0
-    return percentile_bootstrap(estimate, samples, confidence=confidence, label="embedding coordinates")

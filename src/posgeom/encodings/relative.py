@@ -9,9 +9,9 @@ ALiBi, RoPE and T5 add no vector to the tokens, so their stress needs an *induce
   ``m_h`` from :func:`alibi_slopes`;
 * RoPE: ``||R_i x - R_j x||`` between rotated copies of a vector (:func:`rope_distances`), which for unit blocks is
   exactly the sinusoidal distance at the head width;
-* T5: the bucket index of ``|i - j|`` (:func:`t5_bucket`, :func:`t5_bucket_distances`).
+* T5: the bucket index of ``|i - j|`` (``_t5_bucket``, :func:`t5_bucket_distances`).
 
-Pure numpy: the torch modules that *use* these schemes live in :mod:`posgeom.nn.positional`.
+Pure numpy: the torch modules that *use* these schemes live in :mod:`posgeom.nn`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int
 from ..geometry.euclidean import pairwise_distances
@@ -29,7 +30,6 @@ __all__ = [
     "alibi_slopes",
     "alibi_distances",
     "rope_distances",
-    "t5_bucket",
     "t5_bucket_distances",
 ]
 
@@ -75,14 +75,14 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     return np.array(power_of_two(closest) + power_of_two(2 * closest)[0::2][: h - closest])
 
 
-def alibi_distances(n: int, slope: float = 1.0) -> np.ndarray:
+def alibi_distances(n_positions: int, *, slope: float = 1.0) -> np.ndarray:
     """ALiBi's induced distance ``m |i - j|`` (Press et al., 2022): the magnitude of its linear attention bias.
 
     It is the distance of the one-dimensional configuration ``x_i = m i``, hence exactly Euclidean, of rank 1.
 
     Parameters
     ----------
-    n : int
+    n_positions : int
         Number of positions (``>= 2``).
     slope : float, default 1.0
         The head's slope ``m > 0``. Stress is scale-dependent, so the slope matters for raw stress and not for
@@ -105,7 +105,7 @@ def alibi_distances(n: int, slope: float = 1.0) -> np.ndarray:
            [0.5, 0. , 0.5],
            [1. , 0.5, 0. ]])
     """
-    n = check_positive_int(n, "n", minimum=2)
+    n = check_positive_int(n_positions, "n_positions", minimum=2)
     if not (isinstance(slope, numbers.Real) and np.isfinite(slope) and slope > 0):
         raise ValueError(f"slope must be a finite number > 0, got {slope!r}")
     i = np.arange(n, dtype=float)
@@ -123,7 +123,7 @@ def _rope_rotate(x: np.ndarray, n: int, theta: np.ndarray) -> np.ndarray:
     return out
 
 
-def rope_distances(n: int, d: int, base: float = 10000.0, *, x=None) -> np.ndarray:
+def rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x: ArrayLike | None = None) -> np.ndarray:
     """RoPE's induced distance: ``||R_i x - R_j x||`` between rotated copies of one vector ``x`` (Su et al., 2024).
 
     RoPE rotates the 2-D block ``k`` of a query/key by the angle ``i theta_k`` with ``theta_k = base^(-2k/d)``
@@ -133,9 +133,9 @@ def rope_distances(n: int, d: int, base: float = 10000.0, *, x=None) -> np.ndarr
 
     Parameters
     ----------
-    n : int
+    n_positions : int
         Number of positions (``>= 2``).
-    d : int
+    d_model : int
         Head dimension (even).
     base : float, default 10000.0
         Wavelength base of :func:`~posgeom.encodings.sinusoidal_frequencies`.
@@ -162,8 +162,8 @@ def rope_distances(n: int, d: int, base: float = 10000.0, *, x=None) -> np.ndarr
     >>> np.allclose(rope_distances(5, 4), pairwise_distances(sinusoidal_encoding(5, 4)))
     True
     """
-    n = check_positive_int(n, "n", minimum=2)
-    theta = sinusoidal_frequencies(d, base)
+    n, d = check_positive_int(n_positions, "n_positions", minimum=2), d_model
+    theta = sinusoidal_frequencies(d, base=base)
     if x is None:
         x = np.tile([0.0, 1.0], d // 2)
     else:
@@ -175,7 +175,7 @@ def rope_distances(n: int, d: int, base: float = 10000.0, *, x=None) -> np.ndarr
     return pairwise_distances(_rope_rotate(x, n, theta))
 
 
-def t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True):
+def _t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True):
     """T5's relative-position bucket (Raffel et al., 2020), as in the reference implementation.
 
     With ``bidirectional=True`` half the buckets are for ``j > i``. Within a half of size ``h``, offsets
@@ -208,7 +208,7 @@ def t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 1
 
     Examples
     --------
-    >>> t5_bucket(np.array([-200, -20, -3, 0, 3, 20]))
+    >>> _t5_bucket(np.array([-200, -20, -3, 0, 3, 20]))
     array([15, 10,  3,  0, 19, 26])
     """
     num_buckets = check_positive_int(num_buckets, "num_buckets", minimum=4)
@@ -236,7 +236,7 @@ def t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 1
     return bucket + np.where(is_small, rel, large)
 
 
-def t5_bucket_distances(n: int, *, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+def t5_bucket_distances(n_positions: int, *, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
     """A dissimilarity induced by T5's bucketed relative positions: the bucket index of ``|i - j|``.
 
     T5 learns one scalar bias per bucket, so it has no intrinsic geometry; the book's convention is the distance
@@ -246,7 +246,7 @@ def t5_bucket_distances(n: int, *, num_buckets: int = 32, max_distance: int = 12
 
     Parameters
     ----------
-    n : int
+    n_positions : int
         Number of positions (``>= 2``).
     num_buckets : int, default 32
         Total number of buckets of the bidirectional scheme.
@@ -261,7 +261,7 @@ def t5_bucket_distances(n: int, *, num_buckets: int = 32, max_distance: int = 12
     Raises
     ------
     ValueError
-        ``n < 2`` or invalid bucket parameters (see :func:`t5_bucket`).
+        ``n < 2`` or invalid bucket parameters (see ``_t5_bucket``).
 
     Examples
     --------
@@ -271,7 +271,7 @@ def t5_bucket_distances(n: int, *, num_buckets: int = 32, max_distance: int = 12
            [2., 1., 0., 1.],
            [2., 2., 1., 0.]])
     """
-    n = check_positive_int(n, "n", minimum=2)
+    n = check_positive_int(n_positions, "n_positions", minimum=2)
     i = np.arange(n)
     offset = -np.abs(i[:, None] - i[None, :])  # non-positive offsets: the first half of the bidirectional buckets
-    return t5_bucket(offset, num_buckets=num_buckets, max_distance=max_distance, bidirectional=True).astype(float)
+    return _t5_bucket(offset, num_buckets=num_buckets, max_distance=max_distance, bidirectional=True).astype(float)

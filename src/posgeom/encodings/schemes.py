@@ -28,24 +28,24 @@ from ..geometry.euclidean import pairwise_distances
 from .absolute import sinusoidal_encoding
 from .relative import alibi_distances, alibi_slopes, rope_distances, t5_bucket_distances
 
-__all__ = ["SCHEMES", "ENCODING_SCHEMES", "INDUCED_SCHEMES", "induced_distances"]
+__all__ = ["SCHEMES", "INDUCED_SCHEMES", "induced_distances"]
 
-#: The positional schemes of the book's small Transformers (:mod:`posgeom.nn.positional`).
+#: The positional schemes of the book's small Transformers (:class:`posgeom.nn.TransformerClassifier`).
 SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "fixed", "low_rank")
 #: Schemes whose distances come from a given encoding matrix.
-ENCODING_SCHEMES = ("learned", "fixed", "low_rank")
+_ENCODING_SCHEMES = ("learned", "fixed", "low_rank")
 #: Every name :func:`induced_distances` accepts: the model schemes and T5's buckets.
 INDUCED_SCHEMES = SCHEMES + ("t5",)
 
 
 def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: int, base: float = 10000.0,
-                      encoding=None) -> np.ndarray:
+                      encoding: str=None) -> np.ndarray:
     """The distance a positional scheme induces between positions ``0..n-1`` (the module's convention).
 
     Parameters
     ----------
     scheme : str
-        One of :data:`INDUCED_SCHEMES`.
+        One of :data:`~posgeom.encodings.INDUCED_SCHEMES`.
     n_positions : int
         Number of positions ``n >= 2``.
     d_model : int
@@ -82,20 +82,20 @@ def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: i
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     d_model = check_positive_int(d_model, "d_model")
     n_heads = check_positive_int(n_heads, "n_heads")
-    if (encoding is not None) != (scheme in ENCODING_SCHEMES):
-        raise ValueError(f"encoding= is required for the schemes {ENCODING_SCHEMES} and rejected for the others "
+    if (encoding is not None) != (scheme in _ENCODING_SCHEMES):
+        raise ValueError(f"encoding= is required for the schemes {_ENCODING_SCHEMES} and rejected for the others "
                          f"(scheme {scheme!r})")
     if scheme == "none":
         return np.zeros((n, n))
     if scheme == "sinusoidal":
-        return pairwise_distances(sinusoidal_encoding(n, d_model, base))
+        return pairwise_distances(sinusoidal_encoding(n, d_model, base=base))
     if scheme == "rope":
         if d_model % n_heads or (d_model // n_heads) % 2:
             raise ValueError(f"RoPE needs an even head width, but d_model={d_model} / n_heads={n_heads} is not an "
                              "even integer; change d_model or n_heads")
-        return np.sqrt(n_heads) * rope_distances(n, d_model // n_heads, base)
+        return np.sqrt(n_heads) * rope_distances(n, d_model // n_heads, base=base)
     if scheme == "alibi":
-        return alibi_distances(n, float(np.linalg.norm(alibi_slopes(n_heads))))
+        return alibi_distances(n, slope=float(np.linalg.norm(alibi_slopes(n_heads))))
     if scheme == "t5":
         return t5_bucket_distances(n)
     if hasattr(encoding, "detach"):  # a torch tensor, converted without importing torch here

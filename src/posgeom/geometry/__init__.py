@@ -11,9 +11,6 @@ from .crossfit import (
     corrected_distances,
     plugin_distances,
 )
-from .distance_estimate import (
-    DistanceEstimate,
-)
 from .estimation import (
     ESTIMATORS,
     CrossFitted,
@@ -22,9 +19,7 @@ from .estimation import (
     as_estimator,
 )
 from .estimators import (
-    EstimatorErrors,
     bootstrap_corrected,
-    estimator_errors,
 )
 from .euclidean import (
     pairwise_distances,
@@ -47,7 +42,6 @@ from .mds import (
 )
 from .noise import (
     bootstrap_statistic,
-    split_half_distances,
 )
 from .polynomial import (
     BestPolynomial,
@@ -69,11 +63,9 @@ from .shift import (
     shift_equivariance_defect,
     shift_equivariant_distributions,
     subspace_alignment,
-    toeplitz_part,
 )
 
 __all__ = [
-    "DistanceEstimate",
     "PlugIn",
     "CrossFitted",
     "Resolved",
@@ -96,9 +88,6 @@ __all__ = [
     "CorrectedDistances",
     "corrected_distances",
     "bootstrap_corrected",
-    "EstimatorErrors",
-    "estimator_errors",
-    "split_half_distances",
     "bootstrap_statistic",
     "ClassicalMDS",
     "double_centered_gram",
@@ -107,7 +96,6 @@ __all__ = [
     "ladder_sign",
     "pad_texts",
     "lag_profile",
-    "toeplitz_part",
     "shift_equivariance_defect",
     "shift_equivariant_distributions",
     "fourier_basis",

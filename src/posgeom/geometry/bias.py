@@ -1,7 +1,6 @@
 """The plug-in bias of the Hellinger distance, exactly: what two finite samples are expected to show.
 
 ======================================  =======================================================================
-``expected_sqrt_frequencies``           ``E[sqrt(X_k / m)]`` for a multinomial sample of size ``m``, exactly
 ``expected_plugin_squared_distance``    the expected plug-in ``d_H^2`` between two independent samples, exactly
 ======================================  =======================================================================
 """
@@ -9,14 +8,15 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_distributions, check_positive_int
 
-__all__ = ["expected_sqrt_frequencies", "expected_plugin_squared_distance"]
+__all__ = ["expected_plugin_squared_distance"]
 
 
-def expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
+def _expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
     """``E[sqrt(X_k / m)]`` for ``X ~ Multinomial(m, mu)``, category by category (exact binomial sums).
 
     Parameters
@@ -38,7 +38,7 @@ def expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
 
     Examples
     --------
-    >>> expected_sqrt_frequencies([0.5, 0.5], 1)
+    >>> _expected_sqrt_frequencies([0.5, 0.5], 1)
     array([0.5, 0.5])
     """
     mu = np.asarray(check_distributions(np.atleast_2d(np.asarray(mu, dtype=float)), "mu"))
@@ -54,7 +54,7 @@ def expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
     return out
 
 
-def expected_plugin_squared_distance(mu, nu, m: int, m_other: int | None = None) -> float:
+def expected_plugin_squared_distance(mu: ArrayLike, nu: ArrayLike, m: int, *, m_other: int | None = None) -> float:
     """The expected plug-in ``d_H^2`` between independent samples of sizes ``m`` (from ``mu``) and ``m_other``
     (from ``nu``), exactly.
 
@@ -88,4 +88,4 @@ def expected_plugin_squared_distance(mu, nu, m: int, m_other: int | None = None)
     if mu.shape != nu.shape:
         raise ValueError(f"mu and nu must have the same length, got shapes {mu.shape} and {nu.shape}")
     m_other = m if m_other is None else m_other
-    return float(1.0 - expected_sqrt_frequencies(mu, m) @ expected_sqrt_frequencies(nu, m_other))
+    return float(1.0 - _expected_sqrt_frequencies(mu, m) @ _expected_sqrt_frequencies(nu, m_other))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
@@ -33,7 +34,7 @@ def _check_incidence(incidence) -> SequenceIncidence:
     return incidence
 
 
-def plugin_distances(incidence: SequenceIncidence, *, weights=None) -> np.ndarray:
+def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None = None) -> np.ndarray:
     """Plug-in Hellinger distances between the empirical ``mu_i`` of a sequence incidence.
 
     Parameters
@@ -246,7 +247,7 @@ class CorrectedDistances:
         averages and for the double-centred Gram matrix of classical MDS.
     floors : (n,) ndarray
         Root mean square over the splits of the split-half distance ``d_H(mu_i^A, mu_i^B)``: the noise floor of
-        position ``i`` at half the sample size (as :func:`~posgeom.geometry.split_half_distances`).
+        position ``i`` at half the sample size (as ``_split_half_distances``).
     fraction_clipped : float
         Share of the pairs ``i < j`` whose corrected squared estimate is negative (clipped to distance 0).
     mc_spread : (n, n) ndarray
@@ -274,7 +275,8 @@ class CorrectedDistances:
     n_splits: int
 
 
-def corrected_distances(incidence: SequenceIncidence, *, rng, n_splits: int = 20) -> CorrectedDistances:
+def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Generator,
+                        n_splits: int = 20) -> CorrectedDistances:
     r"""Cross-fitted, bias-corrected Hellinger distances between the positional distributions of a corpus.
 
     For each of ``n_splits`` random splits of the sequences into halves ``A`` (``floor(m/2)`` sequences) and ``B``
@@ -291,7 +293,8 @@ def corrected_distances(incidence: SequenceIncidence, *, rng, n_splits: int = 20
     Parameters
     ----------
     incidence : SequenceIncidence
-        The corpus (e.g. :meth:`SequenceIncidence.from_sequences` or :meth:`posgeom.data.TokenizedCorpus.incidence`).
+        The corpus (e.g. :meth:`~posgeom.corpus.SequenceIncidence.from_sequences` or
+        :meth:`posgeom.data.TokenizedCorpus.incidence`).
     rng : int or numpy.random.Generator
         Randomness of the splits (keyword-only, required).
     n_splits : int, default 20

@@ -24,7 +24,7 @@ from .crossfit import _distances_from_squared, corrected_distances, plugin_dista
 from .distance_estimate import DistanceEstimate as DistanceEstimate
 from .distance_estimate import _check_incidence, _Estimator, _point_statistic, _summarise
 from .noise import bootstrap_statistic
-from .resolved import Resolution, _EqualReach, choose_resolution, resolved_splits
+from .resolved import Resolution, _EqualReach, _resolved_splits, choose_resolution
 
 __all__ = [
     "PlugIn",
@@ -363,7 +363,7 @@ class Resolved(_Estimator):
         gen = check_rng(rng)
         res = self.resolution_for(inc)
         with single_threaded_blas():
-            return self._estimate(resolved_splits(inc, res, rng=gen, n_splits=self.n_splits), res)
+            return self._estimate(_resolved_splits(inc, res, rng=gen, n_splits=self.n_splits), res)
 
     def _estimate(self, Qs, res) -> DistanceEstimate:
         """The point estimate from the splits' estimates ``Qs``."""
@@ -412,13 +412,13 @@ class Resolved(_Estimator):
         engine = _EqualReach(inc, res)
         S, b_splits, m = self.n_splits, self.bootstrap_splits, inc.n_sequences
         with single_threaded_blas():
-            point = self._estimate(resolved_splits(inc, res, rng=gen, n_splits=S, engine=engine), res)
+            point = self._estimate(_resolved_splits(inc, res, rng=gen, n_splits=S, engine=engine), res)
             centre = _point_statistic(statistic, point.squared)
             reps = np.empty((B,) + centre.shape)
             for b in range(B):
                 draws = gen.integers(0, m, size=m)
                 try:
-                    Qs = resolved_splits(inc, res, rng=gen, n_splits=b_splits, draws=draws, engine=engine)
+                    Qs = _resolved_splits(inc, res, rng=gen, n_splits=b_splits, draws=draws, engine=engine)
                 except ValueError as exc:
                     raise ValueError(f"bootstrap resample {b}: {exc}") from None
                 reps[b] = _point_statistic(statistic, Qs.mean(axis=0))
@@ -430,7 +430,7 @@ class Resolved(_Estimator):
 ESTIMATORS = ("resolved", "cross-fitted", "plug-in")
 
 
-def as_estimator(name: str):
+def as_estimator(name: str) -> PlugIn | CrossFitted | Resolved:
     """An estimator with default options from its name (as ``posgeom report --estimator`` takes it).
 
     Parameters

@@ -1,9 +1,7 @@
-"""Bootstrap intervals of the cross-fitted distances, and the estimators' errors against sample size.
+"""Bootstrap intervals of the cross-fitted distances (over texts).
 
 =========================  ========================================================================
 ``bootstrap_corrected``    bootstrap over texts of the corrected estimator, or of a statistic of it
-``EstimatorErrors``        result of ``estimator_errors``
-``estimator_errors``       plug-in against corrected error on distributions with known truth
 =========================  ========================================================================
 
 The point estimators are in :mod:`posgeom.geometry.crossfit` (re-exported here).
@@ -11,14 +9,13 @@ The point estimators are in :mod:`posgeom.geometry.crossfit` (re-exported here).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._blas import single_threaded_blas
-from .._validation import check_confidence, check_distributions, check_positive_int, check_rng
+from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import SequenceIncidence
 from ..inference import BootstrapEstimate
 from .crossfit import CorrectedDistances as CorrectedDistances
@@ -26,12 +23,9 @@ from .crossfit import _check_enough_sequences, _check_incidence, _corrected_from
 from .crossfit import _distances_from_squared as _distances_from_squared
 from .crossfit import corrected_distances as corrected_distances
 from .crossfit import plugin_distances as plugin_distances
-from .hellinger import hellinger_distances
 
 __all__ = [
     "bootstrap_corrected",
-    "EstimatorErrors",
-    "estimator_errors",
 ]
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -93,7 +87,8 @@ def _resample_tasks(gen, n_boot, m, n_splits):
         yield b, draws, perms
 
 
-def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_boot: int = 500, n_splits: int = 1,
+def bootstrap_corrected(incidence: SequenceIncidence, *, statistic: Callable[[np.ndarray], object] | None = None,
+                        rng: int | np.random.Generator, n_boot: int = 500, n_splits: int = 1,
                         estimate_splits: int = 20, confidence: float = 0.95, interval: str = "percentile",
                         n_jobs: int = 1) -> BootstrapEstimate:
     """Bootstrap over sequences of the corrected estimator: intervals for its distances or for a statistic of them.
@@ -180,7 +175,7 @@ def bootstrap_corrected(incidence: SequenceIncidence, statistic=None, *, rng, n_
     >>> from posgeom import synthetic_corpus
     >>> from posgeom.corpus import SequenceIncidence
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(200, 4, 6, rng=0), 4, 6)
-    >>> res = bootstrap_corrected(inc, lambda D: D[0, 3], rng=0, n_boot=50)
+    >>> res = bootstrap_corrected(inc, statistic=lambda D: D[0, 3], rng=0, n_boot=50)
     >>> bool(res.lower <= res.estimate <= res.upper), res.replicates.shape
     (True, (50,))
     """
@@ -279,148 +274,3 @@ def _collect(results, out, statistic) -> None:
     """Store each replicate's corrected squared matrix (default) or the statistic of its distances, in order."""
     for b, Q in enumerate(results):
         out[b] = Q if statistic is None else statistic(_distances_from_squared(Q))
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Error against sample size, on distributions with known truth
-# ---------------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EstimatorErrors:
-    """Errors of the plug-in and corrected estimators against the truth, by sample size (:func:`estimator_errors`).
-
-    All per-size arrays have shape ``(len(sample_sizes),)`` and average over the pairs ``i < j`` and the
-    replications. Errors are on the distance scale (``d_H``, not ``d_H^2``).
-
-    Attributes
-    ----------
-    sample_sizes : ndarray of int
-    mean_true_distance : float
-        Mean true distance over the pairs ``i < j``.
-    plugin_bias, plugin_mae : ndarray
-        Mean of (plug-in minus true), and mean absolute error, of the plug-in distances.
-    corrected_bias, corrected_mae : ndarray
-        The same for the corrected distances (clipped at 0).
-    fraction_clipped : ndarray
-        Mean share of the pairs clipped to distance 0 by the corrected estimator.
-    n_replicates : int
-        Independent corpora per sample size.
-
-    Examples
-    --------
-    >>> from posgeom import synthetic_distributions
-    >>> err = estimator_errors(synthetic_distributions(4, 20, rng=0), [50], rng=0, n_replicates=1)
-    >>> sorted(err.as_dict())[:2]
-    ['corrected_bias', 'corrected_mae']
-    """
-
-    sample_sizes: np.ndarray
-    mean_true_distance: float
-    plugin_bias: np.ndarray
-    plugin_mae: np.ndarray
-    corrected_bias: np.ndarray
-    corrected_mae: np.ndarray
-    fraction_clipped: np.ndarray
-    n_replicates: int
-
-    def as_dict(self) -> dict:
-        """Columns for a table or a plot.
-
-        Returns
-        -------
-        dict
-            ``sample_size`` and the per-size error arrays, e.g. for ``pandas.DataFrame(errors.as_dict())``.
-
-        Examples
-        --------
-        >>> from posgeom import synthetic_distributions
-        >>> err = estimator_errors(synthetic_distributions(4, 20, rng=0), [50, 100], rng=0, n_replicates=1)
-        >>> err.as_dict()["sample_size"]
-        array([ 50, 100])
-        """
-        return {"sample_size": self.sample_sizes, "plugin_bias": self.plugin_bias, "plugin_mae": self.plugin_mae,
-                "corrected_bias": self.corrected_bias, "corrected_mae": self.corrected_mae,
-                "fraction_clipped": self.fraction_clipped}
-
-
-def _sample_independent(mu: np.ndarray, m: int, gen: np.random.Generator) -> np.ndarray:
-    """``m`` sequences whose token at position ``i`` is drawn from ``mu_i``, independently across positions."""
-    cdf = np.cumsum(mu, axis=1)
-    cdf[:, -1] = 1.0
-    u = gen.random((mu.shape[0], m))
-    ids = np.stack([np.searchsorted(cdf[i], u[i], side="right") for i in range(mu.shape[0])])
-    return np.minimum(ids, mu.shape[1] - 1).T
-
-
-def estimator_errors(mu, sample_sizes, *, rng, n_replicates: int = 4, n_splits: int = 20,
-                     sampler=None) -> EstimatorErrors:
-    """Plug-in against corrected estimator on corpora sampled from known positional distributions.
-
-    For each sample size ``m`` and each of ``n_replicates`` corpora of ``m`` sequences, computes the plug-in and
-    the corrected Hellinger distances and compares them with the true ``d_H(mu_i, mu_j)``.
-
-    Parameters
-    ----------
-    mu : (n, V) array
-        The true positional distributions (rows sum to 1), e.g. :func:`posgeom.synthetic_distributions`.
-    sample_sizes : sequence of int
-        Numbers of sequences per corpus (each at least 4).
-    rng : int or numpy.random.Generator
-        Randomness of the corpora and of the splits (keyword-only, required).
-    n_replicates : int, default 4
-        Corpora per sample size.
-    n_splits : int, default 20
-        Random splits of the corrected estimator.
-    sampler : callable, optional
-        ``sampler(m, generator) -> (m, n) int array`` of token ids whose position-``i`` marginal is ``mu_i``
-        (to study within-sequence dependence). Default: tokens drawn independently across positions.
-
-    Returns
-    -------
-    EstimatorErrors
-
-    Raises
-    ------
-    TypeError
-        Bad ``rng``, integer arguments or ``sampler``.
-    ValueError
-        ``mu`` is not a matrix of distributions, a sample size is below 4, or ``n_replicates < 1``.
-
-    Examples
-    --------
-    >>> from posgeom import synthetic_distributions
-    >>> mu = synthetic_distributions(6, 50, rng=0, topic_concentration=1.0)
-    >>> err = estimator_errors(mu, [40, 400], rng=0, n_replicates=2)
-    >>> bool(err.corrected_mae[0] < err.plugin_mae[0]), err.plugin_mae.shape
-    (True, (2,))
-    """
-    P = check_distributions(mu, "mu")
-    P = P.toarray() if sp.issparse(P) else np.asarray(P)
-    n, V = P.shape
-    sizes = np.array([check_positive_int(s, "sample size", minimum=4) for s in np.atleast_1d(sample_sizes)])
-    n_replicates = check_positive_int(n_replicates, "n_replicates")
-    n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
-    gen = check_rng(rng)
-    if sampler is not None and not callable(sampler):
-        raise TypeError("sampler must be a callable (m, generator) -> (m, n) token ids, or None")
-    truth = hellinger_distances(P)
-    iu = np.triu_indices(n, 1)
-    t = truth[iu]
-    out = {k: np.zeros(sizes.size) for k in ("pb", "pm", "cb", "cm", "fc")}
-    for s, m in enumerate(sizes):
-        for _ in range(n_replicates):
-            X = _sample_independent(P, int(m), gen) if sampler is None else sampler(int(m), gen)
-            inc = SequenceIncidence.from_sequences(np.asarray(X), n, V)
-            plug = plugin_distances(inc)[iu] - t
-            est = corrected_distances(inc, rng=gen, n_splits=n_splits)
-            corr = est.distances[iu] - t
-            out["pb"][s] += plug.mean()
-            out["pm"][s] += np.abs(plug).mean()
-            out["cb"][s] += corr.mean()
-            out["cm"][s] += np.abs(corr).mean()
-            out["fc"][s] += est.fraction_clipped
-    r = float(n_replicates)
-    return EstimatorErrors(sample_sizes=sizes, mean_true_distance=float(t.mean()) if t.size else 0.0,
-                           plugin_bias=out["pb"] / r, plugin_mae=out["pm"] / r, corrected_bias=out["cb"] / r,
-                           corrected_mae=out["cm"] / r, fraction_clipped=out["fc"] / r, n_replicates=n_replicates)

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist, squareform
 
 from .._validation import check_matrix
@@ -17,7 +18,7 @@ __all__ = [
 ]
 
 
-def pairwise_distances(P) -> np.ndarray:
+def pairwise_distances(P: ArrayLike) -> np.ndarray:
     """Euclidean distances ``||p_i - p_j||`` between the rows of an encoding ``P`` (n x d) as an (n x n) array.
 
     Parameters

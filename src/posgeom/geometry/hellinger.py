@@ -1,9 +1,7 @@
 """Hellinger and Fisher-Rao distances between positional distributions.
 
 ================================  ==========================================================================
-``bhattacharyya_coefficients``    ``BC(mu, nu) = sum_k sqrt(mu_k nu_k)`` between the rows of ``P``
 ``hellinger_distances``           ``d_H = sqrt(1 - BC)``, in ``[0, 1]``
-``hellinger_from_products``       ``d_H`` from squared norms and cross products of square-root distributions
 ``fisher_rao_distances``          ``d_FR = 2 arccos(BC)``, in ``[0, pi]``
 ================================  ==========================================================================
 """
@@ -12,13 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .._validation import check_distributions
 
 __all__ = [
-    "bhattacharyya_coefficients",
     "hellinger_distances",
-    "hellinger_from_products",
     "fisher_rao_distances",
 ]
 
@@ -30,7 +27,7 @@ _DENSE_PRODUCT_DENSITY = 0.01
 _DENSE_PRODUCT_CELLS = 1 << 26
 
 
-def bhattacharyya_coefficients(P) -> np.ndarray:
+def _bhattacharyya_coefficients(P) -> np.ndarray:
     """Return the (n x n) matrix of Bhattacharyya coefficients ``BC_ij = sum_k sqrt(P_ik P_jk)``.
 
     Parameters
@@ -51,7 +48,7 @@ def bhattacharyya_coefficients(P) -> np.ndarray:
 
     Examples
     --------
-    >>> bhattacharyya_coefficients([[0.5, 0.5], [1.0, 0.0]]).round(3)
+    >>> _bhattacharyya_coefficients([[0.5, 0.5], [1.0, 0.0]]).round(3)
     array([[1.   , 0.707],
            [0.707, 1.   ]])
     """
@@ -81,7 +78,7 @@ def _sqrt_gram(P) -> np.ndarray:
     return 0.5 * (BC + BC.T)
 
 
-def hellinger_distances(P) -> np.ndarray:
+def hellinger_distances(P: ArrayLike) -> np.ndarray:
     """Pairwise Hellinger distances between the rows of ``P``.
 
     ``d_H(mu, nu) = sqrt(1 - sum_k sqrt(mu_k nu_k))``: the normalisation with values in ``[0, 1]`` (0 for equal
@@ -121,12 +118,12 @@ def hellinger_distances(P) -> np.ndarray:
     # equal rows then give exactly 0 (1 - BC would leave ~1e-16 under the square root, i.e. ~1e-8).
     G = _sqrt_gram(P)
     g = np.diag(G).copy()
-    D = hellinger_from_products(g[:, None], g[None, :], G)
+    D = _hellinger_from_products(g[:, None], g[None, :], G)
     np.fill_diagonal(D, 0.0)
     return D
 
 
-def hellinger_from_products(sq_norm_a, sq_norm_b, cross):
+def _hellinger_from_products(sq_norm_a, sq_norm_b, cross):
     """``d_H`` from the products of square-root distributions ``a = sqrt(mu)``, ``b = sqrt(nu)``.
 
     ``d_H = sqrt((||a||^2 + ||b||^2) / 2 - a.b)``, clipped to ``[0, 1]``: the one formula every Hellinger computation
@@ -149,13 +146,13 @@ def hellinger_from_products(sq_norm_a, sq_norm_b, cross):
     Examples
     --------
     >>> a, b = np.sqrt([0.5, 0.5]), np.sqrt([1.0, 0.0])
-    >>> float(hellinger_from_products(a @ a, b @ b, a @ b).round(3))
+    >>> float(_hellinger_from_products(a @ a, b @ b, a @ b).round(3))
     0.541
     """
     return np.sqrt(np.clip(0.5 * (sq_norm_a + sq_norm_b) - cross, 0.0, 1.0))
 
 
-def fisher_rao_distances(P) -> np.ndarray:
+def fisher_rao_distances(P: ArrayLike) -> np.ndarray:
     """Pairwise Fisher-Rao geodesic distances ``2 arccos(BC)`` between the rows of ``P``, in ``[0, pi]``.
 
     Relation to the Hellinger distance: ``d_FR = 4 arcsin(d_H / sqrt(2))`` (arc against chord on the sphere of
@@ -182,4 +179,4 @@ def fisher_rao_distances(P) -> np.ndarray:
     array([[0.    , 3.1416],
            [3.1416, 0.    ]])
     """
-    return 2.0 * np.arccos(bhattacharyya_coefficients(P))
+    return 2.0 * np.arccos(_bhattacharyya_coefficients(P))

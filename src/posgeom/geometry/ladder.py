@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,7 @@ def _contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
     return inc.tokens[inc.cell]
 
 
-def flat_corpus(data, *, rng) -> SequenceIncidence:
+def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator) -> SequenceIncidence:
     """A flat control: the corpus's tokens pooled, shuffled and dealt back into texts of the same lengths.
 
     Every position then has the same distribution (the pooled one), and only the number of texts reaching each
@@ -78,7 +79,7 @@ def flat_corpus(data, *, rng) -> SequenceIncidence:
     return SequenceIncidence.from_contiguous(tokens, inc.lengths, inc.n_positions, inc.vocab_size)
 
 
-def subsample(data, fraction: float, *, rng) -> SequenceIncidence:
+def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.Generator) -> SequenceIncidence:
     """A random share of the texts, drawn without replacement (order kept).
 
     Parameters
@@ -136,7 +137,7 @@ class Ladder:
     >>> from posgeom.corpus import synthetic_corpus
     >>> from posgeom.geometry import Resolved
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 4, 20, rng=0), 4, 20)
-    >>> lad = stability_ladder(Resolved(), inc, lambda Q: Q[0, 3], rng=0, n_resamples=50)
+    >>> lad = stability_ladder(Resolved(), inc, statistic=lambda Q: Q[0, 3], rng=0, n_resamples=50)
     >>> lad.fractions, lad.estimates.shape
     ((1.0, 0.5, 0.25, 0.125), (4,))
     """
@@ -210,7 +211,8 @@ class Ladder:
         return bool(np.all((~cov).sum(axis=1) <= allowed))
 
 
-def stability_ladder(estimator, data, statistic=None, *, fractions=(1.0, 0.5, 0.25, 0.125), rng,
+def stability_ladder(estimator: object, data: object, *, statistic: Callable | None = None,
+                     fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), rng: int | np.random.Generator,
                      n_resamples: int = 200, confidence: float = 0.95) -> Ladder:
     """Re-estimate a statistic of the distances on random shares of the texts, with an interval on each rung.
 
@@ -243,7 +245,7 @@ def stability_ladder(estimator, data, statistic=None, *, fractions=(1.0, 0.5, 0.
     >>> from posgeom.corpus import synthetic_corpus
     >>> from posgeom.geometry import Resolved
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 4, 20, rng=0), 4, 20)
-    >>> stability_ladder(Resolved(), inc, lambda Q: Q[0, 3], rng=0, n_resamples=50).holds_still()
+    >>> stability_ladder(Resolved(), inc, statistic=lambda Q: Q[0, 3], rng=0, n_resamples=50).holds_still()
     True
     """
     from .estimation import Resolved
@@ -263,7 +265,7 @@ def stability_ladder(estimator, data, statistic=None, *, fractions=(1.0, 0.5, 0.
     return Ladder(fractions=fractions, rungs=tuple(rungs), estimator=rungs[0].label)
 
 
-def verdict(ladder: Ladder, a: int, b: int, *, names=("a", "b")) -> str:
+def verdict(ladder: Ladder, a: int, b: int, *, names: Sequence[str] = ("a", "b")) -> str:
     """Rank two components of a ladder's statistic only if their paired difference keeps its sign on every rung.
 
     Parameters

@@ -4,7 +4,6 @@
 ``ClassicalMDS``            result of ``classical_mds``: embedding, eigenvalues, eigenvectors, numerical rank
 ``double_centered_gram``    ``B = -1/2 J D^2 J``
 ``eigenvector_signs``       a deterministic sign for each eigenvector
-``numerical_rank``          number of eigenvalues above a tolerance
 ``classical_mds``           the embedding from the largest positive eigenvalues of ``B``
 ==========================  =================================================================================
 """
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_positive_int
 
@@ -22,7 +22,6 @@ __all__ = [
     "eigenvector_signs",
     "ClassicalMDS",
     "double_centered_gram",
-    "numerical_rank",
     "classical_mds",
 ]
 
@@ -72,7 +71,7 @@ class ClassicalMDS:
         return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
 
 
-def eigenvector_signs(U) -> np.ndarray:
+def eigenvector_signs(U: ArrayLike) -> np.ndarray:
     """The sign rule of the package: flip each column so that its largest-magnitude entry is positive.
 
     Eigen- and singular vectors are defined up to sign; this rule makes MDS coordinates and low-rank factors
@@ -105,7 +104,7 @@ def eigenvector_signs(U) -> np.ndarray:
     return np.where(signs == 0, 1.0, signs)
 
 
-def double_centered_gram(D) -> np.ndarray:
+def double_centered_gram(D: ArrayLike) -> np.ndarray:
     """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration).
 
     Parameters
@@ -136,7 +135,7 @@ def double_centered_gram(D) -> np.ndarray:
     return 0.5 * (B + B.T)
 
 
-def numerical_rank(eigenvalues, tol: float | None = None) -> int:
+def _numerical_rank(eigenvalues, tol: float | None = None) -> int:
     """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``).
 
     Parameters
@@ -153,9 +152,9 @@ def numerical_rank(eigenvalues, tol: float | None = None) -> int:
 
     Examples
     --------
-    >>> numerical_rank([2.0, 1e-17, -0.5])
+    >>> _numerical_rank([2.0, 1e-17, -0.5])
     1
-    >>> numerical_rank([2.0, 0.1], tol=0.5)
+    >>> _numerical_rank([2.0, 0.1], tol=0.5)
     1
     """
     lam = np.asarray(eigenvalues, dtype=float)
@@ -164,7 +163,7 @@ def numerical_rank(eigenvalues, tol: float | None = None) -> int:
     return int(np.sum(lam > tol))
 
 
-def classical_mds(D, rank: int | None = None, *, tol: float | None = None) -> ClassicalMDS:
+def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = None) -> ClassicalMDS:
     """Classical MDS of a distance matrix (Algorithm 1).
 
     Parameters
@@ -209,7 +208,7 @@ def classical_mds(D, rank: int | None = None, *, tol: float | None = None) -> Cl
     U = U * eigenvector_signs(U)
     if tol is None:
         tol = n * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
-    r_num = numerical_rank(lam, tol)
+    r_num = _numerical_rank(lam, tol)
     if rank is None:
         r = r_num
     else:

@@ -1,12 +1,20 @@
 """The sampling noise of Hellinger estimates: split-half noise floors and bootstrap intervals.
 
 ==========================  =====================================================================================
-``split_half_distances``    distance of each position's ``mu_i`` to itself between two random halves of the texts
 ``bootstrap_statistic``     percentile bootstrap over texts of a statistic of the plug-in distances
 ==========================  =====================================================================================
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..corpus.incidence import SequenceIncidence
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -15,15 +23,14 @@ from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import _as_incidence
 from ..inference import BootstrapEstimate, percentile_bootstrap
 from .crossfit import plugin_distances
-from .hellinger import hellinger_from_products
+from .hellinger import _hellinger_from_products
 
 __all__ = [
-    "split_half_distances",
     "bootstrap_statistic",
 ]
 
 
-def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | None = None,
+def _split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | None = None,
                          vocab_size: int | None = None, pad_id: int | None = None) -> np.ndarray:
     """The noise floor: distance of each position's ``mu_i`` to itself between two random halves of the sequences.
 
@@ -61,7 +68,7 @@ def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | Non
     --------
     >>> from posgeom.corpus import synthetic_corpus
     >>> X = synthetic_corpus(200, 4, 10, rng=0)
-    >>> floor = split_half_distances(X, rng=0, n_splits=2, n_positions=4, vocab_size=10)
+    >>> floor = _split_half_distances(X, rng=0, n_splits=2, n_positions=4, vocab_size=10)
     >>> floor.shape, bool(floor.max() < 0.3)
     ((2, 4), True)
     """
@@ -81,14 +88,16 @@ def split_half_distances(data, *, rng, n_splits: int = 1, n_positions: int | Non
         except ValueError as exc:
             raise ValueError(f"split-half: {exc}") from None
         # Paired (row-wise) Hellinger distance, by the formula of posgeom.geometry
-        out[k] = hellinger_from_products(np.einsum("ij,ij->i", SA, SA), np.einsum("ij,ij->i", SB, SB),
+        out[k] = _hellinger_from_products(np.einsum("ij,ij->i", SA, SA), np.einsum("ij,ij->i", SB, SB),
                                          np.einsum("ij,ij->i", SA, SB))
     return out
 
 
-def bootstrap_statistic(data, statistic, *, rng, n_boot: int = 200, confidence: float = 0.95,
+def bootstrap_statistic(data: SequenceIncidence | Sequence[Sequence[int]], statistic: Callable, *,
+                        rng: int | np.random.Generator, n_boot: int = 200,
+                        confidence: float = 0.95,
                         n_positions: int | None = None, vocab_size: int | None = None,
-                        pad_id: int | None = None, dtype=np.float64) -> BootstrapEstimate:
+                        pad_id: int | None = None, dtype: type = np.float64) -> BootstrapEstimate:
     """Bootstrap over sequences of any statistic of the Hellinger distance matrix.
 
     Parameters

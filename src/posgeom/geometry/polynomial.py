@@ -1,7 +1,6 @@
 """A large-alphabet comparison: the full-vocabulary distance by polynomial approximation.
 
 ====================  ========================================================================================
-``sqrt_estimates``    per-cell estimates of ``sqrt(p)`` from binomial counts, nearly unbiased for every ``p``
 ``BestPolynomial``    the cross-fitted full-vocabulary estimator built on them, with the estimators' interface
 ====================  ========================================================================================
 """
@@ -18,7 +17,6 @@ from .crossfit import _distances_from_squared
 from .distance_estimate import DistanceEstimate, _check_incidence, _Estimator, _point_statistic, _summarise
 
 __all__ = [
-    "sqrt_estimates",
     "BestPolynomial",
 ]
 
@@ -30,7 +28,7 @@ def _power_coefficients(degree: int) -> np.ndarray:
     return fit.convert(kind=np.polynomial.Polynomial, domain=[0, 1], window=[0, 1]).coef
 
 
-def sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float = 2.0) -> np.ndarray:
+def _sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float = 2.0) -> np.ndarray:
     r"""Estimates of ``sqrt(p)`` from ``X ~ Binomial(n, p)``: polynomial where ``X`` is small, corrected plug-in above.
 
     Parameters
@@ -59,7 +57,7 @@ def sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float =
 
     Examples
     --------
-    >>> est = sqrt_estimates(np.array([0, 5, 500]), 1000)
+    >>> est = _sqrt_estimates(np.array([0, 5, 500]), 1000)
     >>> bool(est[0] > 0), round(float(est[2]), 3)
     (True, 0.707)
     """
@@ -84,7 +82,7 @@ class BestPolynomial(_Estimator):
     """Cross-fitted full-vocabulary Hellinger distances from polynomial estimates of ``sqrt(p)`` (a comparison).
 
     For a random split of the texts into halves, every cell (position ``i``, token ``k``) of each half gets
-    :func:`sqrt_estimates` of its count among the half's texts reaching ``i``; ``G_ij = sum_k T^A_ik T^B_jk`` over
+    ``_sqrt_estimates`` of its count among the half's texts reaching ``i``; ``G_ij = sum_k T^A_ik T^B_jk`` over
     the whole vocabulary (``support_size`` tokens, unseen ones included) and
     ``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2``, averaged over splits. Its target is the full-vocabulary
     ``d_H^2`` up to the polynomial's approximation error, which needs about ``S / ln S`` observations per position
@@ -138,12 +136,12 @@ class BestPolynomial(_Estimator):
         n_pos = inc.n_positions
         if np.any(reach < 1):
             raise ValueError(f"position {int(np.argmin(reach))} receives no text in a half of a split")
-        zero = np.array([sqrt_estimates(np.zeros(1), int(r))[0] for r in reach])
+        zero = np.array([_sqrt_estimates(np.zeros(1), int(r))[0] for r in reach])
         rows = np.repeat(np.arange(n_pos), np.diff(counts.indptr))
         vals = np.empty(counts.nnz)
         for i in range(n_pos):
             sl = slice(counts.indptr[i], counts.indptr[i + 1])
-            vals[sl] = sqrt_estimates(counts.data[sl], int(reach[i])) - zero[i]
+            vals[sl] = _sqrt_estimates(counts.data[sl], int(reach[i])) - zero[i]
         delta = sp.csr_matrix((vals, (rows, counts.indices)), shape=counts.shape)
         return zero, delta
 

@@ -21,6 +21,11 @@ tokenised one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .ladder import Ladder
+
 import numpy as np
 
 from .._validation import check_positive_int
@@ -121,7 +126,7 @@ class LagStatistics:
         """Share of the variation of ``Q_ij`` over the block's pairs that the lag explains (1 for a Toeplitz block).
 
         ``sum (T_ij - mean)^2 / sum (Q_ij - mean)^2`` over the pairs ``i < j``, with ``T`` the lag profile put back
-        on every pair (:func:`~posgeom.geometry.toeplitz_part`): the ``R^2`` of a regression of ``Q_ij`` on the lag
+        on every pair (``_toeplitz_part``): the ``R^2`` of a regression of ``Q_ij`` on the lag
         as a factor, i.e. ``1 - defect^2`` of the centred block.
 
         Parameters
@@ -144,7 +149,7 @@ class LagStatistics:
         return self._share(q, np.bincount(self._lag, weights=q)[1:] / self._count)
 
     def profile(self, values) -> np.ndarray:
-        """The lag profile part of a vector from :meth:`__call__` (or of a stack of them, along the last axis).
+        """The lag profile part of a vector from ``__call__`` (or of a stack of them, along the last axis).
 
         Parameters
         ----------
@@ -164,6 +169,11 @@ class LagStatistics:
         """
         return np.asarray(values)[..., : self.lags.size]
 
+    @staticmethod
+    def _part(values, index: int):
+        """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them (an array)."""
+        return _scalar(np.asarray(values)[..., index])
+
     def slope(self, values):
         """The lag slope part of a vector (a float), or of a stack of vectors (an array).
 
@@ -181,7 +191,7 @@ class LagStatistics:
         >>> LagStatistics(4).slope(np.arange(5.0))
         3.0
         """
-        return _scalar(np.asarray(values)[..., self.slope_index])
+        return self._part(values, self.slope_index)
 
     def trend(self, values):
         """The position trend part of a vector (a float), or of a stack of vectors (an array).
@@ -200,7 +210,7 @@ class LagStatistics:
         >>> LagStatistics(4).trend(np.arange(5.0))
         4.0
         """
-        return _scalar(np.asarray(values)[..., self.trend_index])
+        return self._part(values, self.trend_index)
 
     def share(self, values):
         """The Toeplitz share part of a vector (a float), or of a stack of vectors (an array).
@@ -226,14 +236,14 @@ class LagStatistics:
         """
         if self.share_index is None:
             raise ValueError("this LagStatistics was built without with_share=True")
-        return _scalar(np.asarray(values)[..., self.share_index])
+        return self._part(values, self.share_index)
 
 
 def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
-def pad_texts(data, pad_id: int) -> SequenceIncidence:
+def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
     """The same texts padded to the window with ``pad_id``, the pads counted (every position then sees every text).
 
     Parameters
@@ -275,7 +285,7 @@ def pad_texts(data, pad_id: int) -> SequenceIncidence:
     return SequenceIncidence.from_contiguous(padded, np.full(m, n), n, data.vocab_size)
 
 
-def ladder_sign(ladder, index: int) -> int:
+def ladder_sign(ladder: Ladder, index: int) -> int:
     """The sign of one component of a ladder's statistic if every rung's interval excludes 0 on the same side.
 
     Parameters
@@ -283,7 +293,7 @@ def ladder_sign(ladder, index: int) -> int:
     ladder : Ladder
         From :func:`~posgeom.geometry.stability_ladder`.
     index : int
-        The component (e.g. :attr:`LagStatistics.slope_index`).
+        The component (e.g. ``LagStatistics.slope_index``).
 
     Returns
     -------

@@ -4,7 +4,6 @@
 ``Resolution``           the two numbers that define the estimand (own-cell tokens, texts per position)
 ``choose_resolution``    the stated rule that picks them from a corpus
 ``resolved_estimand``    the estimand computed exactly from known distributions
-``resolved_splits``      the cross-fitted, equal-reach estimates of random splits (the engine)
 =======================  ==============================================================================
 """
 
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_distributions, check_positive_int
@@ -23,7 +23,6 @@ __all__ = [
     "Resolution",
     "choose_resolution",
     "resolved_estimand",
-    "resolved_splits",
 ]
 
 # A half must hold texts_per_position texts reaching the least-reached position; with the default rule the margin
@@ -184,7 +183,7 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     return Resolution(tokens=tuple(order[:K].tolist()), texts_per_position=m_star, vocab_size=incidence.vocab_size)
 
 
-def resolved_estimand(mu, resolution: Resolution) -> np.ndarray:
+def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
     r"""The resolved estimand ``theta_ij`` computed exactly from known positional distributions.
 
     Parameters
@@ -327,7 +326,7 @@ class _EqualReach:
         return Q
 
 
-def resolved_splits(incidence: SequenceIncidence, resolution: Resolution, *, rng, n_splits: int,
+def _resolved_splits(incidence: SequenceIncidence, resolution: Resolution, *, rng, n_splits: int,
                     draws=None, engine=None) -> np.ndarray:
     r"""Cross-fitted, equal-reach estimates of the resolved ``d_H^2``, one per random split.
 
@@ -370,7 +369,7 @@ def resolved_splits(incidence: SequenceIncidence, resolution: Resolution, *, rng
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> Q = resolved_splits(inc, choose_resolution(inc), rng=np.random.default_rng(0), n_splits=3)
+    >>> Q = _resolved_splits(inc, choose_resolution(inc), rng=np.random.default_rng(0), n_splits=3)
     >>> Q.shape
     (3, 4, 4)
     """

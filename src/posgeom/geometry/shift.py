@@ -2,7 +2,6 @@
 
 =====================================  ================================================================
 ``lag_profile``                        mean distance at each gap ``|i - j|``
-``toeplitz_part``                      the closest Toeplitz matrix (each diagonal replaced by its mean)
 ``shift_equivariance_defect``          ``||D - T(D)||_F / ||D||_F``
 ``shift_equivariant_distributions``    distributions whose distances depend on ``i - j`` only
 ``fourier_basis``                      the discrete Fourier (or cosine) basis
@@ -16,13 +15,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
 from .mds import classical_mds
 
 __all__ = [
     "lag_profile",
-    "toeplitz_part",
     "shift_equivariance_defect",
     "shift_equivariant_distributions",
     "fourier_basis",
@@ -31,7 +30,7 @@ __all__ = [
 ]
 
 
-def lag_profile(D) -> np.ndarray:
+def lag_profile(D: ArrayLike) -> np.ndarray:
     """Mean distance at each lag: ``profile[k] = mean_i D[i, i + k]`` for ``k = 0..n-1`` (``profile[0] = 0``).
 
     If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
@@ -62,7 +61,7 @@ def lag_profile(D) -> np.ndarray:
     return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
 
 
-def toeplitz_part(D) -> np.ndarray:
+def _toeplitz_part(D) -> np.ndarray:
     """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean.
 
     Parameters
@@ -82,7 +81,7 @@ def toeplitz_part(D) -> np.ndarray:
 
     Examples
     --------
-    >>> toeplitz_part([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    >>> _toeplitz_part([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
     array([[0., 2., 2.],
            [2., 0., 2.],
            [2., 2., 0.]])
@@ -92,7 +91,7 @@ def toeplitz_part(D) -> np.ndarray:
     return profile[np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])]
 
 
-def shift_equivariance_defect(D) -> float:
+def shift_equivariance_defect(D: ArrayLike) -> float:
     """How far ``D`` is from depending on ``|i - j|`` only: ``||D - T(D)||_F / ||D||_F`` with ``T`` the Toeplitz part.
 
     0 for exactly shift-equivariant statistics; at most 1 (the Toeplitz part is an orthogonal projection).
@@ -124,7 +123,7 @@ def shift_equivariance_defect(D) -> float:
     norm = np.linalg.norm(D)
     if norm == 0:
         raise ValueError("D is zero everywhere: the shift-equivariance defect is undefined (0/0)")
-    return float(np.linalg.norm(D - toeplitz_part(D)) / norm)
+    return float(np.linalg.norm(D - _toeplitz_part(D)) / norm)
 
 
 _KINDS = ("dct", "dft")
@@ -188,12 +187,12 @@ def shift_equivariant_distributions(n_positions: int, *, width: float = 3.0, ste
     return mu / mu.sum(axis=1, keepdims=True)
 
 
-def fourier_basis(n: int, m: int, kind: str = "dct") -> np.ndarray:
+def fourier_basis(n_positions: int, m: int, *, kind: str = "dct") -> np.ndarray:
     """The ``m`` lowest-frequency non-constant Fourier modes on ``n`` points, as orthonormal columns.
 
     Parameters
     ----------
-    n : int
+    n_positions : int
         Number of points (positions).
     m : int
         Number of modes, ``1 <= m <= n - 1``.
@@ -219,7 +218,7 @@ def fourier_basis(n: int, m: int, kind: str = "dct") -> np.ndarray:
     >>> F.shape, np.allclose(F.T @ F, np.eye(3)), np.allclose(F.sum(axis=0), 0.0)
     ((6, 3), True, True)
     """
-    n = check_positive_int(n, "n", minimum=2)
+    n = check_positive_int(n_positions, "n_positions", minimum=2)
     m = check_positive_int(m, "m")
     if m > n - 1:
         raise ValueError(f"only n - 1 = {n - 1} non-constant modes exist on n={n} points, got m={m}")
@@ -241,7 +240,7 @@ def fourier_basis(n: int, m: int, kind: str = "dct") -> np.ndarray:
     return np.column_stack(cols)
 
 
-def subspace_alignment(U, F) -> float:
+def subspace_alignment(U: ArrayLike, F: ArrayLike) -> float:
     """Mean squared cosine of the principal angles between the column spaces of ``U`` and ``F``.
 
     ``||Q_U^T Q_F||_F^2 / m`` where ``Q_U``, ``Q_F`` are orthonormal bases of the two ``m``-dimensional column spaces:
@@ -286,7 +285,7 @@ def subspace_alignment(U, F) -> float:
     return float(np.linalg.norm(Qu.T @ Qf) ** 2 / U.shape[1])
 
 
-def fourier_alignment(D, m: int, kind: str = "dct") -> float:
+def fourier_alignment(D: ArrayLike, m: int, *, kind: str = "dct") -> float:
     """Alignment (:func:`subspace_alignment`) of the top-``m`` eigenvectors of ``B`` with ``m`` Fourier modes.
 
     ``B = -1/2 J D^2 J`` is eigendecomposed by :func:`posgeom.classical_mds`; its ``m`` leading eigenvectors span the
@@ -325,4 +324,4 @@ def fourier_alignment(D, m: int, kind: str = "dct") -> float:
     m = check_positive_int(m, "m")
     if m > n - 1:
         raise ValueError(f"m={m} exceeds n - 1 = {n - 1}")
-    return subspace_alignment(result.eigenvectors[:, :m], fourier_basis(n, m, kind))
+    return subspace_alignment(result.eigenvectors[:, :m], fourier_basis(n, m, kind=kind))

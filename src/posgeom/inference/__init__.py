@@ -8,17 +8,14 @@
 ``spearman``                Spearman's rho of two vectors
 ``PermutationTest``         a statistic, its permutation null and p-value
 ``permutation_p_value``     p-value against a permutation null (never 0 for a Monte Carlo null)
-``spearman_interval``       Spearman's rho with a Fisher-z (Bonett-Wright) interval
-``SpearmanPower``           result of ``spearman_power``
-``spearman_power``          power of the Spearman test, by simulation
 ``Interval``                a point estimate with a two-sided interval
 ``t_interval``              Student-t interval for a mean over seeds
 ``wilson_interval``         Wilson interval for a proportion
-``SlopeFit``                result of ``power_law_fit``
 ``power_law_fit``           exponent of a power law with its t interval
 ``Equivalence``             result of ``equivalence_test``
 ``equivalence_test``        two one-sided t tests (TOST) against a margin fixed in advance
 ``tost_power``              exact power of that TOST
+``t_test_power``            power of the two-sided one-sample t test over seeds
 ==========================  =======================================================================================
 """
 
@@ -27,21 +24,18 @@ from __future__ import annotations
 from ._bootstrap import BootstrapEstimate, percentile_bootstrap
 from ._correlation import (
     PermutationTest,
-    SpearmanPower,
     pearson_rows,
     permutation_p_value,
     rank,
     spearman,
-    spearman_interval,
-    spearman_power,
 )
 from ._intervals import (
     Equivalence,
     Interval,
-    SlopeFit,
     equivalence_test,
     power_law_fit,
     t_interval,
+    t_test_power,
     tost_power,
     wilson_interval,
 )
@@ -57,12 +51,9 @@ __all__ = [
     "percentile_bootstrap",
     "t_interval",
     "wilson_interval",
-    "spearman_interval",
-    "SpearmanPower",
-    "spearman_power",
-    "SlopeFit",
     "power_law_fit",
-    "Equivalence",
+    "t_test_power",
     "tost_power",
+    "Equivalence",
     "equivalence_test",
 ]

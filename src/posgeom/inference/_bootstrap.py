@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_confidence
 from ._intervals import Interval
@@ -59,7 +60,7 @@ class BootstrapEstimate:
 
     @property
     def bias(self):
-        """Mean replicate minus the estimate: the bootstrap estimate of the statistic's bias."""
+        """The bootstrap estimate of the statistic's bias (mean replicate minus the estimate)."""
         return np.mean(self.replicates, axis=0) - self.estimate
 
     @property
@@ -112,8 +113,8 @@ class BootstrapEstimate:
         return bool(out) if np.ndim(out) == 0 else out
 
 
-def percentile_bootstrap(estimate, replicates, *, confidence: float = 0.95, label: str = "",
-                         point=None) -> BootstrapEstimate:
+def percentile_bootstrap(estimate: float, replicates: ArrayLike, *, confidence: float = 0.95, label: str = "",
+                         point: ArrayLike | None = None) -> BootstrapEstimate:
     """Percentile interval of bootstrap replicates, with the Monte Carlo error of its ends.
 
     Parameters
@@ -125,7 +126,7 @@ def percentile_bootstrap(estimate, replicates, *, confidence: float = 0.95, labe
     label : str, optional
         What was resampled.
     point : object, optional
-        Stored as :attr:`BootstrapEstimate.point`.
+        Stored as ``BootstrapEstimate.point``.
 
     Returns
     -------

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_confidence, check_positive_int
@@ -51,7 +52,7 @@ class Interval:
         return bool(value < self.lower or value > self.upper)
 
 
-def t_interval(x, *, confidence: float = 0.95) -> Interval:
+def t_interval(x: ArrayLike, *, confidence: float = 0.95) -> Interval:
     """Student-t interval for a mean: ``mean +- t_{1-a/2, n-1} s / sqrt(n)`` (``n - 1`` degrees of freedom).
 
     Parameters
@@ -78,7 +79,7 @@ def t_interval(x, *, confidence: float = 0.95) -> Interval:
     return Interval(m, m - half, m + half, confidence)
 
 
-def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> Interval:
+def wilson_interval(successes: int, n_trials: int, *, confidence: float = 0.95) -> Interval:
     """Wilson score interval for a binomial proportion ``successes / n`` (e.g. a test accuracy).
 
     With ``p = successes / n`` and ``z = z_{(1 + confidence) / 2}`` the interval is
@@ -90,7 +91,7 @@ def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> Inte
     ----------
     successes : int
         Number of successes, ``0 <= successes <= n``.
-    n : int
+    n_trials : int
         Number of trials, ``n >= 1``.
     confidence : float, default 0.95
         Two-sided coverage, in ``(0, 1)``.
@@ -116,7 +117,7 @@ def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> Inte
     (0.0, 0.161)
     """
     confidence = check_confidence(confidence)
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n_trials, "n_trials")
     successes = check_positive_int(successes, "successes", minimum=0)
     if successes > n:
         raise ValueError(f"successes must lie in [0, n] = [0, {n}], got {successes}")
@@ -133,7 +134,7 @@ def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> Inte
 
 @dataclass(frozen=True)
 class SlopeFit:
-    """A least-squares slope with its t interval, from :func:`power_law_fit`.
+    """A least-squares slope with its t interval, from :func:`~posgeom.inference.power_law_fit`.
 
     Attributes
     ----------
@@ -159,25 +160,16 @@ class SlopeFit:
     confidence: float
 
     def contains(self, value: float) -> bool:
-        """Whether ``value`` lies in the interval.
+        """Whether ``value`` lies in the slope's interval (the complement of
+        :meth:`~posgeom.inference.Interval.excludes`).
 
-        Parameters
-        ----------
-        value : float
-
-        Returns
-        -------
-        bool
-
-        Examples
-        --------
         >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
         False
         """
-        return bool(self.lower <= value <= self.upper)
+        return not Interval(self.slope, self.lower, self.upper, self.confidence).excludes(value)
 
 
-def power_law_fit(x, y, *, confidence: float = 0.95) -> SlopeFit:
+def power_law_fit(x: ArrayLike, y: ArrayLike, *, confidence: float = 0.95) -> SlopeFit:
     """The exponent of a power law ``y ~ c x^b``: the OLS slope of ``log y`` on ``log x`` with its t interval.
 
     Parameters
@@ -216,7 +208,7 @@ def power_law_fit(x, y, *, confidence: float = 0.95) -> SlopeFit:
 
 @dataclass(frozen=True)
 class Equivalence:
-    """Result of :func:`equivalence_test`: two one-sided tests (TOST) of a mean against ``+-margin``.
+    """Result of :func:`~posgeom.inference.equivalence_test`: two one-sided tests (TOST) of a mean against ``+-margin``.
 
     Attributes
     ----------
@@ -226,7 +218,7 @@ class Equivalence:
         The equivalence margin, fixed before looking at the data.
     confidence : float
         Level of the interval; each one-sided test has level ``(1 - confidence) / 2``.
-    n : int
+    n_samples : int
         Number of (paired) differences.
     sd : float
         Their sample standard deviation (``ddof=1``).
@@ -253,7 +245,7 @@ class Equivalence:
     upper: float
     margin: float
     confidence: float
-    n: int
+    n_samples: int
     sd: float
     p_value: float
     equivalent: bool
@@ -261,7 +253,35 @@ class Equivalence:
     power_at_margin: float
 
 
-def tost_power(sd: float, n: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:
+def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05) -> float:
+    """Power of the two-sided one-sample (or paired) ``t`` test for a standardised effect ``mean / sd``.
+
+    Parameters
+    ----------
+    effect_size : float
+        ``delta / sigma``.
+    n_seeds : int
+        Independent runs, at least 2.
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    float
+        From the noncentral ``t`` law with noncentrality ``effect_size * sqrt(n_seeds)``.
+
+    Examples
+    --------
+    >>> round(t_test_power(0.8, 20), 2)
+    0.92
+    >>> round(t_test_power(0.0, 10), 3)  # no effect: the level
+    0.05
+    """
+    n = check_positive_int(n_seeds, "n_seeds", minimum=2)
+    q, nc = stats.t.ppf(1 - alpha / 2, n - 1), effect_size * np.sqrt(n)
+    return float(stats.nct.sf(q, n - 1, nc) + stats.nct.cdf(-q, n - 1, nc))
+
+
+def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:
     """Exact power of the t-based TOST of :func:`equivalence_test` for a normal sample.
 
     With ``se = sd / sqrt(n)``, ``q = t_{(1+confidence)/2, n-1}`` and the sample SD ``s``, equivalence is declared
@@ -272,7 +292,7 @@ def tost_power(sd: float, n: int, margin: float, *, difference: float = 0.0, con
     ----------
     sd : float, > 0
         The true standard deviation of one difference.
-    n : int, >= 2
+    n_samples : int, >= 2
         Number of differences.
     margin : float, > 0
     difference : float, default 0.0
@@ -292,7 +312,7 @@ def tost_power(sd: float, n: int, margin: float, *, difference: float = 0.0, con
     from scipy import integrate
 
     confidence = check_confidence(confidence)
-    n = check_positive_int(n, "n", minimum=2)
+    n = check_positive_int(n_samples, "n_samples", minimum=2)
     if not (sd > 0 and margin > 0 and math.isfinite(sd) and math.isfinite(margin)):
         raise ValueError(f"sd and margin must be finite and positive, got {sd!r} and {margin!r}")
     se, df = sd / math.sqrt(n), n - 1
@@ -308,15 +328,15 @@ def tost_power(sd: float, n: int, margin: float, *, difference: float = 0.0, con
     return float(min(max(value, 0.0), 1.0))
 
 
-def equivalence_test(x, margin: float, *, confidence: float = 0.95) -> Equivalence:
+def equivalence_test(x: ArrayLike, margin: float, *, confidence: float = 0.95) -> Equivalence:
     """Two one-sided t tests (TOST): is the mean of ``x`` (e.g. paired differences over seeds) within ``+-margin``?
 
     Equivalence is declared when the two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of
     freedom) lies inside ``(-margin, margin)``, i.e. both one-sided tests ``H0: mean <= -margin`` and
     ``H0: mean >= margin`` reject at level ``(1 - confidence) / 2`` (Schuirmann 1987, J. Pharmacokin. Biopharm.
     15:657-680). A non-rejection of "no difference" is not evidence of no difference; this is. The margin must be
-    fixed before the data are seen. The two powers are computed at the observed SD (a plug-in): :attr:`power`
-    (declaring equivalence at a true mean of 0, :func:`tost_power`) and :attr:`power_at_margin` (the two-sided
+    fixed before the data are seen. The two powers are computed at the observed SD (a plug-in): ``power``
+    (declaring equivalence at a true mean of 0, :func:`tost_power`) and ``power_at_margin`` (the two-sided
     t test detecting a true mean of ``margin``, noncentral t).
 
     Parameters

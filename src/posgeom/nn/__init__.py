@@ -1,50 +1,32 @@
-"""Small Transformers in torch; the only library layer that imports torch.
+"""Small Transformers in torch; the only library layer that imports torch. Seed ``s`` means: parameters
+initialised after ``seed_everything(s)``, mini-batch order from a generator seeded with ``s``.
 
-* ``scheme``, ``absolute``, ``positional`` -- the positional schemes (:func:`make_positional`);
-* ``models`` -- :class:`TransformerClassifier`;
-* ``spec``, ``fit``, ``ensemble`` -- the one training entry point: :func:`fit` (one seed) and :func:`fit_ensemble`
-  (many seeds in one batched model) train a :class:`ModelSpec` with a :class:`TrainConfig`, returning
-  :class:`FitResult`;
-* ``training`` -- the loop under :func:`fit` (:func:`train_classifier`), evaluation, :func:`seed_everything`;
-* ``ntk`` -- the masked-slot model of the appendix.
+* :class:`ModelSpec`, :class:`TrainConfig` -- what is trained (architecture, start of the position table) and how;
+* :func:`fit` -- the one training entry point (one seed), returning a :class:`FitResult`;
+* :func:`fit_ensemble` -- many seeds at once in one batched model, behind the same interface;
+* :class:`TransformerClassifier` -- the model, its positional scheme named by a string (``posgeom.encodings.SCHEMES``);
+* :func:`seed_everything`, :func:`train_classifier`, :class:`TrainingHistory`, :func:`predict`,
+  :func:`evaluate_loss` -- the deterministic loop under :func:`fit` and evaluation;
+* :class:`MaskedSlot`, :func:`init_masked_slot`, :func:`train_masked_slot`, :func:`ntk_blocks`,
+  :func:`output_trajectory`, :func:`kernel_regime_distances` -- the masked-slot model of the NTK appendix.
 """
+
 from __future__ import annotations
 
+from ._fit import FitResult, fit
 from .ensemble import fit_ensemble
-from .fit import FitResult, fit
-from .models import (
-    SelfAttention,
-    TransformerBlock,
-    TransformerClassifier,
-)
+from .models import TransformerClassifier
 from .ntk import (
-    LOSSES,
+    MaskedSlot,
     init_masked_slot,
     kernel_regime_distances,
-    masked_slot_logits,
-    masked_slot_loss,
     ntk_blocks,
     output_trajectory,
     train_masked_slot,
 )
-from .positional import (
-    SCHEMES,
-    AbsolutePosition,
-    ALiBiPosition,
-    FixedPosition,
-    LearnedPosition,
-    LowRankPosition,
-    NoPosition,
-    PositionalScheme,
-    RotaryPosition,
-    SinusoidalPosition,
-    make_positional,
-)
 from .spec import ModelSpec, TrainConfig
 from .training import (
-    IGNORE_INDEX,
     TrainingHistory,
-    accuracy,
     evaluate_loss,
     predict,
     seed_everything,
@@ -57,31 +39,14 @@ __all__ = [
     "FitResult",
     "fit",
     "fit_ensemble",
-    "SCHEMES",
-    "PositionalScheme",
-    "NoPosition",
-    "AbsolutePosition",
-    "SinusoidalPosition",
-    "LearnedPosition",
-    "FixedPosition",
-    "LowRankPosition",
-    "RotaryPosition",
-    "ALiBiPosition",
-    "make_positional",
-    "SelfAttention",
-    "TransformerBlock",
     "TransformerClassifier",
-    "IGNORE_INDEX",
     "seed_everything",
     "TrainingHistory",
     "train_classifier",
     "predict",
     "evaluate_loss",
-    "accuracy",
-    "LOSSES",
+    "MaskedSlot",
     "init_masked_slot",
-    "masked_slot_logits",
-    "masked_slot_loss",
     "train_masked_slot",
     "ntk_blocks",
     "output_trajectory",

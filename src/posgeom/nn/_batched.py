@@ -12,7 +12,7 @@ import math
 import torch
 from torch.nn import functional as F
 
-from .positional import AbsolutePosition, LowRankPosition
+from ._schemes import AbsolutePosition, LowRankPosition
 
 
 def _linear(x, params, name):

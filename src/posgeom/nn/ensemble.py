@@ -1,6 +1,6 @@
 """Many seeds at once: :func:`fit_ensemble` trains ``S`` copies of one architecture as a single batched model.
 
-The members' parameters are stacked (:func:`torch.func.stack_module_state`), the forward pass runs with the member
+The members' parameters are stacked (``torch.func.stack_module_state``), the forward pass runs with the member
 axis in front (batched matrix products, ``posgeom.nn._batched``), and one AdamW optimiser steps the stacked tensors
 -- AdamW is elementwise, so this is each member's own AdamW step. Member ``k`` is the run
 ``fit(spec, data, seed=seeds[k], config=config)`` would make: its own initialisation (built after
@@ -13,17 +13,17 @@ not identical with a loop over ``fit``."""
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Sequence
 
 import torch
 from torch import nn
 from torch.func import stack_module_state
 
-from .._validation import check_positive_int
 from ._batched import batched_logits, member_losses
-from .fit import FitResult, _check_inputs, plateau_reached
+from ._checks import IGNORE_INDEX, check_seeds
+from ._fit import FitResult, _check_inputs, plateau_reached
 from .spec import ModelSpec, TrainConfig
-from .training import IGNORE_INDEX, TrainingHistory
+from .training import TrainingHistory
 
 __all__ = [
     "fit_ensemble",
@@ -41,17 +41,6 @@ def _member_specs(spec, n: int) -> list:
     if not all(specs[0].same_architecture(s) for s in specs[1:]):
         raise ValueError("the members' specs must differ at most in the values of encoding and init_encoding")
     return specs
-
-
-def _check_seeds(seeds) -> tuple:
-    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"seeds must be a sequence of integers, e.g. range(16), got {seeds!r}")
-    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds is empty; pass at least one seed")
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct, got {seeds}")
-    return seeds
 
 
 def _evaluate(model, params, buffers, X, y, mask, chunk=1024):
@@ -72,7 +61,8 @@ def _evaluate(model, params, buffers, X, y, mask, chunk=1024):
     return loss, acc
 
 
-def fit_ensemble(spec, data, *, seeds, config: TrainConfig) -> tuple[FitResult, ...]:
+def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: Sequence[int],
+                 config: TrainConfig) -> tuple[FitResult, ...]:
     """Train one model per seed, all at once in one batched model: :func:`posgeom.nn.fit` for many seeds.
 
     Member ``k`` starts from ``spec.build(seed=seeds[k])``, draws its mini-batches in the order of a generator
@@ -119,7 +109,7 @@ def fit_ensemble(spec, data, *, seeds, config: TrainConfig) -> tuple[FitResult, 
     >>> [r.seed for r in runs], bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
     ([0, 1], True)
     """
-    seeds = _check_seeds(seeds)
+    seeds = check_seeds(seeds)
     specs = _member_specs(spec, len(seeds))
     X, y, mask = _check_inputs(specs[0], data, config)
     torch.set_num_threads(config.threads)

@@ -1,46 +1,27 @@
 """Small Transformers whose positional scheme is a parameter.
 
-One implementation of multi-head self-attention (:class:`SelfAttention`) serves every scheme of
-:mod:`posgeom.positional`; the scheme acts where it belongs:
-
-* absolute schemes add ``p_i`` to the token embedding (:meth:`~posgeom.nn.PositionalScheme.embed`);
-* RoPE rotates queries and keys inside every attention layer (:meth:`~posgeom.nn.PositionalScheme.rotate`);
-* ALiBi adds its bias to the attention logits of every layer (:meth:`~posgeom.nn.PositionalScheme.bias`).
-
-Architecture (pre-LayerNorm, no dropout so that forward passes are deterministic)::
-
-    h = embed(tokens)                         # token embedding, + p_i for absolute schemes
-    for each layer:
-        h = h + Attention(LN(h))              # softmax(q k^T / sqrt(d_head) + bias + mask) v
-        h = h + MLP(LN(h))                    # Linear(d, 4d) -> GELU -> Linear(4d, d)
-    h = LN(h)
-    logits = head(mean over non-padding tokens of h)        # pooled output (default)
-    logits_i = head(h_i)                                    # per-token output (pooled=False)
-
-Masks: ``causal=True`` lets position ``i`` attend to ``j <= i`` only (a decoder); ``padding_mask`` (batch, L) is
-``True`` at padding tokens, which are never attended to and are left out of the mean. A query that can attend to
-nothing (only possible for a padding query under a causal mask with left padding) gets an attention output of 0,
-never NaN.
+* :class:`TransformerClassifier` -- a small pre-LayerNorm Transformer with a classification head (pooled or per
+  token), its positional scheme named by a string.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 from torch import nn
 
 from .._validation import check_positive_int
-from .positional import PositionalScheme, make_positional
+from ._checks import check_heads
+from ._schemes import PositionalScheme, make_positional
 
 __all__ = [
-    "SelfAttention",
-    "TransformerBlock",
     "TransformerClassifier",
 ]
 
 
-class SelfAttention(nn.Module):
+class _SelfAttention(nn.Module):
     """Multi-head self-attention with a pluggable positional scheme.
 
     Parameters
@@ -55,19 +36,15 @@ class SelfAttention(nn.Module):
 
     Examples
     --------
-    >>> from posgeom.nn import make_positional
     >>> _ = torch.manual_seed(0)
-    >>> attn = SelfAttention(8, 2)
+    >>> attn = _SelfAttention(8, 2)
     >>> attn(torch.randn(3, 5, 8), make_positional("alibi", 5, 8, 2)).shape
     torch.Size([3, 5, 8])
     """
 
     def __init__(self, d_model: int, n_heads: int):
         super().__init__()
-        self.d_model = check_positive_int(d_model, "d_model")
-        self.n_heads = check_positive_int(n_heads, "n_heads")
-        if d_model % n_heads:
-            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        self.d_model, self.n_heads = check_heads(d_model, n_heads)
         self.d_head = d_model // n_heads
         self.qkv = nn.Linear(d_model, 3 * d_model)
         self.out = nn.Linear(d_model, d_model)
@@ -97,9 +74,8 @@ class SelfAttention(nn.Module):
 
         Examples
         --------
-        >>> from posgeom.nn import make_positional
         >>> _ = torch.manual_seed(0)
-        >>> attn = SelfAttention(8, 2)
+        >>> attn = _SelfAttention(8, 2)
         >>> w, v = attn.attention_weights(torch.randn(1, 4, 8), make_positional("none", 4, 8, 2), causal=True,
         ...                               padding_mask=None)
         >>> w.shape, bool(torch.all(w[0, 0].triu(1) == 0)), torch.allclose(w.sum(-1), torch.ones(1, 2, 4))
@@ -123,7 +99,8 @@ class SelfAttention(nn.Module):
         weights = torch.softmax(logits.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
         return weights, v
 
-    def forward(self, x, positional, *, causal=False, padding_mask=None):
+    def forward(self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool = False,
+                padding_mask: torch.Tensor | None = None) -> torch.Tensor:
         """Attention output ``Out(weights @ v)`` of shape (batch, L, d_model).
 
         Parameters
@@ -144,10 +121,9 @@ class SelfAttention(nn.Module):
 
         Examples
         --------
-        >>> from posgeom.nn import make_positional
         >>> _ = torch.manual_seed(0)
         >>> mask = torch.tensor([[False, False, True]])
-        >>> SelfAttention(4, 1)(torch.randn(1, 3, 4), make_positional("rope", 3, 4, 1), padding_mask=mask).shape
+        >>> _SelfAttention(4, 1)(torch.randn(1, 3, 4), make_positional("rope", 3, 4, 1), padding_mask=mask).shape
         torch.Size([1, 3, 4])
         """
         weights, v = self.attention_weights(x, positional, causal=causal, padding_mask=padding_mask)
@@ -155,7 +131,7 @@ class SelfAttention(nn.Module):
         return self.out((weights @ v).transpose(1, 2).reshape(b, length, self.d_model))
 
 
-class TransformerBlock(nn.Module):
+class _Block(nn.Module):
     """Pre-LN block: ``h + Attention(LN(h))`` then ``h + MLP(LN(h))`` with an MLP of width ``4 d``.
 
     Parameters
@@ -167,9 +143,8 @@ class TransformerBlock(nn.Module):
 
     Examples
     --------
-    >>> from posgeom.nn import make_positional
     >>> _ = torch.manual_seed(0)
-    >>> block = TransformerBlock(8, 2)
+    >>> block = _Block(8, 2)
     >>> block(torch.randn(2, 4, 8), make_positional("sinusoidal", 4, 8, 2)).shape
     torch.Size([2, 4, 8])
     """
@@ -177,34 +152,19 @@ class TransformerBlock(nn.Module):
     def __init__(self, d_model: int, n_heads: int):
         super().__init__()
         self.ln1 = nn.LayerNorm(d_model)
-        self.attn = SelfAttention(d_model, n_heads)
+        self.attn = _SelfAttention(d_model, n_heads)
         self.ln2 = nn.LayerNorm(d_model)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
-    def forward(self, h, positional, *, causal=False, padding_mask=None):
-        """One block: ``h + Attention(LN(h))``, then ``+ MLP(LN(.))``.
-
-        Parameters
-        ----------
-        h : torch.Tensor of shape (batch, L, d_model)
-            Hidden states.
-        positional : PositionalScheme
-            The model's scheme: it rotates queries and keys (RoPE) and adds its bias to the logits (ALiBi).
-        causal : bool
-            Let position ``i`` attend to ``j <= i`` only (keyword-only, default False).
-        padding_mask : torch.Tensor of shape (batch, L), bool, or None
-            True at padding tokens, which are never attended to (default None).
-
-        Returns
-        -------
-        torch.Tensor of shape (batch, L, d_model)
-            The new hidden states.
+    def forward(self, h: torch.Tensor, positional: PositionalScheme, *, causal: bool = False,
+                padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """One block on hidden states ``h`` (batch, L, d_model): ``h + Attention(LN(h))``, then ``+ MLP(LN(.))``;
+        the other arguments as in :meth:`_SelfAttention.forward`.
 
         Examples
         --------
-        >>> from posgeom.nn import make_positional
         >>> _ = torch.manual_seed(0)
-        >>> TransformerBlock(4, 1)(torch.randn(1, 3, 4), make_positional("none", 3, 4, 1), causal=True).shape
+        >>> _Block(4, 1)(torch.randn(1, 3, 4), make_positional("none", 3, 4, 1), causal=True).shape
         torch.Size([1, 3, 4])
         """
         h = h + self.attn(self.ln1(h), positional, causal=causal, padding_mask=padding_mask)
@@ -213,6 +173,19 @@ class TransformerBlock(nn.Module):
 
 class TransformerClassifier(nn.Module):
     """A small Transformer encoder (or, with ``causal=True``, decoder) with a classification head.
+
+    Pre-LayerNorm, no dropout (forward passes are deterministic); one multi-head self-attention serves every scheme,
+    which acts where it belongs (absolute schemes add ``p_i`` to the token embedding, RoPE rotates queries and keys
+    in every layer, ALiBi biases the logits of every layer)::
+
+        h = embed(tokens)                  # token embedding, + p_i for absolute schemes
+        for each layer:
+            h = h + Attention(LN(h))       # softmax(q k^T / sqrt(d_head) + bias + mask) v
+            h = h + MLP(LN(h))             # Linear(d, 4d) -> GELU -> Linear(4d, d)
+        logits = head(mean of LN(h) over non-padding tokens)    # or head(LN(h)_i) per token
+
+    A query that can attend to nothing (a padding query under a causal mask with left padding) gets an attention
+    output of 0, never NaN.
 
     Parameters
     ----------
@@ -227,7 +200,7 @@ class TransformerClassifier(nn.Module):
         Heads per attention layer and number of blocks.
     positional : str, default "learned"
         The positional scheme, one of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``,
-        ``"fixed"``, ``"low_rank"`` (see :mod:`posgeom.positional`).
+        ``"fixed"``, ``"low_rank"`` (``posgeom.encodings.SCHEMES``).
     causal : bool, default False
         Causal (decoder) attention: position ``i`` attends to ``j <= i`` only.
     rank : int, optional
@@ -239,8 +212,9 @@ class TransformerClassifier(nn.Module):
 
     Attributes
     ----------
-    positional : PositionalScheme
-        The scheme module; ``model.positional_encoding()`` returns ``P`` for absolute schemes.
+    positional : torch.nn.Module
+        The module of the scheme named ``positional``: it adds ``p_i`` to the token embeddings, rotates queries and
+        keys, or biases the attention logits; :meth:`positional_encoding` returns its table ``P``.
 
     Examples
     --------
@@ -257,17 +231,17 @@ class TransformerClassifier(nn.Module):
         d_model: int,
         n_heads: int,
         n_layers: int,
+        *,
         positional: str = "learned",
         causal: bool = False,
         rank: int | None = None,
-        encoding=None,
+        encoding: np.ndarray | torch.Tensor | None = None,
         n_classes: int = 2,
     ):
         super().__init__()
         self.vocab_size = check_positive_int(vocab_size, "vocab_size")
         self.n_positions = check_positive_int(n_positions, "n_positions")
-        self.d_model = check_positive_int(d_model, "d_model")
-        self.n_heads = check_positive_int(n_heads, "n_heads")
+        self.d_model, self.n_heads = check_heads(d_model, n_heads)
         self.n_layers = check_positive_int(n_layers, "n_layers")
         self.n_classes = check_positive_int(n_classes, "n_classes")
         if not isinstance(causal, bool):
@@ -275,7 +249,7 @@ class TransformerClassifier(nn.Module):
         self.causal = causal
         self.positional = make_positional(positional, n_positions, d_model, n_heads, rank=rank, encoding=encoding)
         self.token_embedding = nn.Embedding(self.vocab_size, self.d_model)
-        self.blocks = nn.ModuleList(TransformerBlock(self.d_model, self.n_heads) for _ in range(self.n_layers))
+        self.blocks = nn.ModuleList(_Block(self.d_model, self.n_heads) for _ in range(self.n_layers))
         self.ln_final = nn.LayerNorm(self.d_model)
         self.head = nn.Linear(self.d_model, self.n_classes)
 
@@ -290,7 +264,7 @@ class TransformerClassifier(nn.Module):
         Returns
         -------
         torch.Tensor of shape (n_positions, d_model) or None
-            The encoding matrix of the scheme (see :meth:`~posgeom.nn.PositionalScheme.encoding_matrix`).
+            The encoding matrix of the scheme (the scheme's table; a view of the parameter for learned tables).
 
         Examples
         --------

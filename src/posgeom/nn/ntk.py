@@ -1,57 +1,34 @@
-"""Monotonicity in the neural-tangent-kernel (NTK) regime: the masked-slot model, its linearisation and its limit.
+"""The masked-slot model of the NTK appendix: the part of a masked-language model that sees only the masked slot.
 
-The model (the book's own toy, not the paper's architecture) is the part of a masked-language model that sees only
-the masked slot. In BERT the input at a masked position ``i`` is ``e_[MASK] + p_i``: apart from the context, the
-network's prediction there is a function of the position embedding alone. The **masked-slot network** of width
-``w`` keeps exactly that channel::
+* :class:`MaskedSlot` -- the parameters ``P`` (n x w), ``W`` (w x w), ``A`` (V x w) of
+  ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)``, the logits at position ``i``;
+* :func:`init_masked_slot` -- their initialisation;
+* :func:`train_masked_slot` -- full-batch gradient descent on the network or on its linearisation at the start;
+* :func:`ntk_blocks` -- its exact empirical neural tangent kernel, blocks ``Theta[i, j]`` (V x V);
+* :func:`output_trajectory` -- ``F_t(y)``, the infinite-width dynamics of one position's logits;
+* :func:`kernel_regime_distances` -- the infinite-width prediction of the trained distances ``||p_i - p_j||``.
 
-    f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)        (logits at position i, a vector in R^V)
-
-with trainable ``P`` (n x w, rows ``p_i``), ``W`` (w x w) and ``A`` (V x w). Conventions:
-
-* **NTK parametrisation, one width.** The embedding width and the hidden width are both ``w``. ``W`` and ``A`` are
-  initialised i.i.d. ``N(0, 1)``; the ``1/sqrt(w)`` factors keep every quantity of order 1 as ``w`` grows
-  :cite:`jacot2018`.
-* **Embedding initialisation.** ``P`` is i.i.d. ``N(0, sigma0^2 / w)``, so that ``||p_i(0)|| ~ sigma0`` at every
-  width (BERT's ``std = 0.02`` at ``w = 384`` is ``sigma0 ~ 0.39``). Keeping ``||p_i(0)||`` of order 1 is what
-  makes the limit monotone; see :func:`kernel_regime_distances`.
-* **Losses** are summed over positions (no mean), so that gradient-descent time is ``t = lr * steps`` in the units
-  where the limiting kernel is the identity. ``"mse"``: ``sum_i ||f_i - y_i||^2 / 2`` against targets ``y_i``
-  (e.g. ``sqrt(mu_i)``). ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log softmax(f_i)_v`` against distributions
-  ``mu_i`` (the population masked-language-model loss of the masked slot).
-* **Training** is full-batch gradient descent with a constant learning rate, in float64.
-
-Three objects are compared, for the same initialisation:
-
-1. the network trained as is (:func:`train_masked_slot`);
-2. its **linearisation** around the initialisation, ``f_lin(theta) = f(theta_0) + J(theta_0) (theta - theta_0)``,
-   trained by the same gradient descent (:func:`train_masked_slot` with ``linearised=True``, built with
-   :func:`torch.func.jvp` and :func:`torch.func.vjp`);
-3. the **kernel-regime prediction** (:func:`kernel_regime_distances`): at infinite width the NTK is ``delta_ij I_V``
-   (:func:`ntk_blocks` computes it exactly at finite width), every position's logits follow the same map
-   ``f_i(t) = F_t(y_i)`` and the embedding distances become ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)``.
-
-**Rates.** At finite width the initialisation is random, and the deviations from the limit are fluctuations of
-sums of ``w`` independent terms: the diagonal NTK blocks deviate from ``I_V`` by ``O(w^(-1/2))``, the off-diagonal
-blocks are ``O(w^(-3/2))``, and the trained distances deviate from :func:`kernel_regime_distances` by
-``O(w^(-1/2))`` (the appendix derives the exponents and checks them by log-log fits over widths and seeds).
+Conventions: NTK parametrisation with one width ``w`` (``W``, ``A`` i.i.d. ``N(0, 1)``), ``P`` i.i.d.
+``N(0, sigma0^2 / w)`` so that ``||p_i(0)|| ~ sigma0`` at every width :cite:`jacot2018`; losses summed over
+positions (``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``; ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log
+softmax(f_i)_v``), so that time is ``t = lr * steps``; float64 throughout. The appendix derives the limit and
+measures the rates.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from .._validation import check_matrix, check_positive_int
+from ._checks import check_real
 
 __all__ = [
-    "LOSSES",
+    "MaskedSlot",
     "init_masked_slot",
-    "masked_slot_logits",
-    "masked_slot_loss",
     "train_masked_slot",
     "ntk_blocks",
     "output_trajectory",
@@ -59,26 +36,16 @@ __all__ = [
 ]
 
 
-LOSSES = ("mse", "cross_entropy")
+_LOSSES = ("mse", "cross_entropy")
 
 
 _DTYPE = torch.float64
 
 
 def _check_loss(loss) -> str:
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    if loss not in _LOSSES:
+        raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
     return loss
-
-
-def _check_real(value, name: str, *, positive: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite real number, got {value!r}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value}")
-    if not positive and value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return float(value)
 
 
 def _check_targets(targets, loss: str) -> np.ndarray:
@@ -89,8 +56,40 @@ def _check_targets(targets, loss: str) -> np.ndarray:
     return Y
 
 
+@dataclass(frozen=True, kw_only=True)
+class MaskedSlot:
+    """The parameters of the masked-slot network, float64 tensors (from :func:`init_masked_slot`).
+
+    Attributes
+    ----------
+    P : torch.Tensor
+        (n, w): the position table, row ``i`` is ``p_i``.
+    W : torch.Tensor
+        (w, w): the hidden layer.
+    A : torch.Tensor
+        (V, w): the output layer.
+
+    Examples
+    --------
+    >>> th = init_masked_slot(4, 3, 8, seed=0)
+    >>> th.P.shape, th.W.shape, th.A.shape
+    (torch.Size([4, 8]), torch.Size([8, 8]), torch.Size([3, 8]))
+    """
+
+    P: torch.Tensor
+    W: torch.Tensor
+    A: torch.Tensor
+
+
+def _as_dict(params: MaskedSlot) -> dict[str, torch.Tensor]:
+    """``{"P": ..., "W": ..., "A": ...}``: the parameters as the pytree ``torch.func`` differentiates."""
+    if not isinstance(params, MaskedSlot):
+        raise TypeError(f"params must be a MaskedSlot (from init_masked_slot), got {type(params).__name__}")
+    return {"P": params.P, "W": params.W, "A": params.A}
+
+
 def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5,
-                     seed: int) -> dict[str, torch.Tensor]:
+                     seed: int) -> MaskedSlot:
     """Initial parameters of the masked-slot network (float64 tensors).
 
     Parameters
@@ -109,8 +108,8 @@ def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: fl
 
     Returns
     -------
-    dict of str to torch.Tensor
-        Keys ``"P"`` (n, w), ``"W"`` (w, w), ``"A"`` (V, w), float64.
+    MaskedSlot
+        ``P`` (n, w), ``W`` (w, w), ``A`` (V, w), float64.
 
     Raises
     ------
@@ -122,32 +121,30 @@ def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: fl
     Examples
     --------
     >>> th = init_masked_slot(4, 3, 8, sigma0=0.5, seed=0)
-    >>> {k: tuple(v.shape) for k, v in th.items()}
-    {'P': (4, 8), 'W': (8, 8), 'A': (3, 8)}
-    >>> bool((init_masked_slot(4, 3, 8, sigma0=0.0, seed=0)["P"] == 0).all())
+    >>> tuple(th.P.shape), tuple(th.W.shape), tuple(th.A.shape)
+    ((4, 8), (8, 8), (3, 8))
+    >>> bool((init_masked_slot(4, 3, 8, sigma0=0.0, seed=0).P == 0).all())
     True
     """
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     V = check_positive_int(n_outputs, "n_outputs")
     w = check_positive_int(width, "width")
-    sigma0 = _check_real(sigma0, "sigma0", positive=False)
+    sigma0 = check_real(sigma0, "sigma0", strict=False)
     seed = check_positive_int(seed, "seed", minimum=0)
     g = torch.Generator().manual_seed(seed)
-    return {
-        "P": torch.randn(n, w, generator=g, dtype=_DTYPE) * (sigma0 / math.sqrt(w)),
-        "W": torch.randn(w, w, generator=g, dtype=_DTYPE),
-        "A": torch.randn(V, w, generator=g, dtype=_DTYPE),
-    }
+    P = torch.randn(n, w, generator=g, dtype=_DTYPE) * (sigma0 / math.sqrt(w))
+    W = torch.randn(w, w, generator=g, dtype=_DTYPE)
+    return MaskedSlot(P=P, W=W, A=torch.randn(V, w, generator=g, dtype=_DTYPE))
 
 
-def masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
+def _masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
     """Logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` of every position.
 
     Parameters
     ----------
     params : dict of str to torch.Tensor
-        ``"P"`` (n, w), ``"W"`` (w, w) and ``"A"`` (V, w), as from :func:`init_masked_slot`; differentiable (the
-        function is used with :mod:`torch.func`).
+        ``"P"`` (n, w), ``"W"`` (w, w) and ``"A"`` (V, w) (``_as_dict`` of a :class:`MaskedSlot`); differentiable
+        (the function is used with ``torch.func``).
 
     Returns
     -------
@@ -157,9 +154,9 @@ def masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
     Examples
     --------
     >>> th = init_masked_slot(4, 3, 8, seed=0)
-    >>> tuple(masked_slot_logits(th).shape)
+    >>> tuple(_masked_slot_logits(_as_dict(th)).shape)
     (4, 3)
-    >>> float(masked_slot_logits(init_masked_slot(4, 3, 8, sigma0=0.0, seed=0)).abs().max())  # tanh(0) = 0
+    >>> float(_masked_slot_logits(_as_dict(init_masked_slot(4, 3, 8, sigma0=0.0, seed=0))).abs().max())  # tanh(0) = 0
     0.0
     """
     P, W, A = params["P"], params["W"], params["A"]
@@ -167,13 +164,13 @@ def masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
     return torch.tanh(P @ W.T / math.sqrt(w)) @ A.T / math.sqrt(w)
 
 
-def masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> torch.Tensor:
+def _masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> torch.Tensor:
     """The loss of the module docstring, summed over positions.
 
     Parameters
     ----------
     logits : torch.Tensor
-        (n, V) logits ``f_i``, e.g. from :func:`masked_slot_logits`.
+        (n, V) logits ``f_i``, e.g. from ``_masked_slot_logits``.
     targets : torch.Tensor
         (n, V) float64: ``y_i`` for ``"mse"``, distributions ``mu_i`` for ``"cross_entropy"`` (not validated here;
         :func:`train_masked_slot` validates).
@@ -190,9 +187,9 @@ def masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> 
     --------
     >>> import torch
     >>> f, y = torch.zeros(2, 2, dtype=torch.float64), torch.ones(2, 2, dtype=torch.float64)
-    >>> float(masked_slot_loss(f, y, "mse"))
+    >>> float(_masked_slot_loss(f, y, "mse"))
     2.0
-    >>> round(float(masked_slot_loss(f, y / 2, "cross_entropy")), 6)  # 2 positions x log 2
+    >>> round(float(_masked_slot_loss(f, y / 2, "cross_entropy")), 6)  # 2 positions x log 2
     1.386294
     """
     if loss == "mse":
@@ -200,18 +197,18 @@ def masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> 
     return -(targets * torch.log_softmax(logits, dim=-1)).sum()
 
 
-def train_masked_slot(params: dict[str, torch.Tensor], targets, *, loss: str, lr: float, steps: int,
-                      linearised: bool = False) -> dict[str, torch.Tensor]:
+def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr: float, steps: int,
+                      linearised: bool = False) -> MaskedSlot:
     """Full-batch gradient descent on the masked-slot network or on its linearisation.
 
     Parameters
     ----------
-    params : dict
+    params : MaskedSlot
         Initial parameters from :func:`init_masked_slot` (not modified).
     targets : (n, V) array
         ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
     loss : {"mse", "cross_entropy"}
-        The summed loss (:func:`masked_slot_loss`).
+        The loss, summed over positions (``"mse"`` or ``"cross_entropy"``, see the module docstring).
     lr : float
         Learning rate; training time is ``t = lr * steps``. Stability needs ``lr`` below ``2 / lambda_max`` of the
         NTK (``lambda_max -> 1`` as the width grows; ``lr <= 0.5`` is safe from width 64 on).
@@ -223,8 +220,8 @@ def train_masked_slot(params: dict[str, torch.Tensor], targets, *, loss: str, lr
 
     Returns
     -------
-    dict of str to torch.Tensor
-        The trained parameters (new tensors, same keys and shapes as ``params``).
+    MaskedSlot
+        The trained parameters (new tensors, the shapes of ``params``).
 
     Raises
     ------
@@ -245,20 +242,21 @@ def train_masked_slot(params: dict[str, torch.Tensor], targets, *, loss: str, lr
     >>> y = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
     >>> th = init_masked_slot(3, 2, 256, sigma0=0.5, seed=0)
     >>> out = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20)
-    >>> bool(np.abs(masked_slot_logits(out).numpy() - y).max() < 0.05)
+    >>> bool(np.abs(_masked_slot_logits(_as_dict(out)).numpy() - y).max() < 0.05)
     True
     >>> lin = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20, linearised=True)
-    >>> sorted(lin) == ["A", "P", "W"]
+    >>> lin.P.shape == th.P.shape
     True
     """
     from torch.func import jvp, vjp
 
     loss = _check_loss(loss)
-    lr = _check_real(lr, "lr")
+    lr = check_real(lr, "lr")
     steps = check_positive_int(steps, "steps")
     if not isinstance(linearised, bool):
         raise TypeError(f"linearised must be True or False, got {linearised!r}")
     Y = _check_targets(targets, loss)
+    params = _as_dict(params)
     n, V = params["P"].shape[0], params["A"].shape[0]
     if Y.shape != (n, V):
         raise ValueError(f"targets must have shape (n_positions, n_outputs) = ({n}, {V}), got {Y.shape}")
@@ -266,27 +264,27 @@ def train_masked_slot(params: dict[str, torch.Tensor], targets, *, loss: str, lr
     theta0 = {k: v.detach().clone() for k, v in params.items()}
     theta = {k: v.clone() for k, v in theta0.items()}
     if linearised:
-        f0, vjp_fn = vjp(masked_slot_logits, theta0)
+        f0, vjp_fn = vjp(_masked_slot_logits, theta0)
     for _ in range(steps):
         if linearised:
             delta = {k: theta[k] - theta0[k] for k in theta}
-            _, df = jvp(masked_slot_logits, (theta0,), (delta,))
+            _, df = jvp(_masked_slot_logits, (theta0,), (delta,))
             f = (f0 + df).requires_grad_(True)
-            value = masked_slot_loss(f, Yt, loss)
+            value = _masked_slot_loss(f, Yt, loss)
             (r,) = torch.autograd.grad(value, f)
             (grads,) = vjp_fn(r)
         else:
             current = {k: v.requires_grad_(True) for k, v in theta.items()}
-            value = masked_slot_loss(masked_slot_logits(current), Yt, loss)
+            value = _masked_slot_loss(_masked_slot_logits(current), Yt, loss)
             grads = dict(zip(current, torch.autograd.grad(value, list(current.values()))))
         if not torch.isfinite(value):
             raise FloatingPointError(f"the loss became {float(value.detach())}; lower lr (now {lr})")
         with torch.no_grad():
             theta = {k: theta[k].detach() - lr * grads[k] for k in theta}
-    return {k: v.detach() for k, v in theta.items()}
+    return MaskedSlot(**{k: v.detach() for k, v in theta.items()})
 
 
-def ntk_blocks(params: dict[str, torch.Tensor]) -> np.ndarray:
+def ntk_blocks(params: MaskedSlot) -> np.ndarray:
     """The exact empirical NTK of the masked-slot network, as blocks ``Theta[i, j]`` (V x V).
 
     ``Theta[i, j] = sum_theta (d f_i / d theta)(d f_j / d theta)^T``, the sum of three parts (``u_i = W p_i /
@@ -299,8 +297,8 @@ def ntk_blocks(params: dict[str, torch.Tensor]) -> np.ndarray:
 
     Parameters
     ----------
-    params : dict of str to torch.Tensor
-        ``"P"``, ``"W"``, ``"A"`` as from :func:`init_masked_slot` (or trained by :func:`train_masked_slot`).
+    params : MaskedSlot
+        As from :func:`init_masked_slot` (or trained by :func:`train_masked_slot`).
 
     Returns
     -------
@@ -317,6 +315,7 @@ def ntk_blocks(params: dict[str, torch.Tensor]) -> np.ndarray:
     >>> bool(np.abs(K[0, 0] - np.eye(2)).max() < 0.2 and np.abs(K[0, 1]).max() < 0.01)
     True
     """
+    params = _as_dict(params)
     P, W, A = (params[k].detach() for k in ("P", "W", "A"))
     w = P.shape[1]
     n, V = P.shape[0], A.shape[0]
@@ -335,7 +334,7 @@ def ntk_blocks(params: dict[str, torch.Tensor]) -> np.ndarray:
     return theta.numpy()
 
 
-def output_trajectory(targets, *, loss: str, lr: float, steps: int) -> np.ndarray:
+def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) -> np.ndarray:
     """``F_t(y)`` for every row: gradient descent on ``f`` itself with the identity kernel, from ``f = 0``.
 
     This is the infinite-width dynamics of every position's logits (each position alone, the same map for all):
@@ -371,7 +370,7 @@ def output_trajectory(targets, *, loss: str, lr: float, steps: int) -> np.ndarra
            [0.375, 0.375]])
     """
     loss = _check_loss(loss)
-    lr = _check_real(lr, "lr")
+    lr = check_real(lr, "lr")
     steps = check_positive_int(steps, "steps")
     Y = _check_targets(targets, loss)
     if loss == "mse":
@@ -384,13 +383,13 @@ def output_trajectory(targets, *, loss: str, lr: float, steps: int) -> np.ndarra
     return f
 
 
-def kernel_regime_distances(targets, *, loss: str, lr: float, steps: int, sigma0: float) -> np.ndarray:
+def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps: int, sigma0: float) -> np.ndarray:
     """The infinite-width prediction of the trained embedding distances ``||p_i(t) - p_j(t)||``.
 
     ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)`` off the diagonal (0 on it), with ``F_t`` from
     :func:`output_trajectory`: the displacement ``p_i(t) - p_i(0) = J^T (f_i(t) - f_i(0))`` is an isometric image
     of the logit trajectory because ``J J^T -> I_V``, and the initial embeddings add ``2 sigma0^2`` to every
-    squared distance,     squared distance. The added constant does not change the ranks.
+    squared distance. The added constant does not change the ranks.
 
     Parameters
     ----------
@@ -429,7 +428,7 @@ def kernel_regime_distances(targets, *, loss: str, lr: float, steps: int, sigma0
     >>> round(float(D2[0, 1] ** 2), 6)  # plus 2 sigma0^2
     4.0
     """
-    sigma0 = _check_real(sigma0, "sigma0", positive=False)
+    sigma0 = check_real(sigma0, "sigma0", strict=False)
     F = output_trajectory(targets, loss=loss, lr=lr, steps=steps)
     sq = np.sum((F[:, None, :] - F[None, :, :]) ** 2, axis=-1) + 2.0 * sigma0**2
     D = np.sqrt(sq)

@@ -9,15 +9,14 @@
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from .._validation import check_matrix, check_positive_int
+from .._validation import check_positive_int
 from ..encodings.absolute import low_rank_factors
-from ..encodings.schemes import SCHEMES
+from ._checks import check_heads, check_real, check_scheme, check_table
 from .models import TransformerClassifier
 from .training import seed_everything
 
@@ -28,14 +27,6 @@ __all__ = [
 
 #: Fields that may differ between the members of one ensemble (values, not shapes).
 _PER_MEMBER = ("encoding", "init_encoding")
-
-
-def _check_real(value, name: str, *, minimum: float, strict: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite real number, got {value!r}")
-    if value < minimum or (strict and value == minimum):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
-    return float(value)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -53,7 +44,7 @@ class ModelSpec:
     n_heads, n_layers : int, default 2 and 1
         Heads per attention layer, number of blocks.
     positional : str, default "learned"
-        One of :data:`posgeom.nn.SCHEMES`.
+        One of :data:`posgeom.encodings.SCHEMES`.
     causal : bool, default False
         Decoder (causal) attention.
     rank : int, optional
@@ -96,28 +87,15 @@ class ModelSpec:
     init_encoding: np.ndarray | None = None
 
     def __post_init__(self):
-        for name in ("vocab_size", "n_positions", "d_model", "n_heads", "n_layers", "n_classes"):
+        for name in ("vocab_size", "n_positions", "n_layers", "n_classes"):
             check_positive_int(getattr(self, name), name)
-        if self.positional not in SCHEMES:
-            raise ValueError(f"unknown positional scheme {self.positional!r}; choose one of {SCHEMES}")
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model={self.d_model} must be divisible by n_heads={self.n_heads}")
+        check_heads(self.d_model, self.n_heads)
+        check_scheme(self.positional, rank=self.rank, encoding=self.encoding)
         if not isinstance(self.causal, bool):
             raise TypeError(f"causal must be True or False, got {self.causal!r}")
-        if (self.rank is None) == (self.positional == "low_rank"):
-            raise ValueError("rank is required by the 'low_rank' scheme and rejected by the others, got "
-                             f"rank={self.rank!r} for {self.positional!r}")
-        if (self.encoding is None) == (self.positional == "fixed"):
-            raise ValueError("encoding is required by the 'fixed' scheme and rejected by the others "
-                             f"({self.positional!r})")
-        shape = (self.n_positions, self.d_model)
         for name in _PER_MEMBER:
-            value = getattr(self, name)
-            if value is not None:
-                value = check_matrix(value.detach().cpu().numpy() if torch.is_tensor(value) else value, name)
-                if value.shape != shape:
-                    raise ValueError(f"{name} must have shape (n_positions, d_model) = {shape}, got {value.shape}")
-                object.__setattr__(self, name, value)
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, check_table(getattr(self, name), name, self.n_positions, self.d_model))
         if self.init_encoding is not None and self.positional not in ("learned", "low_rank"):
             raise ValueError(f"init_encoding starts a trained table ('learned', 'low_rank'), not {self.positional!r}")
 
@@ -238,10 +216,9 @@ class TrainConfig:
 
     def __post_init__(self):
         check_positive_int(self.epochs, "epochs")
-        object.__setattr__(self, "lr", _check_real(self.lr, "lr", minimum=0.0, strict=True))
-        object.__setattr__(self, "weight_decay",
-                           _check_real(self.weight_decay, "weight_decay", minimum=0.0, strict=False))
-        object.__setattr__(self, "tol", _check_real(self.tol, "tol", minimum=0.0, strict=False))
+        object.__setattr__(self, "lr", check_real(self.lr, "lr"))
+        object.__setattr__(self, "weight_decay", check_real(self.weight_decay, "weight_decay", strict=False))
+        object.__setattr__(self, "tol", check_real(self.tol, "tol", strict=False))
         if self.batch_size is not None:
             check_positive_int(self.batch_size, "batch_size")
         if self.patience is not None:

@@ -16,7 +16,7 @@ shape ``(N, L)`` train the per-token output (token classification), with ``-100`
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,19 +24,15 @@ import torch
 from torch import nn
 
 from .._validation import check_positive_int
+from ._checks import IGNORE_INDEX, check_real
 
 __all__ = [
     "TrainingHistory",
-    "IGNORE_INDEX",
     "seed_everything",
     "train_classifier",
     "predict",
     "evaluate_loss",
-    "accuracy",
 ]
-
-
-IGNORE_INDEX = -100
 
 
 def seed_everything(seed: int, *, threads: int | None = 1) -> None:
@@ -101,7 +97,7 @@ def _logits(model, X, y, mask):
     return out.reshape(-1, out.shape[-1]) if per_token else out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TrainingHistory:
     """What :func:`train_classifier` did.
 
@@ -137,17 +133,17 @@ class TrainingHistory:
 
 def train_classifier(
     model: nn.Module,
-    X,
-    y,
+    X: np.ndarray | torch.Tensor,
+    y: np.ndarray | torch.Tensor,
     *,
     epochs: int,
     lr: float,
     seed: int,
     batch_size: int = 64,
     weight_decay: float = 0.0,
-    padding_mask=None,
+    padding_mask: np.ndarray | torch.Tensor | None = None,
     schedule: str = "constant",
-    on_epoch_end=None,
+    on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None,
 ) -> TrainingHistory:
     """Train ``model`` with Adam(W) on cross-entropy, deterministically: the book's one training loop.
 
@@ -207,10 +203,8 @@ def train_classifier(
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
     seed = check_positive_int(seed, "seed", minimum=0)
-    if not isinstance(lr, numbers.Real) or not np.isfinite(lr) or lr <= 0:
-        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
-    if not isinstance(weight_decay, numbers.Real) or not np.isfinite(weight_decay) or weight_decay < 0:
-        raise ValueError(f"weight_decay must be a finite number >= 0, got {weight_decay!r}")
+    lr = check_real(lr, "lr")
+    weight_decay = check_real(weight_decay, "weight_decay", strict=False)
     if schedule not in ("constant", "cosine"):
         raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
     if on_epoch_end is not None and not callable(on_epoch_end):
@@ -255,7 +249,14 @@ def train_classifier(
 
 
 @torch.no_grad()
-def predict(model: nn.Module, X, *, padding_mask=None, pooled: bool = True, batch_size: int = 1024) -> torch.Tensor:
+def predict(
+    model: nn.Module,
+    X: np.ndarray | torch.Tensor,
+    *,
+    padding_mask: np.ndarray | torch.Tensor | None = None,
+    pooled: bool = True,
+    batch_size: int = 1024,
+) -> torch.Tensor:
     """Logits of ``model`` on ``X`` in eval mode, computed in batches: (N, n_classes), or (N, L, n_classes).
 
     Parameters
@@ -300,7 +301,13 @@ def predict(model: nn.Module, X, *, padding_mask=None, pooled: bool = True, batc
 
 
 @torch.no_grad()
-def evaluate_loss(model: nn.Module, X, y, *, padding_mask=None) -> float:
+def evaluate_loss(
+    model: nn.Module,
+    X: np.ndarray | torch.Tensor,
+    y: np.ndarray | torch.Tensor,
+    *,
+    padding_mask: np.ndarray | torch.Tensor | None = None,
+) -> float:
     """Mean cross-entropy of ``model`` on ``(X, y)`` in eval mode (per-token when ``y`` is (N, L)).
 
     Parameters
@@ -339,7 +346,7 @@ def evaluate_loss(model: nn.Module, X, y, *, padding_mask=None) -> float:
     return float(nn.functional.cross_entropy(logits, y.reshape(-1), ignore_index=IGNORE_INDEX))
 
 
-def accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
+def _accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
     """Fraction of correct argmax predictions (per sequence for (N,) labels, per non-ignored token for (N, L)).
 
     Parameters
@@ -369,7 +376,7 @@ def accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
     >>> seed_everything(0)
     >>> model = TransformerClassifier(5, 4, 8, 2, 1)
     >>> X = np.ones((2, 4), dtype=int)
-    >>> accuracy(model, X, [0, 1])  # identical inputs, different labels: one of the two is right
+    >>> _accuracy(model, X, [0, 1])  # identical inputs, different labels: one of the two is right
     0.5
     """
     X, y, mask = _as_tensors(X, y, padding_mask)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from .candidates import (
     Candidate,
     fixed_distances,
-    fixed_encoding,
     mds_candidate,
     standard_candidates,
 )
@@ -28,24 +27,18 @@ from .ladder import (
     stress_ladder,
 )
 from .rank_curve import (
-    RankCurve,
-    strain,
     stress_by_rank,
 )
 from .results import (
-    StressRow,
     StressTable,
 )
 from .shift_invariant import (
-    ShiftInvariantStress,
     shift_invariant_decomposition,
 )
 from .smacof import (
-    SmacofResult,
     smacof_encoding,
 )
 from .split_half import (
-    SplitHalfStress,
     split_half_stress,
 )
 from .table import stress_table
@@ -54,23 +47,16 @@ __all__ = [
     "optimal_scale",
     "stress_of_distances",
     "stress_of_encoding",
-    "SmacofResult",
     "smacof_encoding",
-    "strain",
-    "RankCurve",
     "stress_by_rank",
     "Candidate",
     "fixed_distances",
-    "fixed_encoding",
     "mds_candidate",
     "standard_candidates",
-    "StressRow",
     "StressTable",
     "stress_table",
-    "ShiftInvariantStress",
     "shift_invariant_decomposition",
     "StressLadder",
     "stress_ladder",
-    "SplitHalfStress",
     "split_half_stress",
 ]

@@ -1,7 +1,7 @@
 """The rows of a stress table: encodings and the distances they induce between positions.
 
 * :class:`Candidate`: one row (a name, its conventions, and the rule ``D -> E``).
-* :func:`fixed_distances` / :func:`fixed_encoding`: a row from an induced distance matrix or an absolute encoding.
+* :func:`fixed_distances` / ``_fixed_encoding``: a row from an induced distance matrix or an absolute encoding.
 * :func:`mds_candidate`: classical MDS of the target itself (fitted, refitted per resample).
 * :func:`standard_candidates`: the book's rows (sinusoidal, RoPE, ALiBi, T5, learned, constant, MDS).
 """
@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
 from ..encodings.absolute import sinusoidal_encoding
@@ -25,7 +26,6 @@ from ..geometry.mds import classical_mds
 __all__ = [
     "Candidate",
     "fixed_distances",
-    "fixed_encoding",
     "mds_candidate",
     "standard_candidates",
 ]
@@ -80,7 +80,7 @@ class Candidate:
             raise TypeError(f"fitted must be True or False, got {self.fitted!r}")
 
 
-def fixed_distances(name: str, E, description: str = "") -> Candidate:
+def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
     """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's.
 
     Parameters
@@ -105,7 +105,7 @@ def fixed_distances(name: str, E, description: str = "") -> Candidate:
     Examples
     --------
     >>> from posgeom.encodings import alibi_distances
-    >>> c = fixed_distances("ALiBi", alibi_distances(3), "slope 1")
+    >>> c = fixed_distances("ALiBi", alibi_distances(3), description="slope 1")
     >>> c.distances(None)[0], c.fitted
     (array([0., 1., 2.]), False)
     """
@@ -114,7 +114,7 @@ def fixed_distances(name: str, E, description: str = "") -> Candidate:
     return Candidate(name, description, lambda D: E, fitted=False)
 
 
-def fixed_encoding(name: str, P, description: str = "") -> Candidate:
+def _fixed_encoding(name: str, P, description: str = "") -> Candidate:
     """A candidate given by an absolute encoding ``P`` (n x d, rows = positions); ``E_ij = ||p_i - p_j||``.
 
     Parameters
@@ -138,15 +138,15 @@ def fixed_encoding(name: str, P, description: str = "") -> Candidate:
 
     Examples
     --------
-    >>> fixed_encoding("line", [[0.0], [3.0]]).distances(None)
+    >>> _fixed_encoding("line", [[0.0], [3.0]]).distances(None)
     array([[0., 3.],
            [3., 0.]])
     """
     P = check_matrix(P, f"{name}: P", min_rows=2)
-    return fixed_distances(name, pairwise_distances(P), description)
+    return fixed_distances(name, pairwise_distances(P), description=description)
 
 
-def mds_candidate(rank: int | None = None, *, name: str | None = None, tol: float | None = None) -> Candidate:
+def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: float | None = None) -> Candidate:
     """Classical MDS of the target itself (Algorithm 1), at ``rank`` dimensions (``None``: full positive part).
 
     The row is refitted on every bootstrap resample, so its interval includes the fitting noise.
@@ -173,7 +173,7 @@ def mds_candidate(rank: int | None = None, *, name: str | None = None, tol: floa
     Examples
     --------
     >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> c = mds_candidate(1)
+    >>> c = mds_candidate(rank=1)
     >>> c.name, c.fitted, np.allclose(c.distances(D), D)
     ('MDS rank 1', True, True)
     """
@@ -186,13 +186,13 @@ def mds_candidate(rank: int | None = None, *, name: str | None = None, tol: floa
     def distances(D):
         cache = _MDS_CACHE.get()
         if cache is None:  # outside a table evaluation
-            return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)
+            return pairwise_distances(classical_mds(D, rank=rank, tol=tol).embedding)
         key = ("mds", tol)
         if key not in cache:  # one eigendecomposition of B per target D, shared by every MDS row
-            cache[key] = classical_mds(D, None, tol=tol)
+            cache[key] = classical_mds(D, rank=None, tol=tol)
         fit = cache[key]
         if rank is not None and rank > fit.rank:
-            return pairwise_distances(classical_mds(D, rank, tol=tol).embedding)  # raises the documented error
+            return pairwise_distances(classical_mds(D, rank=rank, tol=tol).embedding)  # raises the documented error
         r = fit.rank if rank is None else rank
         return pairwise_distances(fit.eigenvectors[:, :r] * np.sqrt(fit.eigenvalues[:r]))
 
@@ -211,13 +211,13 @@ def _slice_rows(P, offset: int, n: int, what: str) -> np.ndarray:
 
 
 def standard_candidates(
-    n: int,
+    n_positions: int,
     *,
-    d: int = 384,
+    d_model: int = 384,
     n_heads: int = 12,
     model: str | os.PathLike | None = None,
-    pretrained=None,
-    scratch=None,
+    pretrained: ArrayLike | None = None,
+    scratch: ArrayLike | None = None,
     offset: int = 0,
     mds_ranks: Sequence[int] = (1, 2, 3),
     t5: bool = True,
@@ -231,9 +231,9 @@ def standard_candidates(
 
     Parameters
     ----------
-    n : int
+    n_positions : int
         Number of positions (``>= 2``).
-    d : int, default 384
+    d_model : int, default 384
         Model width of the sinusoidal encoding (all-MiniLM-L6-v2: 384; bert-base-uncased: 768). Even.
     n_heads : int, default 12
         Attention heads: sets RoPE's head width ``d / n_heads`` (must be even) and ALiBi's slopes. Both models
@@ -241,7 +241,7 @@ def standard_candidates(
     model : str, path or None, default None
         Name of the pretrained model, used as the label of the "learned (pretrained)" row; requires ``pretrained``.
     pretrained : (max_positions, d') array, optional
-        The pretrained position embeddings (e.g. ``posgeom.data.learned_position_embeddings(model)``); the stress
+        The pretrained position embeddings (e.g. ``posgeom.data.learned_position_embeddings(model=model)``); the stress
         layer never loads files itself.
     scratch : (max_positions, d') array, optional
         Position embeddings of a model trained from scratch.
@@ -300,11 +300,11 @@ def standard_candidates(
 
     Examples
     --------
-    >>> [c.name for c in standard_candidates(8, d=16, n_heads=2, mds_ranks=(1,))]
+    >>> [c.name for c in standard_candidates(8, d_model=16, n_heads=2, mds_ranks=(1,))]
     ['sinusoidal', 'RoPE', 'ALiBi', 'T5 buckets', 'constant (no order)', 'MDS full rank', 'MDS rank 1']
     """
-    n = check_positive_int(n, "n", minimum=2)
-    d = check_positive_int(d, "d")
+    n = check_positive_int(n_positions, "n_positions", minimum=2)
+    d = check_positive_int(d_model, "d_model")
     n_heads = check_positive_int(n_heads, "n_heads")
     offset = check_positive_int(offset, "offset", minimum=0)
     if d % n_heads:
@@ -319,29 +319,29 @@ def standard_candidates(
 
     m = float(np.linalg.norm(alibi_slopes(n_heads)))
     rows = [
-        fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base), f"Vaswani et al., d={d}, base={base:g}"),
+        _fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base=base), f"Vaswani et al., d={d}, base={base:g}"),
         fixed_distances("RoPE", induced_distances("rope", n, d_model=d, n_heads=n_heads, base=base),
-                        f"{n_heads} heads of d_head={d_head}, unit blocks, base={base:g}"),
+                        description=f"{n_heads} heads of d_head={d_head}, unit blocks, base={base:g}"),
         fixed_distances("ALiBi", induced_distances("alibi", n, d_model=d, n_heads=n_heads),
-                        f"||m|| |i-j|, {n_heads} heads' slopes (||m||={m:.3g}); rank 1"),
+                        description=f"||m|| |i-j|, {n_heads} heads' slopes (||m||={m:.3g}); rank 1"),
     ]
     if t5:
         rows.append(fixed_distances("T5 buckets", induced_distances("t5", n, d_model=d, n_heads=n_heads),
-                                    "bucket(|i-j|), 32 buckets, max distance 128"))
+                                    description="bucket(|i-j|), 32 buckets, max distance 128"))
     off = f", model positions {offset}..{offset + n - 1}"
     if pretrained is not None or model is not None:
         label = str(model) if model is not None else "given"
         if pretrained is None:
             raise ValueError(f"model={model!r} names the pretrained row but no table was given; pass "
-                             f"pretrained=posgeom.data.learned_position_embeddings({model!r})")
+                             f"pretrained=posgeom.data.learned_position_embeddings(model={model!r})")
         P = _slice_rows(pretrained, offset, n, "pretrained position embeddings")
-        rows.append(fixed_encoding("learned (pretrained)", P, f"{label}, d={P.shape[1]}{off}"))
+        rows.append(_fixed_encoding("learned (pretrained)", P, f"{label}, d={P.shape[1]}{off}"))
     if scratch is not None:
         P = _slice_rows(scratch, offset, n, "from-scratch position embeddings")
-        rows.append(fixed_encoding("learned (from scratch)", P, f"trained here, d={P.shape[1]}{off}"))
+        rows.append(_fixed_encoding("learned (from scratch)", P, f"trained here, d={P.shape[1]}{off}"))
     if constant:
         E = np.ones((n, n)) - np.eye(n)
-        rows.append(fixed_distances("constant (no order)", E, "E_ij = 1 for i != j; reference"))
-    rows.append(mds_candidate(None))
-    rows.extend(mds_candidate(r) for r in ranks)
+        rows.append(fixed_distances("constant (no order)", E, description="E_ij = 1 for i != j; reference"))
+    rows.append(mds_candidate(rank=None))
+    rows.extend(mds_candidate(rank=r) for r in ranks)
     return rows

@@ -13,6 +13,7 @@ The book always says which of the two it reports.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix
 from ..geometry.euclidean import pairwise_distances
@@ -39,7 +40,7 @@ def _upper(E, D):
     return E[iu], d
 
 
-def optimal_scale(E, D) -> float:
+def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
     """The scalar ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``.
 
     Parameters
@@ -70,7 +71,7 @@ def optimal_scale(E, D) -> float:
     return float(e @ d) / ee if ee > 0 else 0.0
 
 
-def stress_of_distances(E, D, *, scale: str = "raw") -> float:
+def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> float:
     """Stress of induced distances ``E`` against target distances ``D`` (both n x n).
 
     Parameters
@@ -110,7 +111,7 @@ def stress_of_distances(E, D, *, scale: str = "raw") -> float:
     return float(r @ r) / float(d @ d)
 
 
-def stress_of_encoding(P, D, *, scale: str = "raw") -> float:
+def stress_of_encoding(P: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> float:
     """Stress of an encoding ``P`` (n x d, rows = positions) against target distances ``D`` (n x n).
 
     See the module docstring for the definition and the two scale conventions.

@@ -7,6 +7,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..corpus.incidence import SequenceIncidence
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -223,8 +228,11 @@ def _toy_ladder() -> StressLadder:
     return StressLadder(("x", "y"), Ladder((1.0, 0.5), (r, r), "toy"), "toy", (100, 50))
 
 
-def stress_ladder(candidates: Sequence[Candidate], data, *, estimator=None, rng, n_resamples: int = 100,
-                  fractions=(1.0, 0.5, 0.25, 0.125), confidence: float = 0.95, title: str = "") -> StressLadder:
+def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
+                  rng: int | np.random.Generator,
+                  n_resamples: int = 100,
+                  fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95,
+                  title: str = "") -> StressLadder:
     """Scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with intervals.
 
     Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator`` (default
@@ -280,7 +288,7 @@ def stress_ladder(candidates: Sequence[Candidate], data, *, estimator=None, rng,
     def statistic(Q):
         return _evaluate(candidates, _distances_from_squared(Q))[1::3]
 
-    lad = stability_ladder(estimator, data, statistic, fractions=fractions, rng=rng, n_resamples=n_resamples,
+    lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng, n_resamples=n_resamples,
                            confidence=confidence)
     texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)
     estimand = estimator.describe_estimand(data) if hasattr(estimator, "describe_estimand") else ""

@@ -12,9 +12,11 @@ rank for SMACOF.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
 from ..geometry.mds import classical_mds, double_centered_gram
@@ -22,8 +24,6 @@ from .core import stress_of_encoding as _stress
 from .smacof import smacof_encoding
 
 __all__ = [
-    "strain",
-    "RankCurve",
     "stress_by_rank",
 ]
 
@@ -31,7 +31,7 @@ __all__ = [
 _METHODS = ("classical", "smacof")
 
 
-def strain(X, D) -> float:
+def _strain(X, D) -> float:
     """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``.
 
     ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (:func:`posgeom.double_centered_gram`) and ``Xc`` is ``X``
@@ -57,7 +57,7 @@ def strain(X, D) -> float:
     Examples
     --------
     >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-    >>> round(strain([[0.0], [1.0], [2.0]], D), 6), round(strain([[0.0], [0.0], [1.0]], D), 3)
+    >>> round(_strain([[0.0], [1.0], [2.0]], D), 6), round(_strain([[0.0], [0.0], [1.0]], D), 3)
     (0.0, 0.782)
     """
     X = check_matrix(X, "X", min_rows=2)
@@ -73,7 +73,7 @@ def strain(X, D) -> float:
 
 @dataclass(frozen=True)
 class RankCurve:
-    """Stress and strain of the rank-``r`` configurations of one method (see :func:`stress_by_rank`).
+    """Stress and strain of the rank-``r`` configurations of one method (see :func:`~posgeom.stress.stress_by_rank`).
 
     Attributes
     ----------
@@ -84,7 +84,7 @@ class RankCurve:
     stress_raw, stress_optimal : (k,) arrays
         The paper's raw stress and the scale-optimal stress ``min_a stress(a X)``.
     strain : (k,) array
-        Relative strain (:func:`strain`).
+        Relative strain (``_strain``).
     embeddings : tuple of arrays
         The configurations, one (n x r) array per rank.
 
@@ -104,7 +104,8 @@ class RankCurve:
     embeddings: tuple
 
 
-def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int = 1,
+def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classical",
+                   rng: int | np.random.Generator = 0, n_init: int = 1,
                    tol: float | None = None) -> RankCurve:
     """Stress (raw and scale-optimal) and strain of the rank-``r`` configurations, for every ``r`` in ``ranks``.
 
@@ -119,8 +120,8 @@ def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int
         ``"classical"``: one eigendecomposition, ``X_r = U_r L_r^{1/2}`` for all ranks. ``"smacof"``: one
         :func:`posgeom.stress.smacof_encoding` fit per rank, started from classical MDS (plus ``n_init - 1``
         random starts).
-    rng : int or numpy.random.Generator, optional
-        Required for ``"smacof"`` (its random starts), ignored by ``"classical"``.
+    rng : int or numpy.random.Generator, default 0
+        The random starts of ``"smacof"``; ignored by ``"classical"``.
     n_init : int, default 1
         SMACOF starts per rank.
     tol : float, optional
@@ -134,8 +135,8 @@ def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int
     Raises
     ------
     ValueError
-        Unknown ``method``, empty ``ranks``, a rank above the numerical rank (classical) or ``n - 1`` (SMACOF), no
-        ``rng`` for SMACOF, or an invalid ``D``.
+        Unknown ``method``, empty ``ranks``, a rank above the numerical rank (classical) or ``n - 1`` (SMACOF), or an
+        invalid ``D``.
 
     Examples
     --------
@@ -153,8 +154,6 @@ def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int
     ranks = np.asarray([check_positive_int(r, "each rank") for r in np.atleast_1d(np.asarray(ranks)).tolist()])
     if ranks.size == 0:
         raise ValueError("ranks is empty; pass at least one rank, e.g. range(1, 11)")
-    if method == "smacof" and rng is None:
-        raise ValueError("method='smacof' needs an explicit rng (its random starts must be reproducible)")
     embeddings = []
     if method == "classical":
         full = classical_mds(D, tol=tol)
@@ -173,6 +172,6 @@ def stress_by_rank(D, ranks, method: str = "classical", *, rng=None, n_init: int
         ranks=ranks,
         stress_raw=np.array([_stress(X, D, scale="raw") for X in embeddings]),
         stress_optimal=np.array([_stress(X, D, scale="optimal") for X in embeddings]),
-        strain=np.array([strain(X, D) for X in embeddings]),
+        strain=np.array([_strain(X, D) for X in embeddings]),
         embeddings=tuple(embeddings),
     )

@@ -17,7 +17,6 @@ import numpy as np
 from .._validation import check_positive_int
 
 __all__ = [
-    "StressRow",
     "StressTable",
 ]
 
@@ -161,9 +160,10 @@ class StressTable:
 
     Examples
     --------
-    >>> from posgeom.stress import fixed_encoding, mds_candidate, stress_table
+    >>> from posgeom.stress.candidates import _fixed_encoding
+    >>> from posgeom.stress import mds_candidate, stress_table
     >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> table = stress_table(D, [fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(1)])
+    >>> table = stress_table(D, [_fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(rank=1)])
     >>> len(table), table.names, table["line x2"].raw, table.estimator
     (2, ['line x2', 'MDS rank 1'], 1.0, 'corrected')
     """
@@ -199,7 +199,7 @@ class StressTable:
         --------
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> stress_table(D, [mds_candidate(1)], estimator="plugin").estimator_label
+        >>> stress_table(D, [mds_candidate(rank=1)], estimator="plugin").estimator_label
         'plug-in'
         """
         return _ESTIMATOR_LABELS[self.estimator]
@@ -223,19 +223,21 @@ class StressTable:
         return [r.name for r in self.rows]
 
     def to_records(self) -> list:
-        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``.
+        """One dict per row (:meth:`~posgeom.stress.results.StressRow.as_dict`) plus the table's metadata, ready for
+        ``json.dumps``.
 
         Returns
         -------
         list of dict
-            The keys of :meth:`StressRow.as_dict` plus ``table``, ``estimator`` (``"corrected"`` or ``"plugin"``),
-            ``n_positions``, ``n_boot``, ``confidence``, ``interval``, ``seed`` and ``n_splits``.
+            The keys of :meth:`~posgeom.stress.results.StressRow.as_dict` plus ``table``, ``estimator``
+            (``"corrected"`` or ``"plugin"``), ``n_positions``, ``n_boot``, ``confidence``, ``interval``, ``seed``
+            and ``n_splits``.
 
         Examples
         --------
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> records = stress_table(D, [mds_candidate(1)], title="toy").to_records()
+        >>> records = stress_table(D, [mds_candidate(rank=1)], title="toy").to_records()
         >>> records[0]["table"], records[0]["estimator"], records[0]["encoding"], records[0]["n_boot"]
         ('toy', 'corrected', 'MDS rank 1', 0)
         """
@@ -261,7 +263,7 @@ class StressTable:
         --------
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> stress_table(D, [mds_candidate(1)]).to_frame().shape
+        >>> stress_table(D, [mds_candidate(rank=1)]).to_frame().shape
         (1, 24)
         """
         try:
@@ -287,7 +289,7 @@ class StressTable:
         --------
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> text = stress_table(D, [mds_candidate(1)]).to_csv()
+        >>> text = stress_table(D, [mds_candidate(rank=1)]).to_csv()
         >>> text.splitlines()[0].split(",")[:3]
         ['table', 'estimator', 'n_positions']
         """
@@ -328,7 +330,7 @@ class StressTable:
         >>> from posgeom.stress import fixed_distances, mds_candidate, stress_table
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
-        >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
         >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=50)
         >>> table.contrast("MDS", "constant").upper < 0
         True
@@ -364,7 +366,7 @@ class StressTable:
         >>> from posgeom.stress import fixed_distances, mds_candidate, stress_table
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
-        >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
         >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).ranked("MDS", "constant")
         True
         """
@@ -392,7 +394,7 @@ class StressTable:
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
-        >>> rows = [mds_candidate(None, name="MDS"), mds_candidate(None, name="MDS again")]
+        >>> rows = [mds_candidate(rank=None, name="MDS"), mds_candidate(rank=None, name="MDS again")]
         >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).equivalent("MDS", "MDS again", 0.01)
         True
         """
@@ -426,9 +428,10 @@ class StressTable:
 
         Examples
         --------
-        >>> from posgeom.stress import fixed_encoding, stress_table
+        >>> from posgeom.stress.candidates import _fixed_encoding
+        >>> from posgeom.stress import stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> table = stress_table(D, [fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator="plugin")
+        >>> table = stress_table(D, [_fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator="plugin")
         >>> print(table.to_markdown(descriptions=False))
         Estimator of D: plug-in.
         <BLANKLINE>

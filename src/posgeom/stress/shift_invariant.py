@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix
 
 __all__ = [
-    "ShiftInvariantStress",
     "shift_invariant_decomposition",
 ]
 
@@ -21,7 +21,7 @@ __all__ = [
 @dataclass(frozen=True)
 class ShiftInvariantStress:
     """The exact decomposition of the scale-optimal stress of a shift-invariant encoding (see
-    :func:`shift_invariant_decomposition`).
+    :func:`~posgeom.stress.shift_invariant_decomposition`).
 
     Attributes
     ----------
@@ -62,7 +62,7 @@ class ShiftInvariantStress:
         return self.defect**2
 
 
-def shift_invariant_decomposition(E, D, *, atol: float = 1e-9) -> ShiftInvariantStress:
+def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1e-9) -> ShiftInvariantStress:
     """Split the scale-optimal stress of a shift-invariant encoding into shift and shape terms.
 
     If ``E_ij`` depends only on ``|i - j|`` (sinusoidal, RoPE, ALiBi, T5, any relative scheme), then, with

@@ -13,6 +13,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
@@ -20,14 +21,13 @@ from ..geometry.mds import classical_mds
 from .core import stress_of_distances
 
 __all__ = [
-    "SmacofResult",
     "smacof_encoding",
 ]
 
 
 @dataclass(frozen=True)
 class SmacofResult:
-    """Result of :func:`smacof_encoding`.
+    """Result of :func:`~posgeom.stress.smacof_encoding`.
 
     Attributes
     ----------
@@ -61,10 +61,10 @@ class SmacofResult:
 
 
 def smacof_encoding(
-    D,
+    D: ArrayLike,
     rank: int,
     *,
-    rng,
+    rng: int | np.random.Generator,
     n_init: int = 4,
     init: str = "classical",
     max_iter: int = 3000,

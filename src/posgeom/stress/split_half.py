@@ -7,6 +7,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..corpus.incidence import SequenceIncidence
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,7 +22,6 @@ from .candidates import Candidate
 from .core import stress_of_distances
 
 __all__ = [
-    "SplitHalfStress",
     "split_half_stress",
 ]
 
@@ -26,7 +30,7 @@ FLOOR = "split-half floor"
 
 @dataclass(frozen=True)
 class SplitHalfStress:
-    """Out-of-sample scale-optimal stress (:func:`split_half_stress`).
+    """Out-of-sample scale-optimal stress (:func:`~posgeom.stress.split_half_stress`).
 
     Attributes
     ----------
@@ -125,7 +129,8 @@ class SplitHalfStress:
                              "max": self.values.max(axis=0)}, index=pd.Index(self.names, name="encoding"))
 
 
-def split_half_stress(candidates: Sequence[Candidate], data, *, estimator=None, rng,
+def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
+                      rng: int | np.random.Generator,
                       n_splits: int = 5) -> SplitHalfStress:
     """Fit every fitted row (MDS) on half A's distances; score it and every fixed row against half B's.
 
@@ -154,7 +159,7 @@ def split_half_stress(candidates: Sequence[Candidate], data, *, estimator=None, 
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> from posgeom.stress import fixed_distances, mds_candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
-    >>> rows = [mds_candidate(None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+    >>> rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
     >>> s = split_half_stress(rows, inc, rng=0, n_splits=2)
     >>> s.names, s.values.shape
     (('MDS', 'constant', 'split-half floor'), (2, 3))

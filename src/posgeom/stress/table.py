@@ -9,20 +9,26 @@ decomposition that explains it in :mod:`posgeom.stress.shift_invariant`; the nam
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..corpus.incidence import SequenceIncidence
+
 import copy
 import math
 import numbers
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_confidence, check_distance_matrix, check_positive_int, check_rng
 from ..geometry.estimators import _distances_from_squared, plugin_distances
 from .candidates import (
     _MDS_CACHE,
     Candidate,
+    _fixed_encoding,
     fixed_distances,
-    fixed_encoding,
     mds_candidate,
     standard_candidates,
 )
@@ -35,7 +41,7 @@ __all__ = [
 
 _INTERVALS = ("percentile", "basic")
 # also importable from here, documented where they are defined (candidates, results, shift_invariant)
-_REEXPORTED = (ESTIMATORS, Candidate, fixed_distances, fixed_encoding, mds_candidate, standard_candidates, StressRow,
+_REEXPORTED = (ESTIMATORS, Candidate, fixed_distances, _fixed_encoding, mds_candidate, standard_candidates, StressRow,
                StressTable, ShiftInvariantStress, shift_invariant_decomposition)
 
 
@@ -93,11 +99,11 @@ def _quantile_mc_errors(samples: np.ndarray, confidence: float) -> tuple[np.ndar
 
 
 def stress_table(
-    D,
+    D: ArrayLike | None,
     candidates: Sequence[Candidate],
     *,
-    data=None,
-    rng=None,
+    data: SequenceIncidence | None = None,
+    rng: int | np.random.Generator = 0,
     n_boot: int = 500,
     confidence: float = 0.95,
     interval: str = "percentile",
@@ -136,9 +142,9 @@ def stress_table(
         bootstrap interval for raw *and* scale-optimal stress, and a given ``D`` must be the estimate of ``data``
         (checked; a mismatch raises a ValueError): ``plugin_distances(data)``, or, for the corrected estimator,
         ``corrected_distances(data, rng=rng, n_splits=n_splits).distances`` with the same integer seed.
-    rng : int or numpy.random.Generator, optional
-        Randomness of the resampling (and of the corrected estimator's splits); required with ``data``. An int is
-        stored on the table as its ``seed``.
+    rng : int or numpy.random.Generator, default 0
+        Randomness of the resampling (and of the corrected estimator's splits). An int is stored on the table as
+        its ``seed``.
     n_boot : int, default 500
         Resamples (``>= 2``). Each costs one Hellinger matrix (plug-in) or one cross-half product (corrected), plus
         one refit of every fitted row.
@@ -165,9 +171,9 @@ def stress_table(
     Returns
     -------
     StressTable
-        One :class:`StressRow` per candidate with raw stress, scale-optimal stress, the optimal scale and, with
-        ``data``, intervals, the Monte Carlo errors of their ends and the replicates' shift; the table records
-        ``estimator``.
+        One :class:`~posgeom.stress.results.StressRow` per candidate with raw stress, scale-optimal stress, the optimal
+        scale and, with ``data``, intervals, the Monte Carlo errors of their ends and the replicates' shift; the table
+        records ``estimator``.
 
     Raises
     ------
@@ -183,7 +189,7 @@ def stress_table(
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> from posgeom.encodings import sinusoidal_encoding
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(200, 5, 12, rng=0), 5, 12)
-    >>> rows = [fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(2)]
+    >>> rows = [_fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(rank=2)]
     >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=10)
     >>> table.estimator, table.n_boot, table.seed, table["MDS rank 2"].optimal_ci is not None
     ('corrected', 10, 0, True)
@@ -227,8 +233,6 @@ def stress_table(
         if data is not None:
             resolved = type(resolved)(resolution=resolved.resolution_for(data), n_splits=resolved.n_splits,
                                       bootstrap_splits=resolved.bootstrap_splits)
-            if rng is None:
-                raise ValueError("the resolved estimate from data needs an explicit rng (an int seed or a Generator)")
             estimand = resolved.describe_estimand(data)
         elif resolved.resolution is not None:
             estimand = resolved.describe_estimand()
@@ -238,9 +242,6 @@ def stress_table(
             raise ValueError(f"data has n_positions={data.n_positions} but D describes n={D.shape[0]} positions")
     lower = upper = bias = seed = lower_mc = upper_mc = None
     if data is not None:
-        if rng is None:
-            raise ValueError("a bootstrap needs an explicit rng (an int seed or a Generator: same seed, same "
-                             "intervals)")
         seed = int(rng) if isinstance(rng, numbers.Integral) else None
         rng = check_rng(rng)
         n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
@@ -290,7 +291,7 @@ def stress_table(
                         "from data (or corrected_distances(data, rng=<the same int seed>, n_splits=n_splits)"
                         ".distances), or estimator='plugin' for a plug-in D"
                     )
-            boot = bootstrap_corrected(data, lambda Db: _evaluate(candidates, Db), rng=rng, n_boot=n_boot,
+            boot = bootstrap_corrected(data, statistic=lambda Db: _evaluate(candidates, Db), rng=rng, n_boot=n_boot,
                                        estimate_splits=n_splits, confidence=float(confidence), interval=interval,
                                        n_jobs=n_jobs)
             D = boot.point.distances

@@ -1,120 +1,37 @@
-"""Code that exists for one chapter's experiment: tasks, condition diagnostics, masked-LM data, from-scratch training
-and the stress-vs-accuracy drivers. Notebooks import it; the library never does.
+"""One chapter's experiment each; notebooks import it, the library never does.
+
+* :mod:`~posgeom.studies.tasks` -- the synthetic labelled tasks (Chapters 3, 4, 9)
+* :mod:`~posgeom.studies.conditions` -- the three conditions of Theorem 4 as diagnostics (Chapters 3, 4)
+* :mod:`~posgeom.studies.necessity_analysis` -- Chapter 3's training runs and their analysis
+* :mod:`~posgeom.studies.separation_seeds` -- Chapter 4's seeded separation experiment
+* :mod:`~posgeom.studies.sinusoid` -- Chapter 5b: the sinusoid against the MDS subspace
+* :mod:`~posgeom.studies.parametrisation`, :mod:`~posgeom.studies.rank_design` -- Chapter 6
+* :mod:`~posgeom.studies.monotone_seeds` -- Chapter 8
+* :mod:`~posgeom.studies.dose_response` -- Chapter 9
+* :mod:`~posgeom.studies.ntk_rates` -- the NTK appendix
 """
+
 from __future__ import annotations
 
-from .conditions import (
-    NonDegeneracy,
-    NonStationarity,
-    OrderSensitivity,
-    label_flip_rate,
-    multiset_bound,
-    non_degeneracy,
-    non_stationarity,
-    order_sensitivity,
-    sequence_bound,
-)
-from .masked_lm import (
-    MaskedLMData,
-    TrainingSnapshots,
-    masked_lm_data,
-    train_with_snapshots,
-)
-from .necessity import (
-    probe_data,
-    train_model,
-)
-from .parametrisation import (
-    ParallelAnalysis,
-    parallel_analysis,
-)
-from .scratch import (
-    ScratchPositions,
-    scratch_position_embeddings,
-)
-from .separation import (
-    SeparationSweep,
-    TiedRun,
-    order_mixture_task,
-    pair_distributions,
-    separation_sweep,
-    train_from_tied,
-    transposition_task,
-)
-from .sinusoid import (
-    SinusoidAlignment,
-    random_centred_subspaces,
-    sinusoid_alignment,
-)
-from .stress_accuracy import (
-    EXTRAPOLATING_SCHEMES,
-    SchemeRun,
-    centre_task,
-    corpus_distances,
-    permute_rows,
-    plateau_reached,
-    scaled_mds_encoding,
-    scheme_stress,
-    train_and_evaluate,
-)
-from .tasks import (
-    TaskData,
-    TokenizedDataset,
-    Vocabulary,
-    distance_task,
-    multiset_label,
-    multiset_task,
-    order_task,
-    position_task,
-    tokenize_dataset,
-)
+from .conditions import multiset_bound, non_degeneracy, non_stationarity, order_sensitivity, sequence_bound
+from .dose_response import permute_rows
+from .parametrisation import parallel_analysis
+from .sinusoid import random_centred_subspaces, sinusoid_alignment
+from .tasks import centre_task, order_task, pair_distributions, probe_data, transposition_task
 
 __all__ = [
-    "TaskData",
     "order_task",
-    "distance_task",
-    "position_task",
-    "multiset_label",
-    "multiset_task",
-    "TokenizedDataset",
-    "tokenize_dataset",
-    "Vocabulary",
-    "NonStationarity",
-    "non_stationarity",
-    "multiset_bound",
-    "sequence_bound",
-    "OrderSensitivity",
-    "order_sensitivity",
-    "label_flip_rate",
-    "NonDegeneracy",
-    "non_degeneracy",
-    "MaskedLMData",
-    "masked_lm_data",
-    "TrainingSnapshots",
-    "train_with_snapshots",
-    "train_model",
+    "centre_task",
     "probe_data",
-    "ParallelAnalysis",
-    "parallel_analysis",
-    "ScratchPositions",
-    "scratch_position_embeddings",
     "pair_distributions",
     "transposition_task",
-    "order_mixture_task",
-    "TiedRun",
-    "train_from_tied",
-    "SeparationSweep",
-    "separation_sweep",
-    "SinusoidAlignment",
-    "random_centred_subspaces",
+    "multiset_bound",
+    "sequence_bound",
+    "order_sensitivity",
+    "non_stationarity",
+    "non_degeneracy",
+    "parallel_analysis",
     "sinusoid_alignment",
-    "EXTRAPOLATING_SCHEMES",
-    "corpus_distances",
-    "scheme_stress",
-    "SchemeRun",
-    "train_and_evaluate",
-    "scaled_mds_encoding",
+    "random_centred_subspaces",
     "permute_rows",
-    "plateau_reached",
-    "centre_task",
 ]

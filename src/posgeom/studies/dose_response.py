@@ -1,73 +1,51 @@
-"""Does lower stress predict higher accuracy? The seed-level dose-response of Chapter 9.
+"""Chapter 9: does lower stress predict higher accuracy, with seeds as the unit?
 
-One *seed* is one independent experiment: its own draw of the corpus law and of the training and test sets, its own
-row moves of the encoding, its own initialisations and mini-batch orders. Within a seed, the MDS encoding of the
-training corpus (:func:`posgeom.studies.scaled_mds_encoding`, stress 0) is given to ``F`` otherwise identical models
-with a growing fraction of its rows moved (:func:`posgeom.studies.permute_rows`); the ``F`` models train at once in
-one batched model (:func:`posgeom.nn.fit_ensemble`). Inference treats seeds as the unit:
-
-* :func:`seeded_dose_response` -- the runs, as ``(S, F)`` arrays of stress and accuracy (:class:`DoseRuns`);
-* :func:`within_seed_spearman` -- Spearman's correlation of stress and test accuracy *within* each seed, whose mean
-  over seeds gets a ``t`` interval (:func:`posgeom.inference.t_interval`), and :func:`dose_permutation_p_value`, a
-  permutation of the doses within seeds;
-* :func:`within_seed_power` -- the power of that ``t`` test for a named within-seed correlation, by simulation;
-* :func:`xor_task` -- a control whose label ignores positions, on the same background as the order task;
-* :func:`extrapolation_runs` -- train at length ``n``, test on fresh sets at ``n``, again at ``n`` and at ``2n``,
-  every seed with its own sets, so the test sets' sampling variance is part of every interval.
+* :func:`xor_task` -- a control whose label ignores positions
+* :func:`seeded_dose_response` -- stress and accuracy of the MDS encoding with rows moved, seed by seed
+* :func:`within_seed_spearman` -- Spearman's correlation of stress and accuracy within each seed
+* :func:`dose_permutation_p_value` -- permutation test of the doses within seeds
+* :func:`within_seed_power` -- power of the ``t`` test on the mean within-seed correlation
+* :func:`extrapolation_runs` -- train at length ``n``, test at ``n``, again at ``n`` and at ``2n``
+* :func:`association_verdict` -- the reading of an interval of the mean within-seed correlation
+* :func:`permute_rows` -- an encoding with a fraction of its rows deranged
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
-from .._validation import check_positive_int
+from .._validation import check_distance_matrix, check_matrix, check_positive_int, check_rng
+from ..corpus.counts import position_counts, position_distributions
 from ..geometry import pairwise_distances
+from ..geometry.hellinger import hellinger_distances
 from ..inference import pearson_rows, rank
 from ..nn import ModelSpec, TrainConfig, fit, fit_ensemble
+from ..nn._checks import check_seeds
 from ..stress.core import stress_of_distances
-from .stress_accuracy import corpus_distances, permute_rows, scaled_mds_encoding
 from .tasks import TaskData, _background, _check_task_args
 
 __all__ = [
     "DoseRuns",
-    "split_pairs",
+    "ExtrapolationRuns",
     "xor_task",
     "seeded_dose_response",
     "within_seed_spearman",
     "dose_permutation_p_value",
     "within_seed_power",
-    "association_verdict",
-    "ExtrapolationRuns",
     "extrapolation_runs",
+    "association_verdict",
+    "permute_rows",
 ]
 
 
-def split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
-    """Split a paired task (row ``k`` and row ``P + k`` are partners) into two paired tasks, partners kept together.
-
-    Parameters
-    ----------
-    data : TaskData
-        ``2 P`` sequences, bases first, then partners (as :func:`posgeom.studies.order_task` returns them).
-    n_first : int
-        Pairs in the first part, ``1 <= n_first < P``.
-
-    Returns
-    -------
-    first, second : TaskData
-        ``2 n_first`` and ``2 (P - n_first)`` sequences, each bases first, then partners.
-
-    Examples
-    --------
-    >>> from posgeom.studies import order_task
-    >>> a, b = split_pairs(order_task(10, 6, 10, rng=0), 6)
-    >>> len(a), len(b), bool(np.all(a.y[:6] == 1 - a.y[6:]))
-    (12, 8, True)
-    """
+def _split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
+    """Split a paired task (rows ``k`` and ``P + k`` are partners) into two, partners kept together."""
     if not isinstance(data, TaskData) or len(data) % 2:
         raise ValueError("data must be a TaskData with an even number of sequences (pairs)")
     P = len(data) // 2
@@ -79,34 +57,86 @@ def split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
     return TaskData(data.X[first], data.y[first]), TaskData(data.X[second], data.y[second])
 
 
-def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng, regime: str = "smooth") -> TaskData:
-    """A control whose label ignores positions: 1 iff exactly one of the markers 0 and 1 is present.
+def _corpus_distances(data: TaskData) -> np.ndarray:
+    """Hellinger distances between the plug-in positional distributions of a task corpus without padding."""
+    counts = position_counts(data.X, data.length, data.vocab_size)
+    return hellinger_distances(position_distributions(counts))
 
-    The background is that of :func:`posgeom.studies.order_task` (same law, same markers at uniformly drawn
-    positions); each base sequence then keeps both markers, only ``a = 0``, only ``b = 1`` or neither (each with
-    probability 1/4; a removed marker is replaced by a background token drawn from another sequence at the same
-    position), and its partner is a second draw of the same kind. The label -- the exclusive or of the two presences
-    -- is a function of the multiset of tokens, balanced, and not linear in the token counts, so a small model learns
-    it only partly: its accuracy is not saturated.
+
+def _scaled_mds_encoding(D, d_model: int) -> np.ndarray:
+    """The MDS encoding of ``D`` in width ``d_model``, scaled to the RMS pair distance of the sinusoidal one."""
+    from ..encodings.absolute import mds_encoding, sinusoidal_encoding
+    from ..geometry import classical_mds
+
+    D = check_distance_matrix(D, "D")
+    d_model = check_positive_int(d_model, "d_model")
+    P = mds_encoding(D, d_model, rank=min(classical_mds(D).rank, d_model))
+    spread = np.mean(pairwise_distances(P) ** 2)
+    if spread == 0:
+        raise ValueError("D is zero: every position has the same distribution and the MDS encoding is a point")
+    factor = np.sqrt(np.mean(pairwise_distances(sinusoidal_encoding(D.shape[0], d_model)) ** 2) / spread)
+    return factor * P
+
+
+def permute_rows(encoding: ArrayLike, fraction: float, *, rng: int | np.random.Generator) -> np.ndarray:
+    """Move ``round(fraction * n)`` uniformly chosen rows of an encoding by a derangement among themselves.
+
+    Parameters
+    ----------
+    encoding : (n, d) array
+    fraction : float in [0, 1]
+        A fraction that rounds to one row moves two.
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    (n, d) array
+        The encoding with the chosen rows moved (a copy for ``fraction = 0``).
+
+    Examples
+    --------
+    >>> P = np.arange(10.0)[:, None]
+    >>> Q = permute_rows(P, 0.5, rng=0)
+    >>> int((Q != P).sum()), sorted(Q.ravel()) == sorted(P.ravel())
+    (5, True)
+    """
+    P = check_matrix(encoding, "encoding")
+    rng = check_rng(rng)
+    if not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
+        raise ValueError(f"fraction must be a number in [0, 1], got {fraction!r}")
+    n = P.shape[0]
+    k = int(round(float(fraction) * n))
+    if k == 1:
+        k = 2
+    if k == 0:
+        return P.copy()
+    moved = np.sort(rng.choice(n, size=k, replace=False))
+    while True:  # rejection sampling of a derangement; succeeds with probability about 1/e per draw
+        perm = rng.permutation(k)
+        if np.all(perm != np.arange(k)):
+            break
+    Q = P.copy()
+    Q[moved] = P[moved[perm]]
+    return Q
+
+
+def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
+             regime: str = "smooth") -> TaskData:
+    """A control whose label ignores positions: 1 iff exactly one of the tokens 0 and 1 is present.
 
     Parameters
     ----------
     n_pairs, n_positions, vocab_size, rng, regime
-        As in :func:`posgeom.studies.order_task`.
+        As in :func:`posgeom.studies.order_task`; the task holds ``2 n_pairs`` sequences.
 
     Returns
     -------
     TaskData
-        ``2 n_pairs`` sequences.
 
     Examples
     --------
     >>> data = xor_task(50, 8, 12, rng=0)
-    >>> has_a, has_b = (data.X == 0).any(axis=1), (data.X == 1).any(axis=1)
-    >>> bool(np.array_equal(data.y, has_a ^ has_b))
-    True
-    >>> shuffled = np.random.default_rng(1).permuted(data.X, axis=1)  # positions do not matter
-    >>> bool(np.array_equal(data.y, (shuffled == 0).any(axis=1) ^ (shuffled == 1).any(axis=1)))
+    >>> bool(np.array_equal(data.y, (data.X == 0).any(axis=1) ^ (data.X == 1).any(axis=1)))
     True
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
@@ -129,19 +159,11 @@ class DoseRuns:
     Attributes
     ----------
     fractions : (F,) array
-        Fractions of rows moved (the doses).
+        Fractions of rows moved.
     seeds : tuple of int
-        One independent experiment each.
     stress : (S, F) array
-        Scale-optimal stress of each model's frozen encoding against its seed's training corpus.
+        Scale-optimal stress of each frozen encoding against its seed's training corpus.
     train_accuracy, test_accuracy : (S, F) arrays
-        Accuracy of each model on its seed's training and test sets.
-
-    Examples
-    --------
-    >>> runs = DoseRuns(np.array([0.0, 1.0]), (0,), np.array([[0.0, 0.3]]), np.ones((1, 2)), np.ones((1, 2)))
-    >>> runs.stress.shape
-    (1, 2)
     """
 
     fractions: np.ndarray
@@ -151,33 +173,19 @@ class DoseRuns:
     test_accuracy: np.ndarray
 
 
-def _check_seeds(seeds) -> tuple:
-    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"seeds must be a sequence of integers, got {seeds!r}")
-    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct and non-empty, got {seeds}")
-    return seeds
-
-
-def seeded_dose_response(task, *, seeds, fractions, n_pairs: int, n_test_pairs: int, n_positions: int,
-                         vocab_size: int, config: TrainConfig, d_model: int = 16, n_heads: int = 2,
-                         n_layers: int = 1) -> DoseRuns:
+def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int], fractions: Sequence[float],
+                         n_pairs: int, n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig,
+                         d_model: int = 16, n_heads: int = 2, n_layers: int = 1) -> DoseRuns:
     """Stress and accuracy of the frozen MDS encoding with a growing fraction of its rows moved, seed by seed.
 
-    For seed ``s``: ``task(n_pairs + n_test_pairs, n_positions, vocab_size, rng=[s, 0])`` split into a training
-    and a test set (:func:`split_pairs`; one draw, so both follow the seed's corpus law); the MDS encoding of the
-    training corpus's Hellinger distances (:func:`posgeom.studies.scaled_mds_encoding`); for each fraction ``f`` a
-    copy with ``round(f n)`` rows deranged (:func:`posgeom.studies.permute_rows`, generator seeded ``[s, 1]``);
-    the ``F`` models (scheme ``"fixed"``) trained at once by :func:`posgeom.nn.fit_ensemble` with member seeds
-    ``s F + a``.
+    Seed ``s`` draws its task with ``rng=[s, 0]``, splits training and test pairs, moves rows with ``rng=[s, 1]``
+    (:func:`permute_rows`) and trains the ``F`` models at once (:func:`posgeom.nn.fit_ensemble`, seeds ``s F + a``).
 
     Parameters
     ----------
     task : callable
-        ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired :class:`TaskData`.
+        ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired :class:`~posgeom.studies.tasks.TaskData`.
     seeds : sequence of int
-        Distinct seeds ``>= 0``.
     fractions : sequence of float in [0, 1]
         At least two doses.
     n_pairs, n_test_pairs : int
@@ -189,16 +197,8 @@ def seeded_dose_response(task, *, seeds, fractions, n_pairs: int, n_test_pairs: 
     Returns
     -------
     DoseRuns
-
-    Examples
-    --------
-    >>> from posgeom.studies import order_task
-    >>> runs = seeded_dose_response(order_task, seeds=(0, 1), fractions=(0.0, 1.0), n_pairs=20, n_test_pairs=10,
-    ...                             n_positions=6, vocab_size=10, d_model=8, config=TrainConfig(epochs=1, lr=1e-2))
-    >>> runs.stress.shape, bool(np.all(runs.stress[:, 0] < 1e-9)), bool(np.all(runs.stress[:, 1] > 0))
-    ((2, 2), True, True)
     """
-    seeds = _check_seeds(seeds)
+    seeds = check_seeds(seeds)
     fractions = np.asarray(fractions, dtype=float)
     if fractions.ndim != 1 or fractions.size < 2 or np.any((fractions < 0) | (fractions > 1)):
         raise ValueError(f"fractions must be at least two numbers in [0, 1], got {fractions}")
@@ -207,11 +207,11 @@ def seeded_dose_response(task, *, seeds, fractions, n_pairs: int, n_test_pairs: 
     stress, tr, te = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     for b, s in enumerate(seeds):
         data = task(n_pairs + n_test_pairs, n_positions, vocab_size, rng=np.random.default_rng([s, 0]))
-        train, test = split_pairs(data, n_pairs)
-        D = corpus_distances(train)
-        _, P = scaled_mds_encoding(D, d_model)
+        train, test = _split_pairs(data, n_pairs)
+        D = _corpus_distances(train)
+        P = _scaled_mds_encoding(D, d_model)
         rng = np.random.default_rng([s, 1])
-        Qs = [permute_rows(P, float(f), rng=rng)[0] for f in fractions]
+        Qs = [permute_rows(P, float(f), rng=rng) for f in fractions]
         stress[b] = [stress_of_distances(pairwise_distances(Q), D, scale="optimal") for Q in Qs]
         specs = [ModelSpec(vocab_size=vocab_size, n_positions=n_positions, d_model=d_model, n_heads=n_heads,
                            n_layers=n_layers, positional="fixed", encoding=Q) for Q in Qs]
@@ -221,8 +221,8 @@ def seeded_dose_response(task, *, seeds, fractions, n_pairs: int, n_test_pairs: 
     return DoseRuns(fractions=fractions, seeds=seeds, stress=stress, train_accuracy=tr, test_accuracy=te)
 
 
-def within_seed_spearman(stress, accuracy) -> np.ndarray:
-    """Spearman's correlation of stress and accuracy across the doses of each seed (row by row).
+def within_seed_spearman(stress: ArrayLike, accuracy: ArrayLike) -> np.ndarray:
+    """Spearman's correlation of stress and accuracy across the doses of each seed (0 for a constant row).
 
     Parameters
     ----------
@@ -232,7 +232,6 @@ def within_seed_spearman(stress, accuracy) -> np.ndarray:
     Returns
     -------
     (S,) array
-        In ``[-1, 1]``; 0 for a seed whose stresses or accuracies are all equal (no association can be seen).
 
     Examples
     --------
@@ -247,11 +246,9 @@ def within_seed_spearman(stress, accuracy) -> np.ndarray:
     return np.nan_to_num(np.asarray(r, dtype=float), nan=0.0)
 
 
-def dose_permutation_p_value(stress, accuracy, *, rng, n_permutations: int = 10000) -> float:
+def dose_permutation_p_value(stress: ArrayLike, accuracy: ArrayLike, *, rng: int | np.random.Generator,
+                             n_permutations: int = 10000) -> float:
     """Two-sided p-value of the mean within-seed Spearman correlation, permuting the doses within every seed.
-
-    Under the null hypothesis that the dose does not change the accuracy, a seed's accuracies are exchangeable
-    across its doses; the null distribution permutes them independently in every seed.
 
     Parameters
     ----------
@@ -273,7 +270,7 @@ def dose_permutation_p_value(stress, accuracy, *, rng, n_permutations: int = 100
     x, y = np.asarray(stress, dtype=float), np.asarray(accuracy, dtype=float)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     observed = within_seed_spearman(x, y).mean()
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     S, F = y.shape
     keys = rng.random((n_permutations, S, F)).argsort(axis=2)
     shuffled = np.take_along_axis(np.broadcast_to(y, (n_permutations, S, F)), keys, axis=2)
@@ -282,24 +279,22 @@ def dose_permutation_p_value(stress, accuracy, *, rng, n_permutations: int = 100
     return float((1 + np.sum(np.abs(null) >= abs(observed) - 1e-12)) / (1 + n_permutations))
 
 
-def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng, alpha: float = 0.05,
-                      n_sim: int = 4000) -> float:
+def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.random.Generator,
+                      alpha: float = 0.05, n_sim: int = 4000) -> float:
     """Power of the two-sided ``t`` test on the mean within-seed Spearman correlation, by simulation.
 
-    Each simulated seed draws ``n_doses`` (stress, accuracy) pairs from a bivariate normal law with correlation
-    ``rho``; its Spearman correlation is computed; the test rejects when the ``t`` interval of the mean over
-    ``n_seeds`` seeds excludes 0. Spearman's statistic depends on ranks only, so the normal margins are no
-    restriction; the assumptions are the normal copula and one common ``rho`` for every seed.
+    Each simulated seed draws ``n_doses`` pairs from a bivariate normal law with correlation ``rho``.
 
     Parameters
     ----------
     n_seeds, n_doses : int
-        ``n_seeds >= 2``, ``n_doses >= 3``.
+        At least 2 and 3.
     rho : float in (-1, 1)
-        The within-seed correlation to detect (0 gives the test's level).
+        The within-seed correlation to detect (0 gives the level).
     rng : int or numpy.random.Generator
     alpha : float, default 0.05
     n_sim : int, default 4000
+        Simulated experiments.
 
     Returns
     -------
@@ -308,8 +303,6 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng, alpha: flo
 
     Examples
     --------
-    >>> round(within_seed_power(20, 5, 0.0, rng=0, n_sim=4000), 2)  # the level
-    0.05
     >>> within_seed_power(20, 5, -0.6, rng=0) > 0.9
     True
     """
@@ -318,7 +311,7 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng, alpha: flo
     n_sim = check_positive_int(n_sim, "n_sim")
     if not -1 < float(rho) < 1:
         raise ValueError(f"rho must lie in (-1, 1), got {rho!r}")
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     z = rng.standard_normal((2, n_sim * n_seeds, n_doses))
     x, y = z[0], rho * z[0] + np.sqrt(1 - rho**2) * z[1]
     r = within_seed_spearman(x, y).reshape(n_sim, n_seeds)
@@ -328,40 +321,30 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng, alpha: flo
 
 @dataclass(frozen=True)
 class ExtrapolationRuns:
-    """Result of :func:`extrapolation_runs`: test accuracy per seed on each of its own test sets.
+    """Result of :func:`extrapolation_runs`.
 
     Attributes
     ----------
     seeds : tuple of int
     accuracy : dict str -> (S,) array
-        ``"n"``, ``"n again"`` (a second, independent test set of the training length) and ``"2n"``.
-
-    Examples
-    --------
-    >>> r = ExtrapolationRuns((0,), {"n": np.array([0.9]), "n again": np.array([0.88]), "2n": np.array([0.6])})
-    >>> float(r.accuracy["n"][0] - r.accuracy["2n"][0])
-    0.30000000000000004
+        Test accuracy per seed on ``"n"``, ``"n again"`` and ``"2n"``.
     """
 
     seeds: tuple
     accuracy: dict
 
 
-def extrapolation_runs(scheme: str, task, *, seeds, n_pairs: int, n_test_pairs: int, n_positions: int,
-                       vocab_size: int, config: TrainConfig, d_model: int = 16, n_heads: int = 2) -> ExtrapolationRuns:
-    """Train at length ``n`` and test on fresh sets at ``n``, again at ``n``, and at ``2n``: one seed at a time.
+def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Sequence[int], n_pairs: int,
+                       n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig, d_model: int = 16,
+                       n_heads: int = 2) -> ExtrapolationRuns:
+    """Train at length ``n``; test on fresh sets at ``n``, again at ``n``, and at ``2n``, one seed at a time.
 
-    Seed ``s`` draws its training set and two test sets of length ``n`` in one call of ``task`` (``rng=[s, 0]``,
-    split by :func:`split_pairs`) and a test set of length ``2n`` in another (``rng=[s, 1]``), so each seed's
-    accuracies carry the sampling variance of its own test sets. Use a background whose law does not depend on the
-    length (``regime="uniform"``), so the long inputs differ from the training ones by their length only. The model
-    (a table of ``2n`` positions for the schemes that have one) is :func:`posgeom.nn.fit` with seed ``s``.
+    Seed ``s`` draws its training and two test sets with ``rng=[s, 0]``, the long test set with ``rng=[s, 1]``,
+    and trains with :func:`posgeom.nn.fit` (seed ``s``).
 
     Parameters
     ----------
-    scheme : str
-        A scheme with a positional signal at unseen positions (``"sinusoidal"``, ``"rope"``, ``"alibi"``,
-        ``"none"``).
+    scheme : {"sinusoidal", "rope", "alibi", "none"}
     task : callable
         ``task(n_pairs, n_positions, vocab_size, *, rng)``.
     seeds : sequence of int
@@ -374,27 +357,17 @@ def extrapolation_runs(scheme: str, task, *, seeds, n_pairs: int, n_test_pairs: 
     Returns
     -------
     ExtrapolationRuns
-
-    Examples
-    --------
-    >>> import functools
-    >>> from posgeom.studies import order_task
-    >>> task = functools.partial(order_task, regime="uniform")
-    >>> r = extrapolation_runs("sinusoidal", task, seeds=(0,), n_pairs=10, n_test_pairs=10, n_positions=6,
-    ...                        vocab_size=10, d_model=8, config=TrainConfig(epochs=1, lr=1e-2))
-    >>> sorted(r.accuracy), r.accuracy["2n"].shape
-    (['2n', 'n', 'n again'], (1,))
     """
     if scheme not in ("sinusoidal", "rope", "alibi", "none"):
         raise ValueError(f"scheme {scheme!r} has no positional signal beyond the training length")
-    seeds = _check_seeds(seeds)
+    seeds = check_seeds(seeds)
     n = check_positive_int(n_positions, "n_positions")
     acc = {"n": [], "n again": [], "2n": []}
     spec = ModelSpec(vocab_size=vocab_size, n_positions=2 * n, d_model=d_model, n_heads=n_heads, positional=scheme)
     for s in seeds:
         data = task(n_pairs + 2 * n_test_pairs, n, vocab_size, rng=np.random.default_rng([s, 0]))
-        train, tests = split_pairs(data, n_pairs)
-        first, second = split_pairs(tests, n_test_pairs)
+        train, tests = _split_pairs(data, n_pairs)
+        first, second = _split_pairs(tests, n_test_pairs)
         long = task(n_test_pairs, 2 * n, vocab_size, rng=np.random.default_rng([s, 1]))
         model = fit(spec, train, seed=s, config=config)
         for key, t in (("n", first), ("n again", second), ("2n", long)):
@@ -403,26 +376,25 @@ def extrapolation_runs(scheme: str, task, *, seeds, n_pairs: int, n_test_pairs: 
 
 
 def association_verdict(lower: float, upper: float, power: float, *, target_power: float = 0.8) -> str:
-    """The reading of a ``t`` interval of the mean within-seed correlation of stress and accuracy.
+    """The reading of a ``t`` interval ``[lower, upper]`` of the mean within-seed correlation.
 
     Parameters
     ----------
     lower, upper : float
-        The interval's ends.
     power : float
-        The design's power for the named effect size (:func:`within_seed_power`).
+        The design's power for the named effect (:func:`within_seed_power`).
     target_power : float, default 0.8
 
     Returns
     -------
     str
-        ``"lower stress, higher accuracy"`` (interval below 0), ``"lower stress, lower accuracy"`` (above 0),
-        ``"no association detected"`` (contains 0, power at least ``target_power``) or ``"undetermined"``.
+        "lower stress, higher accuracy", "lower stress, lower accuracy", "no association detected" (powered) or
+        "undetermined".
 
     Examples
     --------
-    >>> association_verdict(-0.6, -0.2, 0.9), association_verdict(-0.3, 0.1, 0.9), association_verdict(-0.3, 0.1, 0.5)
-    ('lower stress, higher accuracy', 'no association detected', 'undetermined')
+    >>> association_verdict(-0.6, -0.2, 0.9), association_verdict(-0.3, 0.1, 0.5)
+    ('lower stress, higher accuracy', 'undetermined')
     """
     if not lower <= upper:
         raise ValueError(f"need lower <= upper, got {lower}, {upper}")

@@ -1,61 +1,57 @@
-"""Chapter 8's monotonicity experiment with seeds as the unit: from-scratch runs, pretrained tables, their tests.
+"""Chapter 8: monotonicity of position tables with seeds as the unit.
 
-* :func:`imdb_windows`: ``[CLS] w_1 ... w_{L-2} [SEP]`` WordPiece windows of IMDB training reviews.
-* :func:`scratch_runs`: ``S`` independent masked-LM runs of a small Transformer with a learned position table; run
-  ``s`` draws its own windows and masks (data seed), initialisation and mini-batch order from the seed ``s``
-  (:func:`posgeom.nn.fit`), and keeps its position table at every budget (:class:`ScratchRuns`).
-* :func:`mean_spearman_test`: the permutation test with seeds as the unit: the statistic is the mean over tables of
-  Spearman's rho between ``||p_i - p_j||`` and the lag; each replicate relabels the rows of every table by its own
-  random permutation.
-* :func:`mean_test_power`: the power of that test for a named mean rho, from its null and the between-seed spread.
-* :func:`seed_slopes`: per seed, the least-squares slope of rho against ``log2(epochs)``; :func:`t_test_power`: the
-  power of the two-sided one-sample t test on such per-seed values.
-* :func:`read_tables`: the learned position tables of a list of pretrained models, skipping (with a note) those that
-  cannot be loaded here.
-* :func:`gaussian_control`: a random table of the same shape and column spread as a given one (negative control).
+* :func:`imdb_windows` -- ``[CLS] ... [SEP]`` WordPiece windows of IMDB training reviews
+* :func:`scratch_runs` -- masked-LM runs from scratch, one per seed, position table kept at every budget
+* :func:`table_spearman` -- Spearman's rho of ``||p_i - p_j||`` with the lag, per table
+* :func:`mean_spearman_test` -- permutation test of the mean rho over tables
+* :func:`mean_test_power` -- power of that test for a named mean rho
+* :func:`seed_slopes` -- per seed, the slope of rho against ``log2(epochs)``
+* :func:`read_tables` -- the learned position tables of pretrained models that can be read here
+* :func:`gaussian_control` -- a random table with the column means and spreads of a given one
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int, check_rng
 
 __all__ = [
-    "imdb_windows",
     "ScratchRuns",
+    "MeanSpearmanTest",
+    "imdb_windows",
     "scratch_runs",
     "table_spearman",
-    "MeanSpearmanTest",
     "mean_spearman_test",
     "mean_test_power",
     "seed_slopes",
-    "t_test_power",
     "read_tables",
     "gaussian_control",
 ]
 
 
-def imdb_windows(n_reviews: int, n_positions: int, *, rng, chars: int = 400) -> np.ndarray:
-    """Full-length WordPiece windows of ``n_reviews`` random IMDB training reviews (the bert-base-uncased tokenizer).
+def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Generator,
+                 chars: int = 400) -> np.ndarray:
+    """Full-length ``[CLS] w_1 ... w_{L-2} [SEP]`` windows of random IMDB training reviews (bert-base-uncased).
 
     Parameters
     ----------
     n_reviews : int
-        Reviews drawn without replacement from the training split.
+        Reviews drawn without replacement; those too short to fill a window are dropped.
     n_positions : int
-        Window length ``L``: ``[CLS]``, ``L - 2`` word pieces, ``[SEP]``; reviews too short to fill it are dropped.
+        Window length ``L >= 3``.
     rng : int or numpy.random.Generator
         Which reviews.
     chars : int, default 400
-        Characters kept of each review before tokenising (ample for 30 word pieces of English).
+        Characters kept of each review before tokenising.
 
     Returns
     -------
     (N, n_positions) int64 array
-        ``N <= n_reviews`` windows.
     """
     from ..data import CountingConvention, iter_token_sequences, load_imdb, load_tokenizer
 
@@ -70,21 +66,43 @@ def imdb_windows(n_reviews: int, n_positions: int, *, rng, chars: int = 400) -> 
 
 
 @dataclass(frozen=True)
+class _MaskedLM:
+    """Masked-LM data over the ``K`` kept ids: compact id ``K`` is "other", ``K + 1`` is the mask."""
+
+    inputs: np.ndarray
+    targets: np.ndarray  # the compact id at masked slots, -100 (ignored by the loss) elsewhere
+    n_kept: int
+
+
+def _masked_lm_data(X: np.ndarray, *, n_kept: int, rng: np.random.Generator, mask_rate: float = 0.15) -> _MaskedLM:
+    """The ``n_kept`` most frequent ids (ties: smaller id) keep a compact id; slots other than the first and last
+    are masked independently with probability ``mask_rate``."""
+    ids, counts = np.unique(X, return_counts=True)
+    kept = ids[np.lexsort((ids, -counts))[:n_kept]].astype(np.int64)
+    K = kept.size
+    lookup = np.full(int(X.max()) + 1, K, dtype=np.int64)
+    lookup[kept] = np.arange(K)
+    compact = lookup[X]
+    mask = rng.random(X.shape) < mask_rate
+    mask[:, 0] = mask[:, -1] = False
+    return _MaskedLM(np.where(mask, K + 1, compact), np.where(mask, compact, -100), K)
+
+
+@dataclass(frozen=True)
 class ScratchRuns:
-    """Result of :func:`scratch_runs`: ``S`` independent runs, each observed at the same budgets.
+    """Result of :func:`scratch_runs`: ``S`` independent runs observed at the same budgets.
 
     Attributes
     ----------
     seeds : tuple of int
-        One per run.
     epochs : tuple of int
-        The budgets (cumulative epochs, ``0`` = the initial table), increasing.
+        Cumulative epochs, increasing (0: the initial table).
     tables : (S, B, n, d) array
         The position table of run ``s`` at budget ``b``.
     final_loss : (S,) array
-        Masked-LM training loss (eval mode, on the run's own data) at the last budget.
+        Masked-LM training loss at the last budget.
     position_only : (S,) array
-        Per run, the in-sample cross-entropy of the best position-only predictor, ``mu_i``, on the masked slots.
+        In-sample cross-entropy of the position-only predictor ``mu_i`` on the masked slots.
     """
 
     seeds: tuple
@@ -109,52 +127,49 @@ def _position_only_loss(inputs, targets) -> float:
     return float(-np.mean(np.log(mu[np.nonzero(mask)[1], targets[mask]])))
 
 
-def scratch_runs(windows, *, seeds, n_windows: int, epochs=(0, 1, 2, 4, 8), width: int = 32, n_layers: int = 2,
-                 n_heads: int = 4, n_kept: int = 500, lr: float = 3e-3, batch_size: int = 32) -> ScratchRuns:
-    """Train one masked-LM Transformer per seed from scratch and keep its learned position table at each budget.
+def scratch_runs(windows: ArrayLike, *, seeds: Sequence[int], n_windows: int, epochs: Sequence[int] = (0, 1, 2, 4, 8),
+                 width: int = 32, n_layers: int = 2, n_heads: int = 4, n_kept: int = 500, lr: float = 3e-3,
+                 batch_size: int = 32) -> ScratchRuns:
+    """Train one masked-LM Transformer per seed and keep its learned position table at every budget.
 
-    Run ``s``: ``n_windows`` windows drawn from ``windows`` and their 15% masks by ``numpy.random.default_rng(s)``
-    (:func:`posgeom.studies.masked_lm_data`, ``n_kept`` most frequent ids), then :func:`posgeom.nn.fit` with seed
-    ``s`` (initialisation, including the ``N(0, 0.02^2)`` position table, and mini-batch order), constant AdamW at
-    ``lr``, one torch thread. The budgets are points on each run's trajectory; the runs are independent.
+    Run ``s`` draws ``n_windows`` windows and their 15% masks from ``numpy.random.default_rng(s)`` and trains with
+    :func:`posgeom.nn.fit` (seed ``s``; constant AdamW, one thread).
 
     Parameters
     ----------
     windows : (N, L) int array
         Token windows to draw from.
     seeds : sequence of int
-        Distinct seeds ``>= 0``.
     n_windows : int
-        Windows per run (``<= N``).
+        Windows per run, at most ``N``.
     epochs : sequence of int, default (0, 1, 2, 4, 8)
         Budgets.
     width, n_layers, n_heads, n_kept, lr, batch_size
-        Model and training settings.
+        Model width and depth, heads, ids with their own output, AdamW learning rate, mini-batch size.
 
     Returns
     -------
     ScratchRuns
     """
     from ..nn import ModelSpec, TrainConfig, fit
+    from ..nn._checks import check_seeds
     from ..nn.training import evaluate_loss
-    from .masked_lm import masked_lm_data
 
     windows = np.asarray(windows)
-    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
-    if len(set(seeds)) != len(seeds) or not seeds:
-        raise ValueError(f"seeds must be distinct and non-empty, got {seeds}")
+    seeds = check_seeds(seeds)
     n_windows = check_positive_int(n_windows, "n_windows")
     if n_windows > len(windows):
         raise ValueError(f"n_windows={n_windows} exceeds the {len(windows)} windows available")
+    n_kept = check_positive_int(n_kept, "n_kept")
     budgets = sorted({check_positive_int(int(e), "each budget", minimum=0) for e in epochs})
     config = TrainConfig(epochs=max(budgets[-1], 1), lr=lr, batch_size=batch_size, threads=1)
     tables, losses, position_only = [], [], []
     for s in seeds:
         rng = np.random.default_rng(s)
         pick = rng.choice(len(windows), size=n_windows, replace=False)
-        data = masked_lm_data(windows[pick], n_kept=n_kept, rng=rng)
-        spec = ModelSpec(vocab_size=data.vocab_size, n_positions=windows.shape[1], d_model=width, n_heads=n_heads,
-                         n_layers=n_layers, n_classes=data.n_classes)
+        data = _masked_lm_data(windows[pick], n_kept=n_kept, rng=rng)
+        spec = ModelSpec(vocab_size=data.n_kept + 2, n_positions=windows.shape[1], d_model=width, n_heads=n_heads,
+                         n_layers=n_layers, n_classes=data.n_kept + 1)
         snaps, final = [], []
 
         def keep(epoch, model, data=data, snaps=snaps, final=final):
@@ -176,7 +191,7 @@ def scratch_runs(windows, *, seeds, n_windows: int, epochs=(0, 1, 2, 4, 8), widt
 
 
 def _pair_ranks(tables: np.ndarray):
-    """Per table, the (n, n) symmetric matrix of the ranks of its pair distances; the pair indices; the lag ranks."""
+    """Per table, the symmetric (n, n) matrix of the ranks of its pair distances; the pair indices; the lag ranks."""
     from ..inference import rank
 
     n = tables.shape[-2]
@@ -189,7 +204,7 @@ def _pair_ranks(tables: np.ndarray):
     return full + np.swapaxes(full, -1, -2), i, j, rank((j - i).astype(float))
 
 
-def table_spearman(tables) -> np.ndarray:
+def table_spearman(tables: ArrayLike) -> np.ndarray:
     """Spearman's rho between ``||p_i - p_j||`` and the lag ``j - i`` over all pairs, for each table.
 
     Parameters
@@ -207,8 +222,7 @@ def table_spearman(tables) -> np.ndarray:
     """
     from ..inference import pearson_rows
 
-    tables = np.asarray(tables, dtype=float)
-    full, i, j, lag = _pair_ranks(tables)
+    full, i, j, lag = _pair_ranks(np.asarray(tables, dtype=float))
     return pearson_rows(full[..., i, j], lag)
 
 
@@ -221,11 +235,10 @@ class MeanSpearmanTest:
     statistic : float
         Mean over tables of Spearman's rho with the lag.
     per_table : (S,) array
-        Each table's rho.
     null : (B,) array
         The statistic with every table's rows relabelled by its own random permutation.
     p_value : float
-        ``(1 + #{null >= statistic}) / (B + 1)``, one-sided.
+        One-sided, ``(1 + #{null >= statistic}) / (B + 1)``.
     """
 
     statistic: float
@@ -234,20 +247,17 @@ class MeanSpearmanTest:
     p_value: float
 
     def quantile(self, level: float = 0.95) -> float:
-        """The ``level`` quantile of the null (the critical value of the level-``1 - level`` test)."""
+        """The ``level`` quantile of the null."""
         return float(np.quantile(self.null, level))
 
 
-def mean_spearman_test(tables, *, rng, n_permutations: int = 1999) -> MeanSpearmanTest:
+def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
+                       n_permutations: int = 1999) -> MeanSpearmanTest:
     """Are the tables, on average, more monotone than the same vectors in random positional orders?
-
-    Under the null hypothesis the positions of each table are exchangeable; the tables are independent (one per
-    seed), so each replicate relabels each table's rows by its own uniform permutation. The smallest attainable
-    p-value is ``1 / (n_permutations + 1)``.
 
     Parameters
     ----------
-    tables : (S, n, d) array or a single (n, d) table
+    tables : (S, n, d) array or one (n, d) table
     rng : int or numpy.random.Generator
     n_permutations : int, default 1999
 
@@ -287,18 +297,14 @@ def mean_spearman_test(tables, *, rng, n_permutations: int = 1999) -> MeanSpearm
 
 
 def mean_test_power(test: MeanSpearmanTest, effect: float, spread: float, *, alpha: float = 0.05) -> float:
-    """Power of :func:`mean_spearman_test` at level ``alpha`` when the seeds' rho has mean ``effect``.
-
-    Normal approximation: the mean of ``S`` independent seeds has standard deviation ``spread / sqrt(S)``; the test
-    rejects when it exceeds the ``1 - alpha`` quantile ``q`` of its permutation null, so the power is
-    ``1 - Phi((q - effect) sqrt(S) / spread)``.
+    """Power of :func:`mean_spearman_test` when the seeds' rho has mean ``effect`` (normal approximation).
 
     Parameters
     ----------
     test : MeanSpearmanTest
         Supplies the null and the number of seeds ``S``.
     effect : float
-        The mean rho the design should detect.
+        The mean rho to detect.
     spread : float
         Between-seed standard deviation of rho (> 0).
     alpha : float, default 0.05
@@ -306,11 +312,12 @@ def mean_test_power(test: MeanSpearmanTest, effect: float, spread: float, *, alp
     Returns
     -------
     float
+        ``1 - Phi((q - effect) sqrt(S) / spread)`` with ``q`` the null's ``1 - alpha`` quantile.
 
     Examples
     --------
     >>> t = MeanSpearmanTest(0.0, np.zeros(4), np.linspace(-0.1, 0.1, 1001), 1.0)
-    >>> round(mean_test_power(t, 0.09, 0.02), 2)  # q = 0.09: the effect sits on the critical value
+    >>> round(mean_test_power(t, 0.09, 0.02), 2)
     0.5
     """
     from scipy import stats
@@ -321,8 +328,8 @@ def mean_test_power(test: MeanSpearmanTest, effect: float, spread: float, *, alp
     return float(stats.norm.sf((q - effect) * np.sqrt(len(test.per_table)) / spread))
 
 
-def seed_slopes(values, epochs) -> np.ndarray:
-    """Per seed, the least-squares slope of ``values`` against ``log2(epochs)`` (rho gained per doubling).
+def seed_slopes(values: ArrayLike, epochs: ArrayLike) -> np.ndarray:
+    """Per seed, the least-squares slope of ``values`` against ``log2(epochs)``.
 
     Parameters
     ----------
@@ -346,35 +353,9 @@ def seed_slopes(values, epochs) -> np.ndarray:
     return (values - values.mean(axis=1, keepdims=True)) @ xc / (xc**2).sum()
 
 
-def t_test_power(effect_size: float, n: int, *, alpha: float = 0.05) -> float:
-    """Power of the two-sided one-sample t test (``n - 1`` degrees of freedom) for a standardised mean ``delta / sd``.
-
-    Parameters
-    ----------
-    effect_size : float
-        ``delta / sigma``: the named effect over the between-seed standard deviation.
-    n : int, >= 2
-        Seeds.
-    alpha : float, default 0.05
-
-    Returns
-    -------
-    float
-        From the noncentral t distribution with noncentrality ``effect_size * sqrt(n)``.
-
-    Examples
-    --------
-    >>> round(t_test_power(0.8, 20), 2)
-    0.92
-    """
-    from scipy import stats
-
-    n = check_positive_int(n, "n", minimum=2)
-    q, nc = stats.t.ppf(1 - alpha / 2, n - 1), effect_size * np.sqrt(n)
-    return float(stats.nct.sf(q, n - 1, nc) + stats.nct.cdf(-q, n - 1, nc))
 
 
-def read_tables(models) -> tuple[dict, dict]:
+def read_tables(models: Sequence[str]) -> tuple[dict, dict]:
     """The learned position tables of ``models`` (:func:`posgeom.data.learned_position_embeddings`), where possible.
 
     Parameters
@@ -387,25 +368,25 @@ def read_tables(models) -> tuple[dict, dict]:
     tables : dict
         Name -> (n, d) array, for the models that could be read.
     skipped : dict
-        Name -> the reason a model could not be read here (no hub, not installed, no table).
+        Name -> the reason a model could not be read here.
     """
     from ..data import learned_position_embeddings
 
     tables, skipped = {}, {}
     for name in models:
         try:
-            tables[name] = learned_position_embeddings(name)
+            tables[name] = learned_position_embeddings(model=name)
         except (OSError, ImportError, ValueError) as exc:
             skipped[name] = f"{type(exc).__name__}: {str(exc).split('. ')[0]}"
     return tables, skipped
 
 
-def gaussian_control(P, *, rng) -> np.ndarray:
-    """A table of i.i.d. normal entries with the shape and the per-column mean and spread of ``P``.
+def gaussian_control(encoding: ArrayLike, *, rng: int | np.random.Generator) -> np.ndarray:
+    """A table of i.i.d. normal entries with the shape and the per-column mean and spread of ``encoding``.
 
     Parameters
     ----------
-    P : (n, d) array
+    encoding : (n, d) array
     rng : int or numpy.random.Generator
 
     Returns
@@ -417,5 +398,5 @@ def gaussian_control(P, *, rng) -> np.ndarray:
     >>> gaussian_control(np.ones((4, 3)) * [1.0, 2.0, 3.0], rng=0).shape
     (4, 3)
     """
-    P = np.asarray(P, dtype=float)
+    P = np.asarray(encoding, dtype=float)
     return P.mean(axis=0) + P.std(axis=0) * check_rng(rng).standard_normal(P.shape)

@@ -2,17 +2,28 @@
 
 :func:`symmetry_defects` measures how far a model is from permutation equivariance (per-token outputs) and
 invariance (pooled output) under one permutation; :func:`defect_table` does it for one random model per scheme.
-:func:`train_seeds` trains one configuration for several seeds at once (:func:`posgeom.nn.fit_ensemble`, same
-architecture and optimiser as :func:`posgeom.studies.train_model`). :func:`unit_accuracy` returns the accuracy
+:func:`train_seeds` trains one configuration for several seeds at once (:func:`posgeom.nn.fit_ensemble`).
+:func:`unit_accuracy` returns the accuracy
 per independent unit of a test set: per row for token labels, per swapped pair for the order task, whose second
 half holds the first half's partners. :func:`pair_lower_bounds` gives each run a lower confidence bound on its
 accuracy from those independent pairs; :func:`plot_scheme_accuracy` draws the chapter's key figure.
+:func:`interval_power` and :func:`detectable_effect` give the power of the chapter's test across seeds (the lower
+end of a two-sided ``t`` interval above a reference) and the smallest standardised effect it detects.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    import torch
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "symmetry_defects",
@@ -21,12 +32,14 @@ __all__ = [
     "unit_accuracy",
     "plot_scheme_accuracy",
     "pair_lower_bounds",
+    "interval_power",
+    "detectable_effect",
 ]
 
 DEFECT_COLUMNS = ["equivariance defect", "invariance defect", "output scale"]
 
 
-def symmetry_defects(model, ids, perm) -> tuple[float, float, float]:
+def symmetry_defects(model: torch.nn.Module, ids: ArrayLike, perm: ArrayLike) -> tuple[float, float, float]:
     """Equivariance defect, invariance defect and output scale of ``model`` under the permutation ``perm``.
 
     Parameters
@@ -62,14 +75,15 @@ def symmetry_defects(model, ids, perm) -> tuple[float, float, float]:
     return float(tokens), float(pooled), float(out.abs().max().item())
 
 
-def defect_table(schemes, ids, perm, *, vocab_size: int, d_model: int = 32, n_heads: int = 4, n_layers: int = 2,
+def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, vocab_size: int, d_model: int = 32,
+                 n_heads: int = 4, n_layers: int = 2,
                  causal: bool = False, extra: dict | None = None, seed: int = 1) -> pd.DataFrame:
     """:func:`symmetry_defects` of one random model per scheme, all initialised after ``seed_everything(seed)``.
 
     Parameters
     ----------
     schemes : sequence of str
-        Positional schemes (see :data:`posgeom.nn.SCHEMES`).
+        Positional schemes (see :data:`posgeom.encodings.SCHEMES`).
     ids : (N, L) LongTensor
         Token ids.
     perm : (L,) LongTensor
@@ -107,13 +121,13 @@ def defect_table(schemes, ids, perm, *, vocab_size: int, d_model: int = 32, n_he
     return pd.DataFrame(rows, index=DEFECT_COLUMNS).T
 
 
-def train_seeds(X, y, *, positional: str, seeds, causal: bool = False, n_classes: int = 2,
+def train_seeds(X: ArrayLike, y: ArrayLike, *, positional: str, seeds: Sequence[int], causal: bool = False,
+                n_classes: int = 2,
                 vocab_size: int | None = None, d_model: int = 32, n_heads: int = 2, n_layers: int = 1,
                 epochs: int = 12, lr: float = 3e-3, batch_size: int = 64) -> list:
     """One trained model per seed, fitted at once by :func:`posgeom.nn.fit_ensemble` (independent runs).
 
-    Each member has its own initialisation and mini-batch order; the defaults are those of
-    :func:`posgeom.studies.train_model`.
+    Each member has its own initialisation and mini-batch order.
 
     Parameters
     ----------
@@ -154,7 +168,7 @@ def train_seeds(X, y, *, positional: str, seeds, causal: bool = False, n_classes
     return [r.model for r in fit_ensemble(spec, (X, y), seeds=list(seeds), config=config)]
 
 
-def unit_accuracy(model, X, y, *, pairs: bool = False) -> np.ndarray:
+def unit_accuracy(model: torch.nn.Module, X: ArrayLike, y: ArrayLike, *, pairs: bool = False) -> np.ndarray:
     """Accuracy per independent unit of a test set.
 
     With token labels ``y`` of shape ``(N, L)`` the unit is a sequence (mean over its tokens). With sequence
@@ -201,7 +215,7 @@ def unit_accuracy(model, X, y, *, pairs: bool = False) -> np.ndarray:
     return correct
 
 
-def plot_scheme_accuracy(table: pd.DataFrame, ceiling: float, ax=None):
+def plot_scheme_accuracy(table: pd.DataFrame, ceiling: float, *, ax: Axes | None = None) -> Figure:
     """Bar chart of mean test accuracy per configuration with its interval, and the multiset ceiling.
 
     Parameters
@@ -246,7 +260,8 @@ def plot_scheme_accuracy(table: pd.DataFrame, ceiling: float, ax=None):
     return fig
 
 
-def pair_lower_bounds(models, X, y, *, confidence: float = 0.99) -> np.ndarray:
+def pair_lower_bounds(models: Sequence[torch.nn.Module], X: ArrayLike, y: ArrayLike, *,
+                      confidence: float = 0.99) -> np.ndarray:
     """Per run, a lower confidence bound on its accuracy from the independent pairs of a test set.
 
     Rows ``i`` and ``i + N/2`` are a sampled sequence and its partner. A pair counts as a success when the run
@@ -284,3 +299,83 @@ def pair_lower_bounds(models, X, y, *, confidence: float = 0.99) -> np.ndarray:
         both = int(np.sum(per_pair == 1.0))
         bounds.append(wilson_interval(both, per_pair.size, confidence=confidence).lower)
     return np.array(bounds)
+
+
+def interval_power(effect_size: float, n_seeds: int, *, confidence: float = 0.99) -> float:
+    """Power of "the lower end of the two-sided ``t`` interval of the mean lies above the reference".
+
+    The runs' scores are modelled as ``n_seeds`` independent normal draws with mean ``reference + delta`` and SD
+    ``sigma``; ``effect_size = delta / sigma``. The lower end of the interval at ``confidence`` exceeds the reference
+    exactly when the one-sample ``t`` statistic exceeds ``t_{(1 + confidence)/2, n - 1}``, whose law under the model
+    is noncentral ``t`` with ``n - 1`` degrees of freedom and noncentrality ``effect_size sqrt(n)``.
+
+    Parameters
+    ----------
+    effect_size : float
+        ``delta / sigma``, the mean excess over the reference in seed standard deviations.
+    n_seeds : int, >= 2
+        Independent runs.
+    confidence : float, default 0.99
+        Coverage of the two-sided interval (the test is one-sided at level ``(1 - confidence) / 2``).
+
+    Returns
+    -------
+    float
+        The probability that the design declares the excess.
+
+    Raises
+    ------
+    ValueError
+        ``n_seeds < 2`` or ``confidence`` outside (0, 1).
+
+    Examples
+    --------
+    >>> round(interval_power(0.0, 5), 4)  # no effect: the one-sided level (1 - 0.99) / 2
+    0.005
+    >>> round(interval_power(3.0, 5), 2)
+    0.89
+    """
+    from scipy import stats
+
+    from .._validation import check_positive_int
+
+    n = check_positive_int(n_seeds, "n_seeds", minimum=2)
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    critical = stats.t.ppf((1 + confidence) / 2, n - 1)
+    return float(stats.nct.sf(critical, n - 1, float(effect_size) * np.sqrt(n)))
+
+
+def detectable_effect(n_seeds: int, *, confidence: float = 0.99, power: float = 0.8) -> float:
+    """The smallest standardised effect ``delta / sigma`` that :func:`interval_power` detects with ``power``.
+
+    Parameters
+    ----------
+    n_seeds : int, >= 2
+    confidence : float, default 0.99
+    power : float, default 0.8
+        Must exceed the level ``(1 - confidence) / 2``.
+
+    Returns
+    -------
+    float
+        In seed standard deviations: a design with seed SD ``sigma`` detects a mean excess ``delta`` with at least
+        ``power`` exactly when ``delta >= detectable_effect(...) * sigma``.
+
+    Raises
+    ------
+    ValueError
+        ``power`` not above the level or not below 1.
+
+    Examples
+    --------
+    >>> d = detectable_effect(5)
+    >>> round(d, 2), round(interval_power(d, 5), 3)
+    (2.63, 0.8)
+    """
+    from scipy import optimize
+
+    level = (1 - confidence) / 2
+    if not level < power < 1:
+        raise ValueError(f"power must lie in ({level}, 1), got {power}")
+    return float(optimize.brentq(lambda e: interval_power(e, n_seeds, confidence=confidence) - power, 0.0, 100.0))

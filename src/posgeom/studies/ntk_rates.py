@@ -1,17 +1,23 @@
-"""The width sweep of the appendix on monotonicity in the NTK regime: kernel deviations, trained runs, rate fits.
+"""Appendix (NTK regime): width sweeps of the masked-slot network, one independent seed per run.
 
-Every run is one independent initialisation of the masked-slot network (:func:`posgeom.nn.init_masked_slot`) with
-its own seed; the sweeps here give each (width, repetition) pair a distinct seed, so the runs of one sweep are
-independent and the slope of ``log error`` on ``log width`` has an ordinary least-squares ``t`` interval with the
-runs as its unit (:func:`loglog_fit`). :func:`kernel_deviations` measures the NTK at initialisation,
-:func:`train_runs` trains the network (and its linearisation) and compares it with the kernel-regime prediction,
-:func:`plot_rates` draws the appendix's key figure.
+* :func:`loglog_fit` -- slope of ``log value`` on ``log width`` with its ``t`` interval
+* :func:`lag_spearman` -- Spearman correlation of the pair distances with the lag
+* :func:`kernel_deviations` -- deviation of the NTK blocks from ``delta_ij I`` at initialisation
+* :func:`train_runs` -- trained (and linearised) networks against the kernel-regime prediction
+* :func:`plot_rates` -- the appendix's key figure
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "loglog_fit",
@@ -22,16 +28,13 @@ __all__ = [
 ]
 
 
-def loglog_fit(widths, values, *, confidence: float = 0.99) -> dict:
-    """:func:`posgeom.inference.power_law_fit` as a table row: slope, its ``t`` interval, points, intercept.
-
-    The interval has ``points - 2`` degrees of freedom and assumes independent points: pass one value per
-    independent run.
+def loglog_fit(widths: ArrayLike, values: ArrayLike, *, confidence: float = 0.99) -> dict:
+    """:func:`posgeom.inference.power_law_fit` as a table row (one value per independent run).
 
     Parameters
     ----------
     widths, values : (n,) array_like
-        Positive values, ``n >= 3``.
+        Positive, ``n >= 3``.
     confidence : float, default 0.99
 
     Returns
@@ -53,13 +56,12 @@ def loglog_fit(widths, values, *, confidence: float = 0.99) -> dict:
             "intercept": fit.intercept}
 
 
-def lag_spearman(D) -> float:
+def lag_spearman(D: ArrayLike) -> float:
     """Spearman correlation of the distances of all pairs ``i < j`` of ``D`` with the lag ``j - i``.
 
     Parameters
     ----------
     D : (n, n) array
-        A distance matrix.
 
     Returns
     -------
@@ -82,12 +84,13 @@ def _seed(seed0: int, k: int, s: int, n_seeds: int) -> int:
     return seed0 + 10 ** int(np.ceil(np.log10(max(n_seeds, 2)))) * k + s
 
 
-def kernel_deviations(n: int, vocab: int, widths, *, sigma0: float, n_seeds: int, seed0: int) -> pd.DataFrame:
+def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], *, sigma0: float, n_seeds: int,
+                      seed0: int) -> pd.DataFrame:
     """RMS deviation of the NTK blocks from ``delta_ij I`` at initialisation, one row per independent network.
 
     Parameters
     ----------
-    n, vocab : int
+    n_positions, vocab_size : int
         Positions and output size of the masked-slot network.
     widths : sequence of int
     sigma0 : float
@@ -95,13 +98,12 @@ def kernel_deviations(n: int, vocab: int, widths, *, sigma0: float, n_seeds: int
     n_seeds : int
         Networks per width.
     seed0 : int
-        First seed; the network ``s`` at the ``k``-th width gets ``seed0 + 10^m k + s`` with ``10^m >= n_seeds``.
+        Network ``s`` at the ``k``-th width gets seed ``seed0 + 10^m k + s`` with ``10^m >= n_seeds``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns width, seed, diagonal (RMS over ``i`` of ``||Theta_ii - I||_F``), off-diagonal (RMS over
-        ``i < j`` of ``||Theta_ij||_F``).
+        Columns width, seed, diagonal, off-diagonal.
 
     Examples
     --------
@@ -111,6 +113,7 @@ def kernel_deviations(n: int, vocab: int, widths, *, sigma0: float, n_seeds: int
     """
     from ..nn import init_masked_slot, ntk_blocks
 
+    n, vocab = n_positions, vocab_size
     iu = np.triu_indices(n, k=1)
     rows = []
     for k, w in enumerate(widths):
@@ -123,42 +126,38 @@ def kernel_deviations(n: int, vocab: int, widths, *, sigma0: float, n_seeds: int
     return pd.DataFrame(rows)
 
 
-def train_runs(target, widths, *, loss: str, sigma0, lr: float, steps: int, n_seeds: int, seed0: int,
-               linearised: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
+def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: Callable[[int], float], lr: float,
+               steps: int, n_seeds: int, seed0: int, linearised: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
     """Train the masked-slot network at every width, ``n_seeds`` independent initialisations each.
 
-    ``sigma0`` maps the width to the initial embedding scale. Each row is one run, with its seed (distinct
-    across the sweep) and: ``error``, the RMS over pairs of learned minus kernel-regime distances; ``rho``, the
-    Spearman correlation of the learned distances with the lag; ``discordance``, one minus Kendall's tau between
-    learned and predicted distances; and, if ``linearised``, ``gap``, the distance of the trained embeddings from
-    those of the linearised network, relative to their displacement.
+    Each row is one run: ``error`` (RMS of learned minus kernel-regime distances), ``rho`` (:func:`lag_spearman`),
+    ``discordance`` (one minus Kendall's tau with the prediction) and, if ``linearised``, ``gap`` (distance from the
+    linearised network's embeddings, relative to their displacement).
 
     Parameters
     ----------
     target : (n, V) array
-        The positions' statistics (``sqrt(mu)`` for ``"mse"``, ``mu`` for ``"cross_entropy"``).
+        ``sqrt(mu)`` for ``"mse"``, ``mu`` for ``"cross_entropy"``.
     widths : sequence of int
-    loss : str
-        ``"mse"`` or ``"cross_entropy"``.
+    loss : {"mse", "cross_entropy"}
     sigma0 : callable
         Width to initial embedding scale.
-    lr, steps
-        Gradient descent.
+    lr : float
+    steps : int
     n_seeds, seed0 : int
-        Runs per width and first seed (as in :func:`kernel_deviations`).
+        As in :func:`kernel_deviations`.
     linearised : bool, default True
-        Also train the linearisation and record ``gap``.
 
     Returns
     -------
-    tuple
-        The table of runs and the learned distance matrix of the last run.
+    runs : pandas.DataFrame
+    D : (n, n) array
+        The learned distances of the last run.
 
     Examples
     --------
-    >>> mu = np.full((3, 2), 0.5)
-    >>> runs, D = train_runs(np.sqrt(mu), [8], loss="mse", sigma0=lambda w: 0.5, lr=0.5, steps=2, n_seeds=2,
-    ...                      seed0=0, linearised=False)
+    >>> runs, D = train_runs(np.full((3, 2), 0.7), [8], loss="mse", sigma0=lambda w: 0.5, lr=0.5, steps=2,
+    ...                      n_seeds=2, seed0=0, linearised=False)
     >>> len(runs), D.shape
     (2, (3, 3))
     """
@@ -178,30 +177,27 @@ def train_runs(target, widths, *, loss: str, sigma0, lr: float, steps: int, n_se
             seed = _seed(seed0, k, s, n_seeds)
             theta0 = init_masked_slot(n, vocab, int(w), sigma0=s0, seed=seed)
             net = train_masked_slot(theta0, target, loss=loss, lr=lr, steps=steps)
-            D = pairwise_distances(net["P"].numpy())
+            D = pairwise_distances(net.P.numpy())
             row = {"loss": loss, "width": int(w), "seed": seed,
                    "error": float(np.sqrt(np.mean((D[iu] - D_pred[iu]) ** 2))),
                    "rho": lag_spearman(D),
                    "discordance": float(1 - stats.kendalltau(D[iu], D_pred[iu]).statistic)}
             if linearised:
                 lin = train_masked_slot(theta0, target, loss=loss, lr=lr, steps=steps, linearised=True)
-                row["gap"] = float((net["P"] - lin["P"]).norm() / (net["P"] - theta0["P"]).norm())
+                row["gap"] = float((net.P - lin.P).norm() / (net.P - theta0.P).norm())
             rows.append(row)
     return pd.DataFrame(rows), D
 
 
-def plot_rates(series, rho_series, D_last, *, widths, title: str):
-    """The appendix's key figure: errors against width with fitted lines, lag correlations, one learned table.
-
-    ``series`` is a list of ``(label, runs, fit, marker)``; the first fit also anchors the dotted slope ``-1/2``
-    line. ``rho_series`` is a list of ``(label, runs, prediction or None, marker)``.
+def plot_rates(series: list, rho_series: list, D_last: ArrayLike, *, widths: Sequence[int], title: str) -> Figure:
+    """Errors against width with fitted lines, lag correlations by width, and one learned distance matrix.
 
     Parameters
     ----------
-    series : list of tuple
-    rho_series : list of tuple
+    series : list of (label, runs, fit, marker)
+        The first fit anchors the dotted slope ``-1/2`` line.
+    rho_series : list of (label, runs, prediction or None, marker)
     D_last : (n, n) array
-        The learned distances drawn in the right panel.
     widths : sequence of int
     title : str
         Title of the right panel.

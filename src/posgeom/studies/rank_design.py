@@ -1,22 +1,21 @@
-"""Designs of the chapter on minimal parametrisation: does a learned table need ``rank(B)`` directions?
+"""Chapter 6: does a learned table need ``rank(B)`` directions?
 
-* :func:`block_swap_task` -- a task on the abrupt synthetic corpus (``K`` blocks of positions, ``rank(B) = K - 1``)
-  whose solution needs the positional geometry: is a sequence intact, or have two of its blocks traded places? The
-  multiset of tokens is the same either way, so without positions the best accuracy is 1/2 (Theorem 1).
-* :func:`rank_comparison` -- one ensemble of seeds per encoding (no positions, low-rank tables of the given ranks,
-  the full learned table), trained with :func:`posgeom.nn.fit_ensemble`; seeds are the unit of every interval.
-* :func:`paired_mde` -- the minimum detectable effect of a paired ``t`` design at a given power, the equivalence
-  margin fixed from the reference arm's seed SD before the low-rank arms are compared.
-* :func:`detection_curve` -- the signal rank of parallel analysis against the number of texts: a detection count
-  grows with the sample, so it is reported as a curve, never as one number.
+* :func:`block_swap_task` -- is a sequence intact, or have two of its blocks of positions traded places?
+* :func:`rank_comparison` -- one ensemble of seeds per encoding: none, low-rank tables, the full table
+* :func:`decide` -- the verdict on one arm from its equivalence test
+* :func:`paired_mde` -- minimum detectable effect of a paired ``t`` design
+* :func:`detection_curve` -- the signal rank of parallel analysis against the number of texts
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_positive_int, check_rng
@@ -25,43 +24,41 @@ from ..nn import ModelSpec, TrainConfig, fit_ensemble
 from .parametrisation import parallel_analysis
 from .tasks import TaskData
 
+if TYPE_CHECKING:
+    from ..inference import Equivalence
+
 __all__ = [
     "RankComparison",
-    "Verdict",
-    "decide",
     "block_swap_task",
-    "detection_curve",
-    "paired_mde",
     "rank_comparison",
+    "decide",
+    "paired_mde",
+    "detection_curve",
 ]
 
 
-def block_swap_task(mu, n_sequences: int, n_blocks: int, *, rng) -> TaskData:
+def block_swap_task(mu: ArrayLike, n_sequences: int, n_blocks: int, *, rng: int | np.random.Generator) -> TaskData:
     """Sequences from ``mu``, half of them (label 1) with two random blocks of positions exchanged.
 
     Parameters
     ----------
     mu : (n, V) array
-        Positional distributions (e.g. :func:`posgeom.synthetic_distributions` with ``regime="abrupt"``).
+        Positional distributions.
     n_sequences : int
-        Number of sequences.
     n_blocks : int
-        Number of equal blocks; must divide ``n``.
+        Equal blocks; must divide ``n``.
     rng : int or numpy.random.Generator
-        Randomness of the tokens, labels and swapped blocks.
 
     Returns
     -------
     TaskData
-        ``X`` (n_sequences, n) token ids, ``y`` in {0, 1} (1: two blocks swapped), no padding.
 
     Examples
     --------
     >>> from posgeom import synthetic_distributions
     >>> mu = synthetic_distributions(8, 10, rng=0, regime="abrupt", n_topics=4)
-    >>> task = block_swap_task(mu, 50, 4, rng=0)
-    >>> task.X.shape, sorted(set(task.y.tolist()))
-    ((50, 8), [0, 1])
+    >>> block_swap_task(mu, 50, 4, rng=0).X.shape
+    (50, 8)
     """
     mu = np.asarray(mu, dtype=float)
     n = mu.shape[0]
@@ -79,14 +76,8 @@ def block_swap_task(mu, n_sequences: int, n_blocks: int, *, rng) -> TaskData:
     return TaskData(blocks.reshape(m, n), y.astype(np.int64), None)
 
 
-class Verdict(str):
-    """A verdict word whose ``repr`` is the word itself, so that it reads as plain text when glued into prose.
-
-    Examples
-    --------
-    >>> Verdict("loses")
-    loses
-    """
+class _Verdict(str):
+    """A verdict word whose ``repr`` is the word itself (it reads as plain text when glued into prose)."""
 
     __slots__ = ()
 
@@ -94,44 +85,58 @@ class Verdict(str):
         return str(self)
 
 
-def decide(eq, *, min_power: float = 0.8) -> Verdict:
-    """The verdict on one arm from its :func:`posgeom.inference.equivalence_test` of the deficit "full minus arm".
+def decide(eq: Equivalence, *, min_power: float = 0.8) -> str:
+    """The verdict on one arm from its :func:`posgeom.inference.equivalence_test` of "full minus arm".
 
-    ``"loses"`` when the interval lies above 0, ``"equivalent"`` when it lies inside the margin; either only when
-    both powers of the design (TOST at a true difference of 0, the paired ``t`` test at a difference of the margin)
-    reach ``min_power``; otherwise ``"undetermined"``.
+    "loses" (interval above 0) or "equivalent" (inside the margin) when both powers of the design reach
+    ``min_power``, else "undetermined".
+
+    Parameters
+    ----------
+    eq : posgeom.inference.Equivalence
+    min_power : float, default 0.8
+
+    Returns
+    -------
+    str
 
     Examples
     --------
     >>> from posgeom.inference import equivalence_test
     >>> decide(equivalence_test([0.01, -0.012, 0.0, 0.015, -0.005, 0.008], 0.05))
     equivalent
-    >>> decide(equivalence_test([0.05, 0.09, 0.07, 0.06, 0.08, 0.1], 0.05))
-    loses
-    >>> decide(equivalence_test([0.05, -0.06, 0.03, -0.01, 0.0, 0.02], 0.02))
-    undetermined
     """
     at_margin = 1.0 if math.isnan(eq.power_at_margin) else eq.power_at_margin  # nan: a vanishing SD
     powered = eq.power >= min_power and at_margin >= min_power
     if powered and eq.lower > 0:
-        return Verdict("loses")
+        return _Verdict("loses")
     if powered and eq.equivalent:
-        return Verdict("equivalent")
-    return Verdict("undetermined")
+        return _Verdict("equivalent")
+    return _Verdict("undetermined")
 
 
-def paired_mde(sd: float, n: int, *, power: float = 0.8, confidence: float = 0.95) -> float:
-    """Smallest true mean difference a two-sided paired ``t`` test of ``n`` seeds detects with ``power``.
+def paired_mde(sd: float, n_seeds: int, *, power: float = 0.8, confidence: float = 0.95) -> float:
+    """Smallest true mean difference a two-sided paired ``t`` test of ``n_seeds`` seeds detects with ``power``.
 
-    Uses ``(t_{(1+confidence)/2, n-1} + t_{power, n-1}) sd / sqrt(n)`` (the usual approximation to the noncentral
-    ``t`` calculation).
+    Parameters
+    ----------
+    sd : float
+        Seed standard deviation of the paired differences.
+    n_seeds : int
+    power : float, default 0.8
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    float
+        ``(t_{(1+confidence)/2} + t_{power}) sd / sqrt(n_seeds)``, ``n_seeds - 1`` degrees of freedom.
 
     Examples
     --------
     >>> round(paired_mde(0.01, 8), 4)
     0.0115
     """
-    n = check_positive_int(n, "n", minimum=2)
+    n = check_positive_int(n_seeds, "n_seeds", minimum=2)
     if not (sd > 0 and math.isfinite(sd)):
         raise ValueError(f"sd must be finite and positive, got {sd!r}")
     df = n - 1
@@ -140,14 +145,14 @@ def paired_mde(sd: float, n: int, *, power: float = 0.8, confidence: float = 0.9
 
 @dataclass(frozen=True)
 class RankComparison:
-    """Test accuracies of one ensemble per encoding (rows: encodings, in order; columns: seeds).
+    """Test accuracies of one ensemble per encoding (rows: encodings; columns: seeds).
 
     Attributes
     ----------
     names : tuple of str
-        ``"none"``, ``"rank r"`` for each rank, ``"full"``.
+        ``"none"``, ``"rank r"`` per rank, ``"full"``.
     parameters : tuple of int
-        Positional parameters of each encoding (0, ``r (n + d)``, ``n d``).
+        Positional parameters of each encoding.
     accuracy : (n_encodings, n_seeds) array
     seeds : tuple of int
     """
@@ -165,20 +170,20 @@ class RankComparison:
         return self["full"] - self[name]
 
 
-def rank_comparison(train, test, *, ranks, seeds, config: TrainConfig, d_model: int, n_heads: int = 2,
-                    include_none: bool = True) -> RankComparison:
-    """Train ``len(seeds)`` models per encoding and score them on ``test``.
+def rank_comparison(train: TaskData, test: TaskData, *, ranks: Sequence[int], seeds: Sequence[int], config: TrainConfig,
+                    d_model: int, n_heads: int = 2, include_none: bool = True) -> RankComparison:
+    """Train one ensemble of ``seeds`` per encoding (:func:`posgeom.nn.fit_ensemble`) and score it on ``test``.
 
     Parameters
     ----------
     train, test : TaskData
     ranks : sequence of int
-        Ranks of the learned low-rank tables ``P = A B`` (``"low_rank"``).
+        Ranks of the learned low-rank tables.
     seeds : sequence of int
     config : posgeom.nn.TrainConfig
     d_model, n_heads : int
     include_none : bool, default True
-        Also train models without positional information (the control that must lose).
+        Also train models without positions.
 
     Returns
     -------
@@ -197,9 +202,9 @@ def rank_comparison(train, test, *, ranks, seeds, config: TrainConfig, d_model: 
     return RankComparison(tuple(names), tuple(params), np.array(acc), tuple(int(s) for s in seeds))
 
 
-def detection_curve(X, vocab_size: int, sizes, *, rng, padding_mask=None, n_null: int = 40,
-                    repeats: int = 1) -> np.ndarray:
-    """Signal rank of parallel analysis on seeded subsamples of ``sizes`` sequences.
+def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng: int | np.random.Generator,
+                    padding_mask: ArrayLike | None = None, n_null: int = 40, repeats: int = 1) -> np.ndarray:
+    """Signal rank of :func:`~posgeom.studies.parallel_analysis` on random subsamples of each size.
 
     Parameters
     ----------
@@ -210,14 +215,12 @@ def detection_curve(X, vocab_size: int, sizes, *, rng, padding_mask=None, n_null
     rng : int or numpy.random.Generator
     padding_mask : (N, n) bool array, optional
     n_null : int, default 40
-        Null corpora per parallel analysis.
     repeats : int, default 1
-        Independent subsamples per size.
+        Subsamples per size.
 
     Returns
     -------
     (len(sizes), repeats) int array
-        The signal ranks.
 
     Examples
     --------

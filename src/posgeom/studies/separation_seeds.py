@@ -8,22 +8,23 @@ positions whose order no label depends on gains nothing from being apart and pay
 * :func:`role_task`: the whole population (each sequence once, so the training loss *is* the population loss and
   no data sample needs replicating) of a task with two pairs of positions: pair A = (0, 1) with a strong, a weak or
   no cause to be told apart, pair B = (2, 3) with none.
-* :func:`train_to_stationarity`: phase 1, :func:`posgeom.nn.fit_ensemble` (AdamW with decoupled weight decay,
+* :func:`train_regularised`: phase 1, :func:`posgeom.nn.fit_ensemble` (AdamW with decoupled weight decay,
   mini-batches, cosine schedule); phase 2, full-batch Adam on the explicit ``L_lam`` of every member, with the
-  gradient norm at its start and end and the loss trace (:class:`StationaryRuns`).
+  gradient norm at its start and end, its ratio to the penalty's gradient and the loss trace (:class:`RegularisedRuns`).
 * :func:`pair_distances`: ``||p_i - p_j||`` of the two pairs relative to the mean distance over all pairs of the
   same table (a scale-free reading).
-* :func:`cumulative_decay`, :func:`paired_t_power`, :func:`sign_flip_p`: the strength of AdamW's decay, the power of a
-  paired t test, an exact sign-flip test over seeds.
+* :func:`cumulative_decay`, :func:`sign_flip_p`: the strength of AdamW's decay, an exact sign-flip test over seeds
+  (the power of the paired t test is :func:`posgeom.inference.t_test_power`).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int
 from .tasks import TaskData
@@ -32,11 +33,10 @@ __all__ = [
     "PAIRS",
     "CAUSES",
     "role_task",
-    "StationaryRuns",
-    "train_to_stationarity",
+    "RegularisedRuns",
+    "train_regularised",
     "pair_distances",
     "cumulative_decay",
-    "paired_t_power",
     "sign_flip_p",
 ]
 
@@ -46,7 +46,7 @@ PAIRS = {"A": (0, 1), "B": (2, 3)}
 CAUSES = ("strong", "weak", "none")
 
 
-def role_task(cause: str = "strong", vocab_size: int = 4) -> TaskData:
+def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
     """The whole population of a two-pair task, each sequence once: pair A = (0, 1) with a cause, B = (2, 3) without.
 
     Sequences have length 4 over ``V`` tokens and two label bits (4 classes, ``y = 2 a + b``). Pair B always holds
@@ -128,35 +128,11 @@ def cumulative_decay(lr: float, weight_decay: float, steps: int, *, schedule: st
     return float(np.prod(1 - rates * weight_decay))
 
 
-def paired_t_power(effect_size: float, n: int, *, alpha: float = 0.05) -> float:
-    """Power of the two-sided one-sample (paired) t test for a standardised effect ``mean / sd`` with ``n`` seeds.
-
-    Parameters
-    ----------
-    effect_size : float
-        ``delta / sigma``.
-    n : int, >= 2
-    alpha : float, default 0.05
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(paired_t_power(0.8, 20), 2)
-    0.92
-    """
-    from scipy import stats
-
-    n = check_positive_int(n, "n", minimum=2)
-    q, nc = stats.t.ppf(1 - alpha / 2, n - 1), effect_size * math.sqrt(n)
-    return float(stats.nct.sf(q, n - 1, nc) + stats.nct.cdf(-q, n - 1, nc))
 
 
 @dataclass(frozen=True)
-class StationaryRuns:
-    """Result of :func:`train_to_stationarity` (one entry per seed).
+class RegularisedRuns:
+    """Result of :func:`train_regularised` (one entry per seed).
 
     Attributes
     ----------
@@ -194,15 +170,24 @@ class StationaryRuns:
     lam: float
 
     @property
+    def gradient_ratio(self) -> np.ndarray:
+        """``||grad L_lam|| / (lam ||theta||)`` at the end, per seed: the gradient against the penalty's own gradient.
+
+        At a stationary point the cross-entropy's gradient balances the penalty's, ``lam theta``, exactly, so the
+        ratio is 0; a ratio near 1 means the residual force is as large as the penalty's.
+        """
+        return self.grad_norm / np.sqrt(2 * self.lam * self.penalty)
+
+    @property
     def plateau(self) -> float:
         """Relative change of the mean ``L_lam`` over the last fifth of phase 2: ``|L(end) - L(4/5)| / L(end)``."""
         k = len(self.loss_trace)
         return float(abs(self.loss_trace[-1] - self.loss_trace[(4 * k) // 5 - 1]) / self.loss_trace[-1])
 
 
-def train_to_stationarity(data: TaskData, *, seeds, lam: float = 1e-2, width: int = 8, epochs: int = 40,
-                          lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64,
-                          steps: int = 300, polish_lr: float = 0.03) -> StationaryRuns:
+def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 1e-2, width: int = 8, epochs: int = 40,
+                      lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64,
+                      steps: int = 300, polish_lr: float = 0.03) -> RegularisedRuns:
     """Fit one model per seed with :func:`posgeom.nn.fit_ensemble`, then descend the explicit ``L_lam`` to a plateau.
 
     Seed ``s`` draws the initial position table (``N(0, 1)`` entries, so every pair starts apart), initialises the
@@ -225,11 +210,11 @@ def train_to_stationarity(data: TaskData, *, seeds, lam: float = 1e-2, width: in
 
     Returns
     -------
-    StationaryRuns
+    RegularisedRuns
 
     Examples
     --------
-    >>> runs = train_to_stationarity(role_task("strong"), seeds=[0, 1], epochs=1, steps=5)
+    >>> runs = train_regularised(role_task("strong"), seeds=[0, 1], epochs=1, steps=5)
     >>> runs.final.shape, runs.grad_norm.shape
     ((2, 4, 8), (2,))
     """
@@ -276,7 +261,7 @@ def train_to_stationarity(data: TaskData, *, seeds, lam: float = 1e-2, width: in
     ce, penalty, grad = objective()
     with torch.no_grad():
         acc = (batched_logits(model0, params, buffers, X, None, pooled=True).argmax(-1) == y).double().mean(dim=1)
-    return StationaryRuns(
+    return RegularisedRuns(
         seeds=np.array(seeds), initial=initial, final=params["positional.weight"].detach().numpy(),
         grad_start=grad_start.numpy(), grad_norm=grad.numpy(),
         grad_positions=params["positional.weight"].grad.reshape(S, -1).norm(dim=1).numpy(), late=late,
@@ -285,7 +270,7 @@ def train_to_stationarity(data: TaskData, *, seeds, lam: float = 1e-2, width: in
         decay=cumulative_decay(lr, weight_decay, config.steps(len(data))), lam=float(lam))
 
 
-def pair_distances(tables) -> dict[str, np.ndarray]:
+def pair_distances(tables: ArrayLike) -> dict[str, np.ndarray]:
     """``||p_i - p_j||`` of the pairs of :data:`PAIRS`, divided by the table's mean distance over all pairs.
 
     Parameters
@@ -311,7 +296,7 @@ def pair_distances(tables) -> dict[str, np.ndarray]:
     return {k: D[:, i, j] / scale for k, (i, j) in PAIRS.items()}
 
 
-def sign_flip_p(x) -> float:
+def sign_flip_p(x: ArrayLike) -> float:
     """Exact two-sided sign-flip permutation p-value of the mean of ``x`` (all ``2^n`` sign patterns, ``n <= 20``).
 
     Under "no effect" each seed's contrast is symmetric about 0, so flipping signs leaves its law unchanged.

@@ -6,9 +6,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posgeom.encodings import alibi_slopes
-from posgeom.nn import (
-    SCHEMES,
+from posgeom.encodings import SCHEMES, alibi_slopes
+from posgeom.nn._schemes import (
     ALiBiPosition,
     FixedPosition,
     LowRankPosition,

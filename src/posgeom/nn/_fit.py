@@ -8,6 +8,7 @@ initialised after :func:`~posgeom.nn.seed_everything` ``(s)``, mini-batch order 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -16,7 +17,7 @@ from torch import nn
 
 from .._validation import check_positive_int
 from .spec import ModelSpec, TrainConfig
-from .training import TrainingHistory, _as_tensors, accuracy, train_classifier
+from .training import TrainingHistory, _accuracy, _as_tensors, train_classifier
 
 __all__ = [
     "FitResult",
@@ -24,7 +25,7 @@ __all__ = [
 ]
 
 
-def plateau_reached(history, patience: int, tol: float) -> bool:
+def plateau_reached(history: list[float], patience: int, tol: float) -> bool:
     """The plateau rule of :class:`~posgeom.nn.TrainConfig` on an accuracy history (False while it is short)."""
     if len(history) < 2 * patience:
         return False
@@ -69,7 +70,7 @@ def _check_seed(seed) -> int:
     return check_positive_int(seed, "seed", minimum=0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FitResult:
     """One trained model and what its training did (from :func:`fit` or :func:`posgeom.nn.fit_ensemble`).
 
@@ -107,7 +108,7 @@ class FitResult:
         P = self.model.positional_encoding()
         return None if P is None else P.detach().cpu().numpy().astype(np.float64)
 
-    def accuracy(self, data) -> float:
+    def accuracy(self, data: object) -> float:
         """Accuracy of the model on ``data`` (per sequence, or per non-ignored token).
 
         Parameters
@@ -129,10 +130,11 @@ class FitResult:
         True
         """
         X, y, mask = _unpack(data)
-        return accuracy(self.model, X, y, padding_mask=mask)
+        return _accuracy(self.model, X, y, padding_mask=mask)
 
 
-def fit(spec: ModelSpec, data, *, seed: int, config: TrainConfig, on_epoch_end=None) -> FitResult:
+def fit(spec: ModelSpec, data: object, *, seed: int, config: TrainConfig,
+        on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None) -> FitResult:
     """Train the model ``spec`` describes on ``data`` with seed ``seed``: the book's one training entry point.
 
     ``torch.set_num_threads(config.threads)``, ``model = spec.build(seed=seed)``, then
@@ -192,7 +194,7 @@ def fit(spec: ModelSpec, data, *, seed: int, config: TrainConfig, on_epoch_end=N
     def epoch_end(epoch, model):
         stop = False
         if config.patience is not None:
-            measured.append(accuracy(model, X, y, padding_mask=mask))
+            measured.append(_accuracy(model, X, y, padding_mask=mask))
             stop = plateau_reached(measured, config.patience, config.tol)
         if on_epoch_end is not None and on_epoch_end(epoch, model) is True:
             stop = True
@@ -203,5 +205,5 @@ def fit(spec: ModelSpec, data, *, seed: int, config: TrainConfig, on_epoch_end=N
                                batch_size=config.batch(X.shape[0]), weight_decay=config.weight_decay,
                                padding_mask=mask, schedule=config.schedule, on_epoch_end=epoch_end if watch else None)
     history = replace(history, accuracy=tuple(measured))
-    train_acc = measured[-1] if measured else accuracy(model, X, y, padding_mask=mask)
+    train_acc = measured[-1] if measured else _accuracy(model, X, y, padding_mask=mask)
     return FitResult(model=model.eval(), history=history, train_accuracy=train_acc)

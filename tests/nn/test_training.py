@@ -4,11 +4,11 @@ import torch
 
 from posgeom.nn import (
     TransformerClassifier,
-    accuracy,
     evaluate_loss,
     seed_everything,
     train_classifier,
 )
+from posgeom.nn.training import _accuracy as accuracy
 
 
 def data(seed=0):

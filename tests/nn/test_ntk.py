@@ -1,4 +1,4 @@
-"""Tests of posgeom.ntk: the masked-slot network, its exact NTK, the linearisation and the infinite-width limit."""
+"""Tests of posgeom.nn.ntk: the masked-slot network, its exact NTK, the linearisation and the infinite-width limit."""
 
 import numpy as np
 import pytest
@@ -11,12 +11,13 @@ from posgeom.geometry import pairwise_distances
 from posgeom.nn import (
     init_masked_slot,
     kernel_regime_distances,
-    masked_slot_logits,
-    masked_slot_loss,
     ntk_blocks,
     output_trajectory,
     train_masked_slot,
 )
+from posgeom.nn.ntk import _as_dict
+from posgeom.nn.ntk import _masked_slot_logits as masked_slot_logits
+from posgeom.nn.ntk import _masked_slot_loss as masked_slot_loss
 
 
 def smooth_targets(n=8, V=5, seed=0):
@@ -26,18 +27,18 @@ def smooth_targets(n=8, V=5, seed=0):
 
 def test_init_shapes_scale_and_reproducibility():
     th = init_masked_slot(6, 4, 400, sigma0=0.5, seed=3)
-    assert th["P"].shape == (6, 400) and th["W"].shape == (400, 400) and th["A"].shape == (4, 400)
-    assert th["P"].dtype == torch.float64
-    norms = th["P"].norm(dim=1)
+    assert th.P.shape == (6, 400) and th.W.shape == (400, 400) and th.A.shape == (4, 400)
+    assert th.P.dtype == torch.float64
+    norms = th.P.norm(dim=1)
     assert torch.all((norms > 0.4) & (norms < 0.6))  # ||p_i(0)|| ~ sigma0
     again = init_masked_slot(6, 4, 400, sigma0=0.5, seed=3)
-    assert all(torch.equal(th[k], again[k]) for k in th)
-    assert torch.all(init_masked_slot(6, 4, 10, sigma0=0.0, seed=0)["P"] == 0)
+    assert all(torch.equal(getattr(th, k), getattr(again, k)) for k in "PWA")
+    assert torch.all(init_masked_slot(6, 4, 10, sigma0=0.0, seed=0).P == 0)
 
 
 def test_ntk_blocks_match_autograd_jacobian():
     th = init_masked_slot(4, 3, 6, sigma0=1.0, seed=0)
-    jac = jacrev(masked_slot_logits)(th)  # dict of (n, V, *param_shape)
+    jac = jacrev(masked_slot_logits)(_as_dict(th))  # dict of (n, V, *param_shape)
     n, V = 4, 3
     flat = torch.cat([jac[k].reshape(n * V, -1) for k in ("P", "W", "A")], dim=1)
     full = (flat @ flat.T).reshape(n, V, n, V).permute(0, 2, 1, 3).numpy()
@@ -58,13 +59,13 @@ def test_linearised_training_matches_network_for_tiny_steps_and_differs_otherwis
     th = init_masked_slot(8, 5, 16, sigma0=0.5, seed=0)
     a = train_masked_slot(th, mu, loss="cross_entropy", lr=1e-4, steps=1)
     b = train_masked_slot(th, mu, loss="cross_entropy", lr=1e-4, steps=1, linearised=True)
-    for k in th:  # one step from theta_0: identical gradients
-        torch.testing.assert_close(a[k], b[k], rtol=0, atol=1e-12)
+    for k in "PWA":  # one step from theta_0: identical gradients
+        torch.testing.assert_close(getattr(a, k), getattr(b, k), rtol=0, atol=1e-12)
     a = train_masked_slot(th, np.sqrt(mu), loss="mse", lr=0.5, steps=30)
     b = train_masked_slot(th, np.sqrt(mu), loss="mse", lr=0.5, steps=30, linearised=True)
-    assert (a["P"] - b["P"]).norm() > 1e-3  # width 16 is far from the kernel regime
+    assert (a.P - b.P).norm() > 1e-3  # width 16 is far from the kernel regime
     # The inputs are not modified.
-    assert torch.equal(th["P"], init_masked_slot(8, 5, 16, sigma0=0.5, seed=0)["P"])
+    assert torch.equal(th.P, init_masked_slot(8, 5, 16, sigma0=0.5, seed=0).P)
 
 
 def test_linear_model_mse_converges_to_targets():
@@ -73,8 +74,8 @@ def test_linear_model_mse_converges_to_targets():
     out = train_masked_slot(th, Y, loss="mse", lr=0.5, steps=60, linearised=True)
     from torch.func import jvp
 
-    delta = {k: out[k] - th[k] for k in th}
-    f0, df = jvp(masked_slot_logits, (th,), (delta,))
+    delta = {k: getattr(out, k) - getattr(th, k) for k in "PWA"}
+    f0, df = jvp(masked_slot_logits, (_as_dict(th),), (delta,))
     np.testing.assert_allclose((f0 + df).numpy(), Y, atol=1e-5)
 
 
@@ -103,7 +104,7 @@ def test_wide_network_approaches_kernel_prediction_at_rate_minus_one_half():
         for s in range(5):
             th = init_masked_slot(10, 4, w, sigma0=0.5, seed=100 * k + s)
             out = train_masked_slot(th, np.sqrt(mu), loss="mse", lr=0.5, steps=10)
-            D = pairwise_distances(out["P"].numpy())
+            D = pairwise_distances(out.P.numpy())
             widths.append(w)
             errs.append(np.sqrt(np.mean((D[iu] - pred[iu]) ** 2)))
     low, high = _loglog_interval(widths, errs)
@@ -127,7 +128,7 @@ def test_ntk_deviation_rates():
 
 def test_zero_initial_embeddings():
     th = init_masked_slot(5, 3, 32, sigma0=0.0, seed=0)
-    assert torch.all(masked_slot_logits(th) == 0)
+    assert torch.all(masked_slot_logits(_as_dict(th)) == 0)
     K = ntk_blocks(th)  # p_i = 0: no A or W part, the same P part J J^T for every position
     np.testing.assert_allclose(K[0, 1], 0.0, atol=0)
     np.testing.assert_allclose(K[0, 0], K[3, 3], atol=1e-14)

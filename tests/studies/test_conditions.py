@@ -3,7 +3,6 @@ import pytest
 
 from posgeom import synthetic_corpus
 from posgeom.studies import (
-    label_flip_rate,
     multiset_bound,
     non_degeneracy,
     non_stationarity,
@@ -71,8 +70,6 @@ def test_bag_of_words_labels_are_order_insensitive():
     X = np.concatenate([X, X[:, ::-1]])
     y = (X == 0).sum(axis=1) % 2
     assert not order_sensitivity(X, y).holds
-    assert label_flip_rate(lambda Z: (Z == 0).sum(axis=1) % 2, X, rng=0) == 0.0
-    assert label_flip_rate(lambda Z: (Z[:, 0] > Z[:, -1]).astype(int), X, rng=0) > 0.2
 
 
 def test_non_degeneracy():
@@ -94,8 +91,6 @@ def test_bad_inputs():
         non_stationarity(np.full((3, 2), 9), 5, rng=0)
     with pytest.raises(ValueError, match="alpha"):
         non_stationarity(np.zeros((3, 2), dtype=int), 5, rng=0, alpha=1.5)
-    with pytest.raises(TypeError, match="callable"):
-        label_flip_rate(3, np.zeros((3, 2), dtype=int), rng=0)
 
 
 def test_within_sequence_permutation_is_calibrated_on_dependent_pairs():

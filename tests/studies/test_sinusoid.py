@@ -3,7 +3,7 @@ import pytest
 
 import posgeom as pg
 from posgeom.geometry import hellinger_distances, shift_equivariant_distributions, subspace_alignment
-from posgeom.studies import SinusoidAlignment, random_centred_subspaces, sinusoid_alignment
+from posgeom.studies.sinusoid import SinusoidAlignment, random_centred_subspaces, sinusoid_alignment
 
 
 def test_random_subspaces_are_orthonormal_centred_and_at_chance_on_average():
@@ -22,7 +22,7 @@ def test_shift_equivariant_statistics_are_aligned_and_stationary_noise_is_not():
     D = hellinger_distances(shift_equivariant_distributions(24, width=3.0))
     res = sinusoid_alignment(D, 3, d_model=64, rng=0, n_null=300)
     assert isinstance(res, SinusoidAlignment) and res.null_alignment.shape == res.null_share.shape == (300,)
-    assert res.aligned and res.share_exceeds_null and res.alignment_p_value < 0.01
+    assert res.aligned and res.share_exceeds_null
     assert res.variance_share <= res.variance_ceiling + 1e-12
     # negative control: an MDS subspace of pure sampling noise is not aligned beyond chance
     tokens = pg.synthetic_corpus(2000, 24, 200, rng=1, regime="stationary")
@@ -30,13 +30,11 @@ def test_shift_equivariant_statistics_are_aligned_and_stationary_noise_is_not():
     assert not sinusoid_alignment(D0, 3, d_model=64, rng=0, n_null=300).aligned
 
 
-def test_result_is_deterministic_and_stresses_are_scale_optimal():
+def test_result_is_deterministic():
     D = hellinger_distances(shift_equivariant_distributions(10, width=1.5))
     a = sinusoid_alignment(D, 2, d_model=16, rng=3, n_null=50)
     b = sinusoid_alignment(D, 2, d_model=16, rng=3, n_null=50)
     assert np.array_equal(a.null_alignment, b.null_alignment) and a.alignment == b.alignment
-    assert a.stress_sinusoid == pytest.approx(pg.stress_of_encoding(pg.sinusoidal_encoding(10, 16), D, scale="optimal"))
-    assert 0 <= a.stress_mds <= 1 and 0 <= a.stress_sinusoid_rank <= 1
 
 
 def test_bad_inputs():
@@ -74,7 +72,8 @@ def test_step_subspaces_span_the_centred_block_indicators():
 
 
 def test_alignment_statistic_matches_sinusoid_alignment_and_is_basis_free():
-    from posgeom.studies.sinusoid import AlignmentStatistic, sinusoid_directions
+    from posgeom.studies.sinusoid import _AlignmentStatistic as AlignmentStatistic
+    from posgeom.studies.sinusoid import sinusoid_directions
 
     D = hellinger_distances(shift_equivariant_distributions(20, width=2.5))
     stat = AlignmentStatistic(20, (1, 3), 64, rng=0, n_null=300)

@@ -1,0 +1,77 @@
+"""The input checks shared by the torch layer, each written once: sizes and heads, a scheme's options, a position
+table, a real-valued option, a list of seeds."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import torch
+
+from .._validation import check_matrix, check_positive_int
+from ..encodings.schemes import SCHEMES
+
+#: Target value of a token that does not count in the loss or the accuracy (torch's cross-entropy convention).
+IGNORE_INDEX = -100
+
+#: The option each scheme needs and no other scheme takes.
+_OPTION_OF = {"low_rank": "rank", "fixed": "encoding"}
+
+
+def check_heads(d_model, n_heads) -> tuple[int, int]:
+    """``(d_model, n_heads)`` as positive integers, ``d_model`` divisible by ``n_heads``."""
+    d_model, n_heads = check_positive_int(d_model, "d_model"), check_positive_int(n_heads, "n_heads")
+    if d_model % n_heads:
+        raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}; change one of them")
+    return d_model, n_heads
+
+
+def check_scheme(name, *, rank, encoding) -> str:
+    """The scheme ``name`` (one of ``SCHEMES``), given ``rank`` exactly when it is ``"low_rank"`` and ``encoding``
+    exactly when it is ``"fixed"``."""
+    if not isinstance(name, str):
+        raise TypeError(f"positional must be a scheme name (str), got {type(name).__name__}")
+    if name not in SCHEMES:
+        raise ValueError(f"unknown positional scheme {name!r}; choose one of {SCHEMES}")
+    for owner, option in _OPTION_OF.items():
+        given = {"rank": rank, "encoding": encoding}[option] is not None
+        if name == owner and not given:
+            hint = ("<int between 1 and min(n_positions, d_model)>" if option == "rank"
+                    else "<(n_positions, d_model) matrix>")
+            raise ValueError(f"the {owner!r} scheme needs {option}={hint}, got None")
+        if name != owner and given:
+            raise ValueError(f"{option} is only used by the {owner!r} scheme, not {name!r}; drop {option}=")
+    return name
+
+
+def check_table(value, name: str, n_positions: int, d_model: int) -> np.ndarray:
+    """A finite (n_positions, d_model) position table, from an array or a tensor, as a float64 array."""
+    P = check_matrix(value.detach().cpu().numpy() if torch.is_tensor(value) else value, name)
+    if P.shape != (n_positions, d_model):
+        raise ValueError(
+            f"{name} must have shape (n_positions, d_model) = ({n_positions}, {d_model}), got {P.shape}; embed an "
+            "r-dimensional encoding into R^d first (e.g. pad with zero columns)"
+        )
+    return P
+
+
+def check_real(value, name: str, *, minimum: float = 0.0, strict: bool = True) -> float:
+    """A finite real ``value > minimum`` (``>= minimum`` unless ``strict``), as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    if value < minimum or (strict and value == minimum):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
+    return float(value)
+
+
+def check_seeds(seeds) -> tuple[int, ...]:
+    """A non-empty sequence of distinct integer seeds ``>= 0``, as a tuple."""
+    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integers, e.g. range(16), got {seeds!r}")
+    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds is empty; pass at least one seed")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct, got {seeds}")
+    return seeds
