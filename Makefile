@@ -30,7 +30,7 @@ book: $(STAMP)
 # that `make book` filled; executed here only if missing or changed) printed by headless Chromium. MathJax is served by the build itself (book/_ext/offline_mathjax.py) and the figures
 # are local files, so no internet is needed. Sphinx writes that page to singlehtml/book/index.html with its links
 # relative to singlehtml/, so it is printed from a copy at singlehtml/index.html (in place of the redirect), with a
-# print style that wraps long code lines instead of clipping them. tests/site/test_pdf.py then reads the PDF back.
+# print style that wraps long code lines instead of clipping them. tests/book/test_pdf.py then reads the PDF back.
 pdf: $(STAMP) browser
 	$(BIN)/jupyter-book build . --builder singlehtml --all --warningiserror --keep-going
 	sed -e 's|</head>|<style media="print">@page { size: A4; margin: 14mm } pre { white-space: pre-wrap !important; overflow-wrap: anywhere } .highlight, div.output, .pst-scrollable-table-container { overflow: visible !important }</style></head>|' \
@@ -43,22 +43,29 @@ pdf: $(STAMP) browser
 	    --virtual-time-budget=120000 --no-pdf-header-footer --print-to-pdf="$(CURDIR)/_build/book.pdf" \
 	    "file://$(CURDIR)/_build/singlehtml/index.html"
 	test -s _build/book.pdf
-	POSGEOM_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/site/test_pdf.py -q -p no:cacheprovider
+	POSGEOM_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/book/test_pdf.py -q -p no:cacheprovider
 
 # The developer's inner loop: lint, then the unit, property and doctests, without building the book or a browser.
 check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book
-	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/site --ignore=tests/test_notebooks.py -m 'not slow'
+	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/book/test_site.py --ignore=tests/book/test_pdf.py \
+	  --ignore=tests/book/test_colab.py --ignore=tests/book/test_notebooks.py -m 'not slow'
 
 # The tests include the built site opened in headless Chromium and the printed PDF, so `make test` builds both first.
 # Each chapter is executed twice in all: once by the HTML build (whose cache the PDF build reuses; the build fails on
 # any error), and once under nbval in a fresh environment holding only the built wheel, as on Colab
-# (tests/test_colab.py).
+# (tests/book/test_colab.py). That Colab pass runs beside the other tests (two processes for the two cores); its
+# report is printed at the end and either failing fails `make test`.
 test: $(STAMP) browser
 	$(MAKE) book
 	$(MAKE) pdf
-	POSGEOM_REQUIRE_SITE=1 POSGEOM_REQUIRE_PDF=1 POSGEOM_REQUIRE_COLAB=1 $(BIN)/python -m pytest tests src \
-	  --doctest-modules -p no:cacheprovider --durations=15
+	mkdir -p _build
+	POSGEOM_REQUIRE_COLAB=1 $(BIN)/python -m pytest tests/book/test_colab.py -p no:cacheprovider -q -rA \
+	  > _build/colab.log 2>&1 & colab=$$!; \
+	POSGEOM_REQUIRE_SITE=1 POSGEOM_REQUIRE_PDF=1 $(BIN)/python -m pytest tests src --doctest-modules \
+	  --ignore=tests/book/test_colab.py -p no:cacheprovider --durations=15; tests=$$?; \
+	wait $$colab; colab=$$?; echo "== the Colab path (nbval in a fresh environment from the wheel) =="; \
+	cat _build/colab.log; test $$tests -eq 0 && test $$colab -eq 0
 
 # Debian's Chromium and its driver, for the browser test of the built site (needs root or sudo once).
 browser:

@@ -143,7 +143,7 @@ def bootstrap_corrected(incidence: SequenceIncidence, *, statistic: Callable[[np
     ``mu_i`` as the truth. A sequence drawn twice may then land in both halves: that is what independent sampling
     does, and what the independence argument needs. (Keeping all copies of a sequence in one half instead makes the
     halves dependent: with a position that copies another, the replicates of a zero distance then average -0.23;
-    see ``tests/test_corrected.py``.)
+    see ``tests/geometry/test_corrected.py``.)
 
     **Intervals.** By the Proposition of :func:`corrected_distances` the estimator targets
     ``theta_ij = ||alpha_i - alpha_j||^2 / 2`` (``d_H^2`` up to a second-order term), and in the bootstrap world,

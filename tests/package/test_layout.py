@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "posgeom"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "posgeom"
 BASE = {"_validation", "_io", "_blas", "inference"}  # the base layer: imports no other posgeom module
 ORDER = ["corpus", "geometry", "encodings", "stress", "nn"]
 NUMPY_CORE = {"corpus", "geometry", "encodings", "stress"}

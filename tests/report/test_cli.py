@@ -209,6 +209,7 @@ def review_shards(tmp_path_factory):
     ],
     ids=["resolved", "cross-fitted", "plug-in-bootstrap", "limit-sample"],
 )
+@pytest.mark.slow
 def test_scheduler_gives_the_same_report(review_shards, tmp_path, extra):
     """One machine or a cluster, one answer: the same files, bit for bit, with and without --scheduler local."""
     pytest.importorskip("dask.distributed")
@@ -235,6 +236,7 @@ def test_scheduler_needs_shards_on_disk(tmp_path, capsys):
     assert "shards on disk" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_scheduler_with_the_plugin_estimator(corpus_file, tmp_path):
     pytest.importorskip("dask.distributed")
     from posgeom.data import CountingConvention, load_tokenizer, tokenize_corpus
@@ -426,6 +428,7 @@ def test_unusable_ladders_exit_2(corpus_file, tmp_path, capsys, extra, fragment)
     assert fragment in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_scheduler_gives_the_same_ladder(tmp_path):
     pytest.importorskip("dask.distributed")
     texts = _colour_texts(800, flat=False)

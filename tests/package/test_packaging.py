@@ -32,7 +32,7 @@ from packaging.utils import canonicalize_name
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib needs Python 3.11+ (the book's Python)")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 PACKAGE = "posgeom"
 
@@ -318,5 +318,5 @@ def test_one_version_from_the_package_metadata():
 
     import posgeom
 
-    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
     assert posgeom.__version__ == re.search(r'^version = "([^"]+)"', text, re.M).group(1)

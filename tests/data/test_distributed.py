@@ -61,6 +61,7 @@ def _same_incidence(got, expected):
     return all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in pairs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "convention", [CountingConvention(12), CountingConvention(8, special_tokens=False, count_padding=True)]
 )

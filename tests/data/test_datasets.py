@@ -19,7 +19,7 @@ import pytest
 from posgeom.data import datasets, load_imdb, load_sst2
 from posgeom.data.archives import _SOURCES
 
-MIRROR = Path(os.environ.get("POSGEOM_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+MIRROR = Path(os.environ.get("POSGEOM_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
 has_mirror = pytest.mark.skipif(
     not (MIRROR / "SST-2.zip").is_file(), reason="corpus mirror not available (set POSGEOM_DATA)"
 )

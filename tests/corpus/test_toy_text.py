@@ -4,7 +4,7 @@ import pytest
 
 from posgeom.corpus import tiny_reviews
 
-SHIPPED = Path(__file__).resolve().parents[1] / "data" / "tiny_reviews.txt"
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "tiny_reviews.txt"
 
 
 def test_shipped_corpus_is_the_generator_output():
