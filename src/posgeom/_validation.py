@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -15,6 +16,8 @@ __all__ = [
     "check_matrix",
     "check_distance_matrix",
     "check_distributions",
+    "check_real",
+    "check_seeds",
 ]
 
 
@@ -129,3 +132,24 @@ def check_distributions(P, name: str = "P", *, atol: float = 1e-8):
             f"{name} rows must sum to 1, but {bad.size} row(s) do not (row {i} sums to {sums[i]:.6g}); {hint}"
         )
     return P
+
+
+def check_real(value, name: str, *, minimum: float = 0.0, strict: bool = True) -> float:
+    """A finite real ``value > minimum`` (``>= minimum`` unless ``strict``), as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    if value < minimum or (strict and value == minimum):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
+    return float(value)
+
+
+def check_seeds(seeds) -> tuple[int, ...]:
+    """A non-empty sequence of distinct integer seeds ``>= 0``, as a tuple."""
+    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integers, e.g. range(16), got {seeds!r}")
+    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds is empty; pass at least one seed")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct, got {seeds}")
+    return seeds

@@ -324,11 +324,15 @@ def test_no_raw_pipe_tables(page, reader):
     )
 
 
+def _matches(text: str, patterns) -> list[str]:
+    """Each match of the ``(label, pattern)`` pairs in ``text``, labelled and shown in its context."""
+    return [f"{label}: ...{_context(text, m.start(), m.end())}..." for label, pattern in patterns
+            for m in pattern.finditer(text)]
+
+
 @pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
 def test_no_unrendered_math(page, reader):
-    text = reader(page)["text"]
-    raw = [f"{label}: ...{_context(text, m.start(), m.end())}..."
-           for label, pattern in _RAW_MATH for m in pattern.finditer(text)]
+    raw = _matches(reader(page)["text"], _RAW_MATH)
     assert not raw, f"{len(raw)} pieces of raw TeX in the visible text outside code: {raw[:5]}"
 
 
@@ -342,9 +346,7 @@ _RAW_MARKUP = [
 @pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
 def test_no_raw_markup(page, reader):
     """No Markdown or MyST syntax shows as text: it is a sign that a construct did not parse (outside code)."""
-    text = reader(page)["text"]
-    raw = [f"{label}: ...{_context(text, m.start(), m.end())}..."
-           for label, pattern in _RAW_MARKUP for m in pattern.finditer(text)]
+    raw = _matches(reader(page)["text"], _RAW_MARKUP)
     assert not raw, f"{len(raw)} pieces of raw markup in the visible text outside code: {raw[:5]}"
 
 

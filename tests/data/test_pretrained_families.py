@@ -205,21 +205,23 @@ def test_rope_model_has_no_learned_table(tmp_path, class_name):
     assert "embed_tokens.weight" in message  # and the tensors found
 
 
+def _edit_config(folder, **changes):
+    """The saved model ``folder`` with ``changes`` written into its config.json."""
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **changes}))
+    return folder
+
+
 def test_relative_position_embedding_type_has_no_absolute_table(tmp_path):
     """transformers 4.x BERT with position_embedding_type='relative_key' keeps a table but never adds it."""
     folder = _save(_build("bert", "BertModel"), tmp_path / "relative")
-    config = json.loads((folder / "config.json").read_text())
-    config["position_embedding_type"] = "relative_key"
-    (folder / "config.json").write_text(json.dumps(config))
+    _edit_config(folder, position_embedding_type="relative_key")
     with pytest.raises(ValueError, match="position_embedding_type='relative_key'.*no learned absolute"):
         learned_position_embeddings(model=folder)
 
 
 def test_unsupported_model_type_is_a_clear_error(tmp_path):
-    folder = _save(_build("bert", "BertModel"), tmp_path / "other")
-    config = json.loads((folder / "config.json").read_text())
-    config["model_type"] = "bart"
-    (folder / "config.json").write_text(json.dumps(config))
+    folder = _edit_config(_save(_build("bert", "BertModel"), tmp_path / "other"), model_type="bart")
     with pytest.raises(ValueError, match="model_type 'bart'.*does not support.*Supported families"):
         learned_position_embeddings(model=folder)
 

@@ -1,10 +1,7 @@
-"""The input checks shared by the torch layer, each written once: sizes and heads, a scheme's options, a position
-table, a real-valued option, a list of seeds."""
+"""The input checks of the torch layer, each written once: sizes and heads, a scheme's options, a position table.
+(Real-valued options and lists of seeds are checked by ``posgeom._validation``, shared with the numpy layers.)"""
 
 from __future__ import annotations
-
-import math
-import numbers
 
 import numpy as np
 import torch
@@ -54,24 +51,3 @@ def check_table(value, name: str, n_positions: int, d_model: int) -> np.ndarray:
             "r-dimensional encoding into R^d first (e.g. pad with zero columns)"
         )
     return P
-
-
-def check_real(value, name: str, *, minimum: float = 0.0, strict: bool = True) -> float:
-    """A finite real ``value > minimum`` (``>= minimum`` unless ``strict``), as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite real number, got {value!r}")
-    if value < minimum or (strict and value == minimum):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
-    return float(value)
-
-
-def check_seeds(seeds) -> tuple[int, ...]:
-    """A non-empty sequence of distinct integer seeds ``>= 0``, as a tuple."""
-    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"seeds must be a sequence of integers, e.g. range(16), got {seeds!r}")
-    seeds = tuple(check_positive_int(s, "each seed", minimum=0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds is empty; pass at least one seed")
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct, got {seeds}")
-    return seeds

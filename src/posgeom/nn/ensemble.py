@@ -19,8 +19,9 @@ import torch
 from torch import nn
 from torch.func import stack_module_state
 
+from .._validation import check_seeds
 from ._batched import batched_logits, member_losses
-from ._checks import IGNORE_INDEX, check_seeds
+from ._checks import IGNORE_INDEX
 from ._fit import FitResult, _check_inputs, plateau_reached
 from .spec import ModelSpec, TrainConfig
 from .training import TrainingHistory

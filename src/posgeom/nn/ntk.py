@@ -23,8 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .._validation import check_matrix, check_positive_int
-from ._checks import check_real
+from .._validation import check_matrix, check_positive_int, check_real
 
 __all__ = [
     "MaskedSlot",

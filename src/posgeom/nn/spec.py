@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_real
 from ..encodings.absolute import low_rank_factors
-from ._checks import check_heads, check_real, check_scheme, check_table
+from ._checks import check_heads, check_scheme, check_table
 from .models import TransformerClassifier
 from .training import seed_everything
 

@@ -23,8 +23,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._validation import check_positive_int
-from ._checks import IGNORE_INDEX, check_real
+from .._validation import check_positive_int, check_real
+from ._checks import IGNORE_INDEX
 
 __all__ = [
     "TrainingHistory",

@@ -20,13 +20,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from .._validation import check_distance_matrix, check_matrix, check_positive_int, check_rng
+from .._validation import check_distance_matrix, check_matrix, check_positive_int, check_rng, check_seeds
 from ..corpus.counts import position_counts, position_distributions
 from ..geometry import pairwise_distances
 from ..geometry.hellinger import hellinger_distances
 from ..inference import pearson_rows, rank
 from ..nn import ModelSpec, TrainConfig, fit, fit_ensemble
-from ..nn._checks import check_seeds
 from ..stress.core import stress_of_distances
 from .tasks import TaskData, _background, _check_task_args
 

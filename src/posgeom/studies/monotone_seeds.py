@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_positive_int, check_rng, check_seeds
 
 __all__ = [
     "ScratchRuns",
@@ -152,7 +152,6 @@ def scratch_runs(windows: ArrayLike, *, seeds: Sequence[int], n_windows: int, ep
     ScratchRuns
     """
     from ..nn import ModelSpec, TrainConfig, fit
-    from ..nn._checks import check_seeds
     from ..nn.training import evaluate_loss
 
     windows = np.asarray(windows)

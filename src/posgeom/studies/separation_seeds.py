@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_seeds
 from .tasks import TaskData
 
 __all__ = [
@@ -224,7 +224,7 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 1e-2
     from ..nn import ModelSpec, TrainConfig, fit_ensemble
     from ..nn._batched import batched_logits, member_losses
 
-    seeds = [check_positive_int(s, "seed", minimum=0) for s in seeds]
+    seeds = check_seeds(seeds)
     L, V = data.length, data.vocab_size
     initial = np.stack([np.random.default_rng(s).standard_normal((L, width)) for s in seeds])
     specs = [ModelSpec(vocab_size=V, n_positions=L, d_model=width, n_heads=2, n_layers=1,
