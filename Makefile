@@ -1,5 +1,6 @@
-# Two entry points: `make book` builds the executed HTML book into _build/html; `make test` runs the unit tests and
-# nbval on every notebook. Both create .venv (if missing) and install everything into it.
+# Two entry points: `make book` builds the executed HTML book into _build/html; `make test` builds it and its PDF, and
+# runs the unit tests and the Colab path (nbval on every chapter). Both create .venv (if missing) and install
+# everything into it.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -13,7 +14,7 @@ export PYTHONHASHSEED := 0
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: book pdf test check bench install browser clean
+.PHONY: book pdf test test-built test-package check bench install browser clean
 
 install: $(STAMP)
 
@@ -51,21 +52,40 @@ check: $(STAMP)
 	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider -q --ignore=tests/book/test_site.py --ignore=tests/book/test_pdf.py \
 	  --ignore=tests/book/test_colab.py --ignore=tests/book/test_notebooks.py -m 'not slow'
 
-# The tests include the built site opened in headless Chromium and the printed PDF, so `make test` builds both first.
-# Each chapter is executed twice in all: once by the HTML build (whose cache the PDF build reuses; the build fails on
-# any error), and once under nbval in a fresh environment holding only the built wheel, as on Colab
-# (tests/book/test_colab.py). That Colab pass runs beside the other tests (two processes for the two cores); its
-# report is printed at the end and either failing fails `make test`.
+# `make test` runs two streams side by side, one per core, from the moment the environment is installed; it fails if
+# either fails, and prints the Colab report at the end. Each chapter is executed twice in all: once by the HTML build
+# (whose execution cache the PDF build reuses; the build fails on any error) and once on the Colab path.
+#  * test-built: `make book`, then `make pdf` (which checks the PDF: tests/book/test_pdf.py), then the built site
+#    opened in headless Chromium (tests/book/test_site.py) and the longest unit test (LONGEST_TEST below, the known-
+#    truth coverage study: about 2.5 of the unit tests' 6 minutes run alone), here only to even out the two streams.
+#  * test-package: the Colab path first (tests/book/test_colab.py: nbval on every chapter in a fresh environment that
+#    holds only the built wheel; it needs the wheel and the corpora, not the build), then the other unit, property
+#    and doctests. The caches both streams write are written atomically, so they can run while the book executes.
+# Make buffers each stream's output (--output-sync) so the two logs do not interleave. The streams name no
+# `browser` prerequisite (`test` has run it): a prerequisite still running there made Make start them one after the
+# other.
 test: $(STAMP) browser
+	mkdir -p _build
+	$(MAKE) --no-print-directory --output-sync=target -j2 test-built test-package; status=$$?; \
+	echo "== the Colab path (nbval in a fresh environment from the wheel) =="; \
+	cat _build/colab.log; exit $$status
+
+LONGEST_TEST := tests/geometry/test_resolved.py::test_known_truth_coverage_and_error_at_the_real_regime
+
+test-built: $(STAMP)
 	$(MAKE) book
 	$(MAKE) pdf
+	POSGEOM_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/book/test_site.py $(LONGEST_TEST) -p no:cacheprovider -q \
+	  --durations=5
+
+test-package: $(STAMP)
 	mkdir -p _build
 	POSGEOM_REQUIRE_COLAB=1 $(BIN)/python -m pytest tests/book/test_colab.py -p no:cacheprovider -q -rA \
-	  > _build/colab.log 2>&1 & colab=$$!; \
-	POSGEOM_REQUIRE_SITE=1 POSGEOM_REQUIRE_PDF=1 $(BIN)/python -m pytest tests src --doctest-modules \
-	  --ignore=tests/book/test_colab.py -p no:cacheprovider --durations=15; tests=$$?; \
-	wait $$colab; colab=$$?; echo "== the Colab path (nbval in a fresh environment from the wheel) =="; \
-	cat _build/colab.log; test $$tests -eq 0 && test $$colab -eq 0
+	  > _build/colab.log 2>&1; colab=$$?; \
+	$(BIN)/python -m pytest tests src --doctest-modules -p no:cacheprovider --durations=15 \
+	  --ignore=tests/book/test_colab.py --ignore=tests/book/test_pdf.py --ignore=tests/book/test_site.py \
+	  --deselect $(LONGEST_TEST); tests=$$?; \
+	test $$colab -eq 0 && test $$tests -eq 0
 
 # Debian's Chromium and its driver, for the browser test of the built site (needs root or sudo once).
 browser:

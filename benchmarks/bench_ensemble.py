@@ -8,6 +8,12 @@ the loop's time over the ensemble's (= the ensemble's throughput in seed-epochs 
 the process's CPU time (one thread, so it is the compute the run needs; wall time on a machine shared with other jobs
 mostly measures the other jobs), wall time is printed beside it. Each side is timed twice, interleaved, and the
 faster kept. Target: >= 4x.
+
+What bounds the ratio: the ensemble does each member's arithmetic with the same kernels as ``fit`` (its results are
+``fit``'s up to rounding), so it saves only the per-step overhead of the loop (Python, dispatch, the optimiser's
+per-tensor loop), not arithmetic. Where one seed's step is already arithmetic-bound (Chapter 6: 4,000 tokens per
+step, GELU, LayerNorm and attention over 16 positions), batching cannot reach 4x; where the loop is overhead-bound
+(Chapter 4: 1,024 tokens per step) it comes closest. Both sides run in this process, on the same inputs.
 """
 
 from __future__ import annotations

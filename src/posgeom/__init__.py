@@ -19,31 +19,20 @@ At the top: :mod:`posgeom.report` and :mod:`posgeom.cli` (``posgeom report``), :
 
 from .corpus import (
     REGIMES,
-    SequenceIncidence,
     position_counts,
     position_distributions,
     synthetic_corpus,
     synthetic_distributions,
 )
-from .encodings import (
-    induced_distances,
-    low_rank_factors,
-    mds_encoding,
-    sinusoidal_encoding,
-    sinusoidal_frequencies,
-)
+from .encodings import low_rank_factors, mds_encoding, sinusoidal_encoding
 from .geometry import (
-    ClassicalMDS,
     classical_mds,
-    double_centered_gram,
     fisher_rao_distances,
     hellinger_distances,
-    lag_profile,
     pairwise_distances,
-    plugin_distances,
     shift_equivariance_defect,
 )
-from .stress import optimal_scale, smacof_encoding, stress_by_rank, stress_of_distances, stress_of_encoding
+from .stress import optimal_scale, stress_by_rank, stress_of_distances, stress_of_encoding
 
 try:  # one version, read from the installed package's metadata (pyproject.toml)
     from importlib.metadata import version as _version
@@ -54,25 +43,17 @@ except Exception:  # pragma: no cover - a source tree that is not installed
 
 __all__ = [
     "REGIMES",
-    "ClassicalMDS",
-    "SequenceIncidence",
     "classical_mds",
-    "double_centered_gram",
     "fisher_rao_distances",
     "hellinger_distances",
-    "induced_distances",
-    "lag_profile",
     "low_rank_factors",
     "mds_encoding",
     "optimal_scale",
     "pairwise_distances",
-    "plugin_distances",
     "position_counts",
     "position_distributions",
     "shift_equivariance_defect",
     "sinusoidal_encoding",
-    "sinusoidal_frequencies",
-    "smacof_encoding",
     "stress_of_encoding",
     "stress_by_rank",
     "stress_of_distances",

@@ -25,7 +25,7 @@ import numpy as np
 
 from ._validation import check_positive_int
 from .geometry.estimation import ESTIMATORS
-from .report_floor import NoiseFloorSummary, noise_floor_summary
+from .report_floor import noise_floor_summary
 from .report_ladder import FRACTIONS as LADDER_FRACTIONS
 
 __all__ = [
@@ -33,8 +33,6 @@ __all__ = [
     "ESTIMATORS",
     "ESTIMATOR_ALIASES",
     "make_report",
-    "NoiseFloorSummary",
-    "noise_floor_summary",
 ]
 
 #: Former names of the estimators, still accepted (``"corrected"``: cross-fitted; ``"plugin"``: plug-in).
@@ -77,7 +75,7 @@ class ReportSettings:
         reads the corpus (:func:`posgeom.data.sharded_tokenized_corpus`), and the estimator runs in this process on
         the same data. The report is identical, bit for bit, to the one without a scheduler.
     estimator : {"resolved", "cross-fitted", "plug-in"}
-        Estimator of the Hellinger distances (:func:`posgeom.geometry.as_estimator`): the resolved estimate
+        Estimator of the Hellinger distances (``posgeom.geometry.estimation._as_estimator``): the resolved estimate
         (default, :class:`posgeom.geometry.Resolved`; its estimand is stated in the report), the cross-fitted one
         (:func:`posgeom.geometry.corrected_distances`) or the plug-in one (biased upward by the noise floor). The
         former names ``"corrected"`` and ``"plugin"`` are accepted and stored as ``"cross-fitted"`` and
@@ -292,9 +290,10 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     A tiny report on the shipped toy reviews with the offline model (a few seconds, no network):
 
     >>> import tempfile
-    >>> from posgeom.corpus import tiny_reviews
+    >>> from posgeom.corpus.toy_text import _tiny_reviews
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(tiny_reviews(n_reviews=400, rng=0)), encoding="utf-8")
+    ...     texts = _tiny_reviews(n_reviews=400, rng=0)
+    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(texts), encoding="utf-8")
     ...     table = make_report(ReportSettings(str(Path(tmp) / "reviews.txt"), n_positions=6), Path(tmp) / "out")
     ...     names = sorted(p.name for p in (Path(tmp) / "out").iterdir())
     >>> len(names), names[:4]

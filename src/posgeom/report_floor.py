@@ -12,7 +12,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [
-    "NoiseFloorSummary",
     "noise_floor_summary",
 ]
 

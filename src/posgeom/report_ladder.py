@@ -132,13 +132,13 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
 
     >>> from posgeom.corpus import SequenceIncidence
     >>> from posgeom.geometry import Resolved
-    >>> from posgeom.stress import fixed_distances
+    >>> from posgeom.stress import Candidate
     >>> p = np.array([[1 + 3 * i, 3, 3, 1 + 3 * (7 - i)] for i in range(8)], dtype=float)
     >>> p /= p.sum(axis=1, keepdims=True)
     >>> gen = np.random.default_rng(0)
     >>> inc = SequenceIncidence.from_sequences(np.stack([gen.choice(4, 1600, p=q) for q in p], axis=1), 8, 4)
     >>> line = np.abs(np.subtract.outer(np.arange(8.0), np.arange(8.0)))
-    >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(8))]
+    >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(8))]
     >>> summary = report_ladder(rows, inc, Resolved().fixed(inc, fraction=1 / 8), rng=0, n_resamples=50)
     >>> summary["geometry"], summary["verdicts"][0]["verdict"]
     (True, 'line < constant')
@@ -186,13 +186,13 @@ def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     Eight positions whose token law drifts linearly from one end to the other:
 
     >>> from posgeom.corpus import SequenceIncidence
-    >>> from posgeom.stress import fixed_distances, stress_ladder
+    >>> from posgeom.stress import Candidate, stress_ladder
     >>> p = np.array([[1 + 3 * i, 3, 3, 1 + 3 * (7 - i)] for i in range(8)], dtype=float)
     >>> p /= p.sum(axis=1, keepdims=True)
     >>> gen = np.random.default_rng(0)
     >>> inc = SequenceIncidence.from_sequences(np.stack([gen.choice(4, 1600, p=q) for q in p], axis=1), 8, 4)
     >>> line = np.abs(np.subtract.outer(np.arange(8.0), np.arange(8.0)))
-    >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(8))]
+    >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(8))]
     >>> summary = _ladder_summary(stress_ladder(rows, inc, rng=0, n_resamples=50))
     >>> summary["n_texts"], summary["verdicts"][0]["verdict"], summary["ranked"], summary["pairs"]
     ([1600, 800, 400, 200], 'line < constant', 1, 1)

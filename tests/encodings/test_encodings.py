@@ -7,16 +7,13 @@ from hypothesis import strategies as st
 
 import posgeom as pg
 from posgeom.encodings import (
-    alibi_distances,
     low_rank_factors,
     mds_encoding,
-    rope_distances,
     sinusoidal_encoding,
     sinusoidal_frequencies,
-    t5_bucket_distances,
 )
 from posgeom.encodings.absolute import _orthonormal_frame, _place_in_width
-from posgeom.encodings.relative import _t5_bucket
+from posgeom.encodings.relative import _alibi_distances, _rope_distances, _t5_bucket, _t5_bucket_distances
 from posgeom.stress import smacof_encoding
 
 
@@ -67,7 +64,7 @@ def test_orthonormal_frame_validation():
 def test_mds_encoding_distances_do_not_depend_on_placement(seed):
     D = _hellinger()
     X = pg.classical_mds(D, rank=3).embedding
-    P = mds_encoding(D, 32, rank=3, rng=seed)
+    P = mds_encoding(D, 32, rank=3) if seed is None else mds_encoding(D, 32, rank=3, frame="random", rng=seed)
     assert P.shape == (16, 32)
     assert np.allclose(pg.pairwise_distances(P), pg.pairwise_distances(X), atol=1e-12)
     assert np.isclose(pg.stress_of_encoding(P, D), pg.stress_of_encoding(X, D), rtol=1e-10, atol=1e-15)
@@ -180,18 +177,18 @@ def test_low_rank_factors_validation():
 
 
 def test_alibi_is_linear_and_rank_one():
-    A = alibi_distances(10, slope=0.5)
+    A = _alibi_distances(10, slope=0.5)
     assert A[2, 7] == 2.5 and A[7, 2] == 2.5
     res = pg.classical_mds(A)
     assert res.rank == 1
     assert pg.stress_of_encoding(res.embedding, A) < 1e-25
     with pytest.raises(ValueError, match="slope"):
-        alibi_distances(5, slope=0)
+        _alibi_distances(5, slope=0)
 
 
 @pytest.mark.parametrize("base", [10000.0, 100.0])
 def test_rope_equals_sinusoidal_distance(base):
-    R = rope_distances(24, 32, base=base)
+    R = _rope_distances(24, 32, base=base)
     S = pg.pairwise_distances(sinusoidal_encoding(24, 32, base=base))
     assert np.allclose(R, S, atol=1e-12)
     theta = sinusoidal_frequencies(32, base=base)
@@ -205,7 +202,7 @@ def test_rope_with_equal_block_norms_is_a_scaled_sinusoid():
     angles = rng.uniform(0, 2 * np.pi, 8)
     x = np.empty(16)
     x[0::2], x[1::2] = 3 * np.cos(angles), 3 * np.sin(angles)
-    R = rope_distances(12, 16, x=x)
+    R = _rope_distances(12, 16, x=x)
     S = pg.pairwise_distances(sinusoidal_encoding(12, 16))
     assert np.allclose(R, 3 * S, atol=1e-10)
     assert pg.stress_of_distances(R, S, scale="optimal") < 1e-20
@@ -213,9 +210,9 @@ def test_rope_with_equal_block_norms_is_a_scaled_sinusoid():
 
 def test_rope_validation():
     with pytest.raises(ValueError, match="even"):
-        rope_distances(4, 5)
+        _rope_distances(4, 5)
     with pytest.raises(ValueError, match="length d"):
-        rope_distances(4, 4, x=np.ones(3))
+        _rope_distances(4, 4, x=np.ones(3))
 
 
 def test_t5_bucket_matches_reference_values():
@@ -226,7 +223,7 @@ def test_t5_bucket_matches_reference_values():
 
 
 def test_t5_bucket_distances():
-    T = t5_bucket_distances(200)
+    T = _t5_bucket_distances(200)
     assert np.array_equal(T, T.T) and np.all(np.diag(T) == 0)
     lag = np.abs(np.subtract.outer(np.arange(200), np.arange(200)))
     assert np.array_equal(T[lag < 8], lag[lag < 8].astype(float))
@@ -234,3 +231,16 @@ def test_t5_bucket_distances():
     assert np.all(np.diff(T[0]) >= 0)
     with pytest.raises(TypeError):
         _t5_bucket(np.array([0.5]))
+
+
+def test_mds_encoding_frame_pads_with_zeros_or_draws_a_seeded_random_frame():
+    D = _hellinger()
+    padded = mds_encoding(D, 32, rank=3)
+    assert np.all(padded[:, 3:] == 0)
+    assert np.array_equal(mds_encoding(D, 32, rank=3, rng=5), padded)  # rng matters only for a random frame
+    random = mds_encoding(D, 32, rank=3, frame="random", rng=1)
+    assert np.array_equal(random, mds_encoding(D, 32, rank=3, frame="random", rng=1))
+    assert not np.allclose(random, mds_encoding(D, 32, rank=3, frame="random", rng=2))
+    assert np.linalg.matrix_rank(random[:, 3:]) > 0
+    with pytest.raises(ValueError, match="frame must be"):
+        mds_encoding(D, 32, rank=3, frame="rotate")

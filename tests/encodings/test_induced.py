@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from posgeom.encodings import alibi_slopes, induced_distances, rope_distances
+from posgeom.encodings import alibi_slopes, induced_distances
+from posgeom.encodings.relative import _rope_distances
 from posgeom.inference import spearman
 
 
@@ -13,7 +14,7 @@ def test_induced_distances():
     m = np.linalg.norm(alibi_slopes(2))
     assert np.allclose(induced_distances("alibi", 4, d_model=8, n_heads=2)[0], m * np.arange(4))
     # RoPE over all heads has the sinusoid's scale: sqrt(n_heads) times one head's distance.
-    assert np.allclose(induced_distances("rope", 6, d_model=8, n_heads=2), np.sqrt(2) * rope_distances(6, 4))
+    assert np.allclose(induced_distances("rope", 6, d_model=8, n_heads=2), np.sqrt(2) * _rope_distances(6, 4))
     P = np.random.default_rng(0).normal(size=(8, 8))
     with pytest.raises(ValueError, match="required"):
         induced_distances("learned", 8, d_model=8, n_heads=2)

@@ -6,11 +6,11 @@ from strategies import configurations
 
 from posgeom import (
     classical_mds,
-    double_centered_gram,
     fisher_rao_distances,
     hellinger_distances,
     synthetic_distributions,
 )
+from posgeom.geometry import double_centered_gram
 
 
 def test_square_is_recovered_in_two_dimensions():

@@ -117,3 +117,48 @@ def test_bad_inputs():
 def test_positional_encoding_accessor():
     assert build("learned").positional_encoding().shape == (10, 16)
     assert build("rope").positional_encoding() is None
+
+
+def test_model_spec_layer_norm_is_validated():
+    from posgeom.nn import ModelSpec
+
+    with pytest.raises(TypeError, match="layer_norm"):
+        ModelSpec(vocab_size=5, n_positions=4, d_model=8, layer_norm=1)
+    with pytest.raises(TypeError, match="layer_norm"):
+        TransformerClassifier(5, 4, 8, 2, 1, layer_norm="no")
+    assert ModelSpec(vocab_size=5, n_positions=4, d_model=8).layer_norm is True  # the default is unchanged
+    a = ModelSpec(vocab_size=5, n_positions=4, d_model=8)
+    assert not a.same_architecture(ModelSpec(vocab_size=5, n_positions=4, d_model=8, layer_norm=False))
+
+
+def test_without_layer_norm_there_are_no_layer_norm_parameters():
+    from posgeom.nn import ModelSpec
+
+    with_ln = ModelSpec(vocab_size=5, n_positions=4, d_model=8, n_layers=2).build(seed=0)
+    without = ModelSpec(vocab_size=5, n_positions=4, d_model=8, n_layers=2, layer_norm=False).build(seed=0)
+    names_with = {n for n, _ in with_ln.named_parameters()}
+    names_without = {n for n, _ in without.named_parameters()}
+    ln_names = {n for n in names_with if ".ln" in n or n.startswith("ln_final")}
+    assert ln_names and names_without == names_with - ln_names
+    assert not any(isinstance(m, torch.nn.LayerNorm) for m in without.modules())
+    # the other parameters start from the same draws (LayerNorm's initialisation uses no randomness)
+    params = dict(with_ln.named_parameters())
+    assert all(torch.equal(p, params[n]) for n, p in without.named_parameters())
+
+
+def test_default_layer_norm_model_is_unchanged_and_no_layer_norm_is_the_identity():
+    ids = torch.tensor([[1, 2, 3, 0], [4, 4, 1, 2]])
+    seed_everything(0)
+    default = TransformerClassifier(5, 4, 8, 2, 1).eval()
+    seed_everything(0)
+    explicit = TransformerClassifier(5, 4, 8, 2, 1, layer_norm=True).eval()
+    assert torch.equal(default(ids), explicit(ids))
+    seed_everything(0)
+    plain = TransformerClassifier(5, 4, 8, 2, 1, layer_norm=False).eval()
+    # by hand: the pre-LN block with every LayerNorm replaced by the identity
+    h = plain.positional.embed(plain.token_embedding(ids))
+    block = plain.blocks[0]
+    h = h + block.attn(h, plain.positional)
+    h = h + block.mlp(h)
+    assert torch.allclose(plain(ids), plain.head(h.mean(dim=1)), atol=1e-6)
+    assert not torch.allclose(plain(ids), default(ids))

@@ -6,9 +6,9 @@ from posgeom.nn import (
     TransformerClassifier,
     evaluate_loss,
     seed_everything,
-    train_classifier,
 )
 from posgeom.nn.training import _accuracy as accuracy
+from posgeom.nn.training import _train_classifier
 
 
 def data(seed=0):
@@ -22,7 +22,7 @@ def run(seed):
     X, y = data()
     seed_everything(seed)
     model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned")
-    history = train_classifier(model, X, y, epochs=3, lr=1e-2, seed=seed, batch_size=16)
+    history = _train_classifier(model, X, y, epochs=3, lr=1e-2, seed=seed, batch_size=16)
     return model, history
 
 
@@ -44,7 +44,7 @@ def test_training_lowers_loss_and_accuracy_in_range():
     seed_everything(0)
     model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned")
     before = evaluate_loss(model, X, y)
-    history = train_classifier(model, X, y, epochs=30, lr=1e-2, seed=0, batch_size=64)
+    history = _train_classifier(model, X, y, epochs=30, lr=1e-2, seed=0, batch_size=64)
     assert history.final_loss < before
     assert len(history.loss) == 30 and history.epochs == 30
     assert 0.0 <= accuracy(model, X, y) <= 1.0
@@ -56,7 +56,7 @@ def test_per_token_targets():
     y[:, 0] = -100
     seed_everything(0)
     model = TransformerClassifier(6, 5, 16, 2, 1, positional="learned", n_classes=5)
-    train_classifier(model, X, y, epochs=40, lr=1e-2, seed=0, batch_size=64)
+    _train_classifier(model, X, y, epochs=40, lr=1e-2, seed=0, batch_size=64)
     assert accuracy(model, X, y) > 0.9
 
 
@@ -64,15 +64,15 @@ def test_bad_arguments():
     X, y = data()
     model = TransformerClassifier(6, 5, 16, 2, 1)
     with pytest.raises(ValueError, match="lr"):
-        train_classifier(model, X, y, epochs=1, lr=0.0, seed=0)
+        _train_classifier(model, X, y, epochs=1, lr=0.0, seed=0)
     with pytest.raises(TypeError, match="epochs"):
-        train_classifier(model, X, y, epochs=1.5, lr=0.1, seed=0)
+        _train_classifier(model, X, y, epochs=1.5, lr=0.1, seed=0)
     with pytest.raises(ValueError, match="shape"):
-        train_classifier(model, X, y[:-1], epochs=1, lr=0.1, seed=0)
+        _train_classifier(model, X, y[:-1], epochs=1, lr=0.1, seed=0)
     with pytest.raises(TypeError, match="integer"):
-        train_classifier(model, X.astype(float), y, epochs=1, lr=0.1, seed=0)
+        _train_classifier(model, X.astype(float), y, epochs=1, lr=0.1, seed=0)
     with pytest.raises(ValueError, match="schedule"):
-        train_classifier(model, X, y, epochs=1, lr=0.1, seed=0, schedule="linear")
+        _train_classifier(model, X, y, epochs=1, lr=0.1, seed=0, schedule="linear")
     with pytest.raises(ValueError, match="ignore"):
         accuracy(model, X, np.full(X.shape, -100))
 
@@ -83,5 +83,5 @@ def test_cosine_schedule_is_deterministic():
     for _ in range(2):
         seed_everything(0)
         model = TransformerClassifier(6, 5, 16, 2, 1)
-        runs.append(train_classifier(model, X, y, epochs=5, lr=1e-2, seed=0, batch_size=32, schedule="cosine"))
+        runs.append(_train_classifier(model, X, y, epochs=5, lr=1e-2, seed=0, batch_size=32, schedule="cosine"))
     assert runs[0].loss == runs[1].loss

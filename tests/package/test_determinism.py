@@ -46,10 +46,10 @@ def test_bootstrap_is_seeded():
 
 
 def test_real_text_counts():
-    from posgeom.corpus import tiny_reviews
+    from posgeom.corpus.toy_text import _tiny_reviews
     from posgeom.data import CountingConvention, corpus_position_counts, load_tokenizer
 
-    texts, tok = tiny_reviews(n_reviews=200, rng=1), load_tokenizer()
+    texts, tok = _tiny_reviews(n_reviews=200, rng=1), load_tokenizer()
     a, b = _twice(lambda: corpus_position_counts(texts, tok, CountingConvention(16)))
     assert (a != b).nnz == 0
 
@@ -57,7 +57,8 @@ def test_real_text_counts():
 @pytest.mark.parametrize("scheme", ["learned", "rope", "alibi", "low_rank"])
 def test_training_is_bit_identical(scheme):
     torch = pytest.importorskip("torch")
-    from posgeom.nn import TransformerClassifier, seed_everything, train_classifier
+    from posgeom.nn import TransformerClassifier, seed_everything
+    from posgeom.nn.training import _train_classifier
 
     X = np.random.default_rng(0).integers(0, 10, size=(64, 8))
     y = (X[:, 0] > X[:, -1]).astype(np.int64)
@@ -65,7 +66,7 @@ def test_training_is_bit_identical(scheme):
     def run():
         seed_everything(0)
         model = TransformerClassifier(10, 8, 16, 2, 1, positional=scheme, rank=2 if scheme == "low_rank" else None)
-        train_classifier(model, X, y, epochs=3, lr=1e-2, seed=0, batch_size=16)
+        _train_classifier(model, X, y, epochs=3, lr=1e-2, seed=0, batch_size=16)
         return torch.cat([p.detach().flatten() for p in model.parameters()])
 
     a, b = _twice(run)

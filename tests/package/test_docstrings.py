@@ -1,7 +1,8 @@
 """Every public callable has a complete numpydoc docstring.
 
 Public means: named in ``__all__`` of ``posgeom.<sub>`` for the subpackages below and of the top-level modules
-below, plus the public methods and properties those classes define themselves. Complete means:
+below, plus the result types they return (documented in book/api.md, not public names), plus the public methods
+and properties those classes define themselves. Complete means:
 
 * functions and methods: a summary, a ``Parameters`` section naming every parameter of the signature (``self`` and
   ``cls`` excepted), a ``Returns`` (or ``Yields``) section unless the return annotation is ``None``, and an
@@ -123,25 +124,35 @@ def _own_members(cls):
             yield name, member, "function"
 
 
-def _public_objects():
-    """``(label, object, kind)`` for every public callable of the targets, each object once."""
-    seen: set[int] = set()
+def _targets():
+    """``(module name, object)`` for every name in the targets' ``__all__``, then the result types those return."""
+    from test_api_page import result_types  # the result types book/api.md documents (not public names)
+
     for module_name in TARGETS:
         module = importlib.import_module(module_name)
         for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if not (inspect.isclass(obj) or inspect.isfunction(obj)) or id(obj) in seen:
-                continue
-            seen.add(id(obj))
-            label = f"{obj.__module__}.{obj.__qualname__}"
-            if inspect.isfunction(obj):
-                yield label, obj, "function"
-                continue
-            yield label, obj, "class"
-            for member_name, member, kind in _own_members(obj):
-                if id(member) not in seen:
-                    seen.add(id(member))
-                    yield f"{label}.{member_name}", member, kind
+            yield module_name, getattr(module, name)
+    for cls in result_types():
+        if not cls.__module__.startswith("posgeom.studies."):  # the studies' modules are not targets
+            yield cls.__module__, cls
+
+
+def _public_objects():
+    """``(label, object, kind)`` for every public callable of the targets, each object once."""
+    seen: set[int] = set()
+    for _module_name, obj in _targets():
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        label = f"{obj.__module__}.{obj.__qualname__}"
+        if inspect.isfunction(obj):
+            yield label, obj, "function"
+            continue
+        yield label, obj, "class"
+        for member_name, member, kind in _own_members(obj):
+            if id(member) not in seen:
+                seen.add(id(member))
+                yield f"{label}.{member_name}", member, kind
 
 
 def test_targets_declare_all():

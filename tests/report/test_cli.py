@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posgeom import plugin_distances
 from posgeom.cli import main
+from posgeom.geometry import plugin_distances
 
 DOCS = [
     "the cat sat on the mat",
@@ -42,10 +42,10 @@ def report(corpus_file, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reviews_file(tmp_path_factory):
-    from posgeom.corpus import tiny_reviews
+    from posgeom.corpus.toy_text import _tiny_reviews
 
     path = tmp_path_factory.mktemp("reviews") / "reviews.txt"
-    path.write_text("\n".join(tiny_reviews(n_reviews=400, rng=0)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(_tiny_reviews(n_reviews=400, rng=0)) + "\n", encoding="utf-8")
     return path
 
 
@@ -184,11 +184,24 @@ def test_unknown_estimator_exits_2_naming_the_choices(corpus_file, tmp_path, cap
 
 
 @pytest.fixture(scope="module")
+def dask_cluster():
+    """One local Dask cluster (two worker processes) for the module, passed to ``--scheduler`` by its address.
+
+    Starting a cluster costs seconds, so the tests below share this one; ``--scheduler local`` (the CLI starts and
+    stops its own cluster) is exercised by :func:`test_scheduler_with_the_plugin_estimator` and the error cases.
+    """
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:  # any free port: 8787 stays free for the CLI's
+        yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
 def review_shards(tmp_path_factory):
     """480 toy reviews in four shards (.txt and .jsonl), read in sorted order: a, b, c, d."""
-    from posgeom.corpus import tiny_reviews
+    from posgeom.corpus.toy_text import _tiny_reviews
 
-    texts = tiny_reviews(n_reviews=480, rng=0)
+    texts = _tiny_reviews(n_reviews=480, rng=0)
     folder = tmp_path_factory.mktemp("review_shards")
     (folder / "a.txt").write_text("\n".join(texts[:150]) + "\n", encoding="utf-8")
     (folder / "b.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[150:260]) + "\n",
@@ -210,19 +223,19 @@ def review_shards(tmp_path_factory):
     ids=["resolved", "cross-fitted", "plug-in-bootstrap", "limit-sample"],
 )
 @pytest.mark.slow
-def test_scheduler_gives_the_same_report(review_shards, tmp_path, extra):
-    """One machine or a cluster, one answer: the same files, bit for bit, with and without --scheduler local."""
-    pytest.importorskip("dask.distributed")
+def test_scheduler_gives_the_same_report(review_shards, dask_cluster, tmp_path, extra):
+    """One machine or a cluster, one answer: the same files, bit for bit, with and without --scheduler."""
     argv = ["report", str(review_shards), "--positions", "6", "--no-progress", *extra]
     assert main([*argv, "--out", str(tmp_path / "one")]) == 0
-    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", "local"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", dask_cluster]) == 0
     one, dask = tmp_path / "one", tmp_path / "dask"
     assert np.array_equal(np.load(one / "distances.npy"), np.load(dask / "distances.npy"))
     for name in ("stress_table.csv", "stress_table.md"):
         assert (one / name).read_bytes() == (dask / name).read_bytes(), name
     summary_one = json.loads((one / "report.json").read_text())
     summary_dask = json.loads((dask / "report.json").read_text())
-    assert summary_dask["settings"].pop("scheduler") == "local" and summary_one["settings"].pop("scheduler") is None
+    assert summary_dask["settings"].pop("scheduler") == dask_cluster
+    assert summary_one["settings"].pop("scheduler") is None
     assert summary_one == summary_dask
     expected_texts = 300 if "--sample-texts" in extra else 480
     assert summary_dask["n_texts"] == expected_texts
@@ -429,8 +442,7 @@ def test_unusable_ladders_exit_2(corpus_file, tmp_path, capsys, extra, fragment)
 
 
 @pytest.mark.slow
-def test_scheduler_gives_the_same_ladder(tmp_path):
-    pytest.importorskip("dask.distributed")
+def test_scheduler_gives_the_same_ladder(dask_cluster, tmp_path):
     texts = _colour_texts(800, flat=False)
     shards = tmp_path / "shards"
     shards.mkdir()
@@ -438,7 +450,7 @@ def test_scheduler_gives_the_same_ladder(tmp_path):
     (shards / "b.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[500:]) + "\n", encoding="utf-8")
     argv = ["report", str(shards), "--positions", "6", "--no-progress", "--ladder", "20", "--seed", "4"]
     assert main([*argv, "--out", str(tmp_path / "one")]) == 0
-    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", "local"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", dask_cluster]) == 0
     assert (tmp_path / "one" / "stress_table.md").read_bytes() == (tmp_path / "dask" / "stress_table.md").read_bytes()
     one, dask = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "dask"))
     assert one["ladder"] == dask["ladder"] and one["ladder"]["pairs"] == 15

@@ -8,15 +8,15 @@ import pytest
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import Resolved
 from posgeom.report_ladder import ladder_line, ladder_markdown, report_ladder
-from posgeom.stress import fixed_distances
+from posgeom.stress.candidates import _fixed_distances
 
 N = 8
 
 
 def _rows():
     lag = np.abs(np.subtract.outer(np.arange(N, dtype=float), np.arange(N, dtype=float)))
-    return [fixed_distances("line", lag), fixed_distances("sqrt line", np.sqrt(lag)),
-            fixed_distances("constant", 1 - np.eye(N))]
+    return [_fixed_distances("line", lag), _fixed_distances("sqrt line", np.sqrt(lag)),
+            _fixed_distances("constant", 1 - np.eye(N))]
 
 
 def _texts(m, *, flat, rng):

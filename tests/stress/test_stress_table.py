@@ -10,18 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posgeom as pg
-from posgeom import plugin_distances
 from posgeom.corpus import SequenceIncidence
-from posgeom.encodings import alibi_distances, t5_bucket_distances
+from posgeom.encodings.relative import _alibi_distances, _t5_bucket_distances
+from posgeom.geometry import plugin_distances
 from posgeom.stress import (
     Candidate,
-    fixed_distances,
     mds_candidate,
     shift_invariant_decomposition,
     standard_candidates,
     stress_table,
 )
-from posgeom.stress.candidates import _fixed_encoding
+from posgeom.stress.candidates import _fixed_distances, _fixed_encoding
 
 N, V = 12, 40
 
@@ -58,9 +57,9 @@ def test_values_match_stress_module(corpus, pretrained):
     assert table["sinusoidal"].raw == pytest.approx(pg.stress_of_encoding(P, D))
     assert table["sinusoidal"].optimal == pytest.approx(pg.stress_of_encoding(P, D, scale="optimal"))
     assert table["learned (pretrained)"].raw == pytest.approx(pg.stress_of_encoding(pretrained[3:3 + N], D))
-    E = alibi_distances(N)
+    E = _alibi_distances(N)
     assert table["ALiBi"].optimal == pytest.approx(pg.stress_of_distances(E, D, scale="optimal"))
-    assert table["T5 buckets"].raw == pytest.approx(pg.stress_of_distances(t5_bucket_distances(N), D))
+    assert table["T5 buckets"].raw == pytest.approx(pg.stress_of_distances(_t5_bucket_distances(N), D))
     X = pg.classical_mds(D, rank=2).embedding
     assert table["MDS rank 2"].raw == pytest.approx(pg.stress_of_encoding(X, D))
     assert table["MDS full rank"].raw < 1e-20, "Hellinger distances are Euclidean: full-rank MDS is exact"
@@ -169,7 +168,7 @@ def test_bad_inputs(corpus, pretrained):
     with pytest.raises(TypeError, match="callable"):
         Candidate("x", "", None)
     with pytest.raises(ValueError, match="symmetric"):
-        fixed_distances("asym", np.triu(np.ones((3, 3)), 1))
+        _fixed_distances("asym", np.triu(np.ones((3, 3)), 1))
 
 
 def test_learned_row_reads_the_offline_model():
@@ -199,15 +198,15 @@ def test_decomposition_matches_stress_for_every_shift_invariant_row(corpus):
 @given(st.lists(st.floats(0.01, 5.0), min_size=4, max_size=9), st.floats(0.1, 10.0))
 def test_toeplitz_target_with_linear_profile_is_fitted_exactly_by_alibi(gaps, slope):
     n = len(gaps) + 1
-    D = alibi_distances(n, slope=slope)
-    dec = shift_invariant_decomposition(alibi_distances(n), D)
+    D = _alibi_distances(n, slope=slope)
+    dec = shift_invariant_decomposition(_alibi_distances(n), D)
     assert dec.defect == pytest.approx(0, abs=1e-12)
     assert dec.stress == pytest.approx(0, abs=1e-12)
     # an uneven 1-D configuration is not shift-equivariant: a positive defect is a floor for ALiBi
     x = np.concatenate([[0.0], np.cumsum(gaps)])
     Dx = np.abs(x[:, None] - x[None, :])
-    decx = shift_invariant_decomposition(alibi_distances(n), Dx)
-    assert decx.stress == pytest.approx(pg.stress_of_distances(alibi_distances(n), Dx, scale="optimal"), abs=1e-12)
+    decx = shift_invariant_decomposition(_alibi_distances(n), Dx)
+    assert decx.stress == pytest.approx(pg.stress_of_distances(_alibi_distances(n), Dx, scale="optimal"), abs=1e-12)
     assert decx.stress >= decx.floor - 1e-12
 
 
@@ -301,7 +300,7 @@ def test_corrected_point_estimate_lies_in_its_interval(corpus):
 
 def test_monte_carlo_errors_are_reported_for_both_estimators(corpus):
     _, inc, D = corpus
-    rows = [mds_candidate(rank=1), fixed_distances("ALiBi", alibi_distances(N))]
+    rows = [mds_candidate(rank=1), _fixed_distances("ALiBi", _alibi_distances(N))]
     assert stress_table(D, rows)["ALiBi"].optimal_ci_mc is None
     for estimator in ("plugin", "corrected"):
         t = stress_table(None, rows, data=inc, rng=0, n_boot=30, estimator=estimator)
@@ -315,11 +314,11 @@ def test_monte_carlo_errors_are_reported_for_both_estimators(corpus):
 def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples():
     from posgeom.corpus import SequenceIncidence, synthetic_corpus
     from posgeom.geometry import Resolved
-    from posgeom.stress import fixed_distances, mds_candidate, stress_table
+    from posgeom.stress import mds_candidate, stress_table
 
     inc = SequenceIncidence.from_sequences(synthetic_corpus(600, 6, 12, rng=0, regime="abrupt"), 6, 12)
     rows = [mds_candidate(rank=None, name="MDS"), mds_candidate(rank=None, name="MDS again"),
-            fixed_distances("constant", 1 - np.eye(6))]
+            _fixed_distances("constant", 1 - np.eye(6))]
     table = stress_table(None, rows, data=inc, rng=0, n_boot=60, estimator=Resolved())
     assert table.estimator == "resolved" and "texts per position" in table.estimand
     assert "Estimand: resolved d_H^2" in table.to_markdown()
@@ -354,13 +353,13 @@ def test_stress_modules_are_short_and_every_public_name_stays_importable():
 def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in_a_flat_corpus():
     from posgeom.corpus import synthetic_corpus
     from posgeom.geometry import flat_corpus
-    from posgeom.stress import fixed_distances, stress_ladder
+    from posgeom.stress import stress_ladder
 
     n = 6
     inc = SequenceIncidence.from_sequences(synthetic_corpus(3000, n, 12, rng=0, regime="abrupt"), n, 12)
     line = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
-    rows = [fixed_distances("line", line), fixed_distances("line again", line),
-            fixed_distances("constant", 1 - np.eye(n))]
+    rows = [_fixed_distances("line", line), _fixed_distances("line again", line),
+            _fixed_distances("constant", 1 - np.eye(n))]
     lad = stress_ladder(rows, inc, rng=0, n_resamples=40)
     assert lad.estimates.shape == (4, 3) and lad.n_texts == (3000, 1500, 750, 375)
     assert lad.estimator.resolution is not None and "texts per position" in lad.estimand
@@ -381,13 +380,13 @@ def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in
 
 def test_split_half_stress_scores_mds_out_of_sample_against_the_floor():
     from posgeom.corpus import synthetic_corpus
-    from posgeom.stress import Candidate, fixed_distances, mds_candidate, split_half_stress
+    from posgeom.stress import Candidate, mds_candidate, split_half_stress
 
     n = 8
     inc = SequenceIncidence.from_sequences(synthetic_corpus(4000, n, 12, rng=1, regime="abrupt"), n, 12)
     p = np.random.default_rng(0).permutation(n)
     permuted = Candidate("permuted", "control", lambda D: mds_candidate().distances(D)[np.ix_(p, p)], True)
-    rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(n)), permuted]
+    rows = [mds_candidate(rank=None, name="MDS"), _fixed_distances("constant", 1 - np.eye(n)), permuted]
     s = split_half_stress(rows, inc, rng=0, n_splits=3)
     assert s.names == ("MDS", "constant", "permuted", "split-half floor") and s.values.shape == (3, 4)
     assert np.all((s.values >= 0) & (s.values <= 1))

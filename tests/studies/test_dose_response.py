@@ -8,7 +8,6 @@ import pytest
 from posgeom.nn import TrainConfig
 from posgeom.studies import order_task
 from posgeom.studies.dose_response import (
-    _corpus_distances,
     _scaled_mds_encoding,
     _split_pairs,
     association_verdict,
@@ -121,11 +120,13 @@ def test_permute_rows_is_a_derangement_of_the_chosen_rows():
 
 
 def test_scaled_mds_encoding_has_zero_stress_and_the_sinusoid_spread():
+    from posgeom.corpus import position_counts, position_distributions
     from posgeom.encodings import sinusoidal_encoding
-    from posgeom.geometry import pairwise_distances
+    from posgeom.geometry import hellinger_distances, pairwise_distances
     from posgeom.stress import stress_of_distances
 
-    D = _corpus_distances(order_task(60, 8, 12, rng=0))
+    data = order_task(60, 8, 12, rng=0)
+    D = hellinger_distances(position_distributions(position_counts(data.X, data.length, data.vocab_size)))
     P = _scaled_mds_encoding(D, 16)
     assert stress_of_distances(pairwise_distances(P), D, scale="optimal") < 1e-9
     spread = np.mean(pairwise_distances(P) ** 2)

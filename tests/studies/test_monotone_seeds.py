@@ -6,7 +6,6 @@ import pytest
 from posgeom.encodings import permutation_test, rank_correlations
 from posgeom.studies.monotone_seeds import (
     MeanSpearmanTest,
-    gaussian_control,
     mean_spearman_test,
     mean_test_power,
     read_tables,
@@ -75,16 +74,6 @@ def test_seed_slopes():
     assert seed_slopes(values, x) == pytest.approx([0.1, 0.0, -0.1])
     with pytest.raises(ValueError):
         seed_slopes(values, [1, 2])
-
-
-
-
-def test_gaussian_control_matches_columns_and_is_not_monotone():
-    P = _line(n=64, d=16, noise=1.0)
-    C = gaussian_control(P, rng=0)
-    assert C.shape == P.shape
-    assert np.allclose(C.mean(axis=0), P.mean(axis=0), atol=4 * P.std(axis=0).max() / 8)
-    assert mean_spearman_test(C, rng=0, n_permutations=199).p_value > 0.05
 
 
 def test_read_tables_skips_what_cannot_be_loaded(monkeypatch):

@@ -84,3 +84,21 @@ def test_decide_requires_power_and_reads_as_plain_text():
     # a noisy design: the interval may lie above 0, but without power the verdict is undetermined
     assert decide(equivalence_test(rng.normal(0.0, 0.2, 4), 0.05)) == "undetermined"
     assert repr(decide(equivalence_test(small, 0.05))) == "equivalent"
+
+
+def test_parallel_analysis_depends_only_on_the_tokens_that_occur():
+    # the same corpus with its ids spread over a larger vocabulary, and with arbitrary ids under the padding,
+    # gives the same eigenvalues, null quantiles (same random stream) and signal rank
+    from posgeom.studies import parallel_analysis
+
+    X = synthetic_corpus(800, 8, 20, rng=0, regime="abrupt")
+    mask = np.zeros(X.shape, dtype=bool)
+    mask[::3, -2:] = True  # every third sequence is two tokens shorter
+    a = parallel_analysis(X, 20, rng=1, padding_mask=mask, n_null=15)
+    spread = np.where(mask, 199, 7 * X + 3)
+    b = parallel_analysis(spread, 200, rng=1, padding_mask=mask, n_null=15)
+    assert a.signal_rank == b.signal_rank == 3
+    np.testing.assert_allclose(b.eigenvalues, a.eigenvalues, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(b.null_quantile, a.null_quantile, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError):
+        parallel_analysis(X, 10, rng=0)  # ids beyond the vocabulary

@@ -10,7 +10,6 @@
 ``sample_sequences``           token sequences drawn from given ``mu_i``
 ``zipf_distributions``         large-vocabulary ``mu_i`` whose ranking drifts with the position
 ``sample_texts``               texts of given lengths drawn from given ``mu_i``
-``tiny_reviews``               a shippable toy corpus of short movie reviews
 =============================  ================================================================
 """
 from __future__ import annotations
@@ -30,9 +29,6 @@ from .synthetic import (
     synthetic_distributions,
     zipf_distributions,
 )
-from .toy_text import (
-    tiny_reviews,
-)
 
 __all__ = [
     "position_counts",
@@ -44,5 +40,4 @@ __all__ = [
     "synthetic_corpus",
     "zipf_distributions",
     "sample_texts",
-    "tiny_reviews",
 ]

@@ -1,7 +1,7 @@
 """A tiny, shippable English corpus (shipped as ``data/tiny_reviews.txt``).
 
 ==================  ==================================================
-``tiny_reviews``    short movie reviews from a seeded template grammar
+``_tiny_reviews``    short movie reviews from a seeded template grammar
 ==================  ==================================================
 """
 
@@ -11,9 +11,7 @@ import numpy as np
 
 from .._validation import check_positive_int, check_rng
 
-__all__ = [
-    "tiny_reviews",
-]
+__all__: list[str] = []  # the toy corpus serves the tests and the CLI's examples only
 
 
 _SUBJECTS = ["this film", "the movie", "this picture", "the new thriller", "the sequel", "this documentary",
@@ -42,7 +40,7 @@ _VERDICTS_POS = ["i loved it .", "see it twice .", "a small triumph .", "highly 
 _VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "not recommended .", "avoid ."]
 
 
-def tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator = 0) -> list[str]:
+def _tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator = 0) -> list[str]:
     """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed).
 
     Each review is: [opener] subject verb adjective [middle clause ...] verdict, with the sentiment of the
@@ -67,8 +65,8 @@ def tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator = 0) -
 
     Examples
     --------
-    >>> reviews = tiny_reviews(n_reviews=3, rng=0)
-    >>> len(reviews), reviews == tiny_reviews(n_reviews=3, rng=0)
+    >>> reviews = _tiny_reviews(n_reviews=3, rng=0)
+    >>> len(reviews), reviews == _tiny_reviews(n_reviews=3, rng=0)
     (3, True)
     >>> reviews[0].endswith(".")
     True

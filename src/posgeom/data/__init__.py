@@ -21,8 +21,11 @@
 
 from __future__ import annotations
 
+# ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from .datasets import (
-    Corpus,
+    Corpus as Corpus,
+)
+from .datasets import (
     load_imdb,
     load_sst2,
 )
@@ -37,23 +40,23 @@ from .shards import (
 )
 from .text import (
     CountingConvention,
-    TokenizedCorpus,
     cached_tokenized_corpus,
     corpus_position_counts,
     iter_token_sequences,
     load_tokenizer,
     tokenize_corpus,
 )
+from .text import (
+    TokenizedCorpus as TokenizedCorpus,
+)
 
 __all__ = [
-    "Corpus",
     "load_sst2",
     "load_imdb",
     "CountingConvention",
     "load_tokenizer",
     "iter_token_sequences",
     "corpus_position_counts",
-    "TokenizedCorpus",
     "tokenize_corpus",
     "cached_tokenized_corpus",
     "resolve_model",

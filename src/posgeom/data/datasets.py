@@ -30,7 +30,6 @@ from .._validation import check_rng
 from .archives import _cache_dir, _resolve, _Source, _source
 
 __all__ = [
-    "Corpus",
     "load_sst2",
     "load_imdb",
 ]

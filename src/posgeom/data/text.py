@@ -37,7 +37,6 @@ from .conventions import load_tokenizer as load_tokenizer
 from .pretrained import _DEFAULT_MODEL
 
 __all__ = [
-    "TokenizedCorpus",
     "tokenize_corpus",
     "cached_tokenized_corpus",
 ]

@@ -15,13 +15,9 @@ from .monotonicity import (
     triple_monotonicity,
 )
 from .relative import (
-    alibi_distances,
     alibi_slopes,
-    rope_distances,
-    t5_bucket_distances,
 )
 from .schemes import (
-    INDUCED_SCHEMES,
     SCHEMES,
     induced_distances,
 )
@@ -32,11 +28,7 @@ __all__ = [
     "mds_encoding",
     "low_rank_factors",
     "alibi_slopes",
-    "alibi_distances",
-    "rope_distances",
-    "t5_bucket_distances",
     "SCHEMES",
-    "INDUCED_SCHEMES",
     "induced_distances",
     "rank_correlations",
     "triple_monotonicity",

@@ -1,6 +1,6 @@
 """Absolute positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
 
-* :func:`sinusoidal_encoding` (Vaswani et al.) and its frequencies :func:`sinusoidal_frequencies`;
+* :func:`sinusoidal_encoding` (Vaswani et al.) and its frequencies :func:`~posgeom.encodings.sinusoidal_frequencies`;
 * :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
   placed in ``R^d`` by an orthonormal map, see ``_place_in_width`` and ``_orthonormal_frame``);
 * :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
@@ -75,7 +75,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
     d_model : int
         Model width (even).
     base : float, default 10000.0
-        Wavelength base of :func:`sinusoidal_frequencies`.
+        Wavelength base of :func:`~posgeom.encodings.sinusoidal_frequencies`.
 
     Returns
     -------
@@ -189,8 +189,8 @@ def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
     return X @ W.T
 
 
-def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, rng: int | np.random.Generator | None = None,
-                 tol: float | None = None) -> np.ndarray:
+def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: str = "pad",
+                 rng: int | np.random.Generator = 0, tol: float | None = None) -> np.ndarray:
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
 
     ``P = X W^T`` where ``X = U_r L_r^{1/2}`` (n x r) is :func:`posgeom.classical_mds` of ``D`` and ``W`` (d x r) is
@@ -205,8 +205,11 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, rng: in
         Model width; must be ``>= rank``.
     rank : int, optional
         Number of MDS dimensions ``r``. ``None`` keeps the whole positive part of ``B`` (its numerical rank).
-    rng : int, numpy.random.Generator or None, default None
-        Placement: ``None`` pads with zeros (first ``r`` coordinates), a seed draws a random orthonormal frame.
+    frame : {"pad", "random"}, default "pad"
+        Placement ``W``: ``"pad"`` pads with zeros (the first ``r`` coordinates), ``"random"`` draws a random
+        orthonormal frame from ``rng``.
+    rng : int or numpy.random.Generator, default 0
+        Seed or generator of the random frame; used only with ``frame="random"``.
     tol : float, optional
         Eigenvalue tolerance passed to :func:`posgeom.classical_mds`.
 
@@ -218,7 +221,8 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, rng: in
     Raises
     ------
     ValueError
-        An invalid ``D``, a ``rank`` above the numerical rank or above ``d``, or a ``D`` that is zero everywhere.
+        An invalid ``D``, a ``rank`` above the numerical rank or above ``d``, a ``D`` that is zero everywhere, or
+        an unknown ``frame``.
 
     Examples
     --------
@@ -229,7 +233,13 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, rng: in
     >>> from posgeom.geometry import pairwise_distances
     >>> np.allclose(pairwise_distances(P), D)
     True
+    >>> np.allclose(pairwise_distances(mds_encoding(D, d_model=3, frame="random", rng=1)), D)
+    True
     """
+    if frame not in ("pad", "random"):
+        raise ValueError(f"frame must be 'pad' (zeros after the first r coordinates) or 'random' (a random "
+                         f"orthonormal frame drawn from rng), got {frame!r}")
+    rng = check_rng(rng)
     d = check_positive_int(d_model, "d_model")
     result = classical_mds(D, rank=rank, tol=tol)
     X = result.embedding
@@ -241,7 +251,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, rng: in
         raise ValueError(
             f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; pass rank <= {d}"
         )
-    return _place_in_width(X, d, rng=rng)
+    return _place_in_width(X, d, rng=rng if frame == "random" else None)
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ ALiBi, RoPE and T5 add no vector to the tokens, so their stress needs an *induce
 (the paper leaves this open; the book's convention, used by every chapter, is in
 :func:`posgeom.encodings.induced_distances`):
 
-* ALiBi: ``m |i - j|``, the magnitude of its linear attention bias (:func:`alibi_distances`), with head slopes
+* ALiBi: ``m |i - j|``, the magnitude of its linear attention bias (``_alibi_distances``), with head slopes
   ``m_h`` from :func:`alibi_slopes`;
-* RoPE: ``||R_i x - R_j x||`` between rotated copies of a vector (:func:`rope_distances`), which for unit blocks is
+* RoPE: ``||R_i x - R_j x||`` between rotated copies of a vector (``_rope_distances``), which for unit blocks is
   exactly the sinusoidal distance at the head width;
-* T5: the bucket index of ``|i - j|`` (``_t5_bucket``, :func:`t5_bucket_distances`).
+* T5: the bucket index of ``|i - j|`` (``_t5_bucket``, ``_t5_bucket_distances``).
 
 Pure numpy: the torch modules that *use* these schemes live in :mod:`posgeom.nn`.
 """
@@ -28,9 +28,6 @@ from .absolute import sinusoidal_frequencies
 
 __all__ = [
     "alibi_slopes",
-    "alibi_distances",
-    "rope_distances",
-    "t5_bucket_distances",
 ]
 
 
@@ -75,7 +72,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     return np.array(power_of_two(closest) + power_of_two(2 * closest)[0::2][: h - closest])
 
 
-def alibi_distances(n_positions: int, *, slope: float = 1.0) -> np.ndarray:
+def _alibi_distances(n_positions: int, *, slope: float = 1.0) -> np.ndarray:
     """ALiBi's induced distance ``m |i - j|`` (Press et al., 2022): the magnitude of its linear attention bias.
 
     It is the distance of the one-dimensional configuration ``x_i = m i``, hence exactly Euclidean, of rank 1.
@@ -100,7 +97,7 @@ def alibi_distances(n_positions: int, *, slope: float = 1.0) -> np.ndarray:
 
     Examples
     --------
-    >>> alibi_distances(3, slope=0.5)
+    >>> _alibi_distances(3, slope=0.5)
     array([[0. , 0.5, 1. ],
            [0.5, 0. , 0.5],
            [1. , 0.5, 0. ]])
@@ -123,7 +120,7 @@ def _rope_rotate(x: np.ndarray, n: int, theta: np.ndarray) -> np.ndarray:
     return out
 
 
-def rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x: ArrayLike | None = None) -> np.ndarray:
+def _rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x: ArrayLike | None = None) -> np.ndarray:
     """RoPE's induced distance: ``||R_i x - R_j x||`` between rotated copies of one vector ``x`` (Su et al., 2024).
 
     RoPE rotates the 2-D block ``k`` of a query/key by the angle ``i theta_k`` with ``theta_k = base^(-2k/d)``
@@ -159,7 +156,7 @@ def rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x: 
     --------
     >>> from posgeom.encodings import sinusoidal_encoding
     >>> from posgeom.geometry import pairwise_distances
-    >>> np.allclose(rope_distances(5, 4), pairwise_distances(sinusoidal_encoding(5, 4)))
+    >>> np.allclose(_rope_distances(5, 4), pairwise_distances(sinusoidal_encoding(5, 4)))
     True
     """
     n, d = check_positive_int(n_positions, "n_positions", minimum=2), d_model
@@ -236,7 +233,7 @@ def _t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 
     return bucket + np.where(is_small, rel, large)
 
 
-def t5_bucket_distances(n_positions: int, *, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+def _t5_bucket_distances(n_positions: int, *, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
     """A dissimilarity induced by T5's bucketed relative positions: the bucket index of ``|i - j|``.
 
     T5 learns one scalar bias per bucket, so it has no intrinsic geometry; the book's convention is the distance
@@ -265,7 +262,7 @@ def t5_bucket_distances(n_positions: int, *, num_buckets: int = 32, max_distance
 
     Examples
     --------
-    >>> t5_bucket_distances(4, num_buckets=8, max_distance=16)
+    >>> _t5_bucket_distances(4, num_buckets=8, max_distance=16)
     array([[0., 1., 2., 2.],
            [1., 0., 1., 2.],
            [2., 1., 0., 1.],

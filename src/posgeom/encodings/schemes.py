@@ -8,7 +8,7 @@ positional signals the *whole model* receives at ``i`` and at ``j``, summed over
 
 * ``"sinusoidal"``: ``||p_i - p_j||`` for the sinusoidal encoding of width ``d_model``;
 * ``"rope"``: every head rotates a vector with unit 2-D blocks at its own width ``d_head = d_model / n_heads``, so
-  the concatenated rotated vectors are at distance ``sqrt(n_heads) * rope_distances(n, d_head)``; this has the
+  the concatenated rotated vectors are at distance ``sqrt(n_heads) * _rope_distances(n, d_head)``; this has the
   same scale as the sinusoid (both signals have norm ``sqrt(d_model / 2)``);
 * ``"alibi"``: head ``h`` adds ``-m_h |i - j|``; the vector of biases over heads changes by ``||m|| |i - j|``, with
   ``m`` the slopes of :func:`~posgeom.encodings.alibi_slopes` for ``n_heads`` heads;
@@ -26,16 +26,16 @@ import numpy as np
 from .._validation import check_matrix, check_positive_int
 from ..geometry.euclidean import pairwise_distances
 from .absolute import sinusoidal_encoding
-from .relative import alibi_distances, alibi_slopes, rope_distances, t5_bucket_distances
+from .relative import _alibi_distances, _rope_distances, _t5_bucket_distances, alibi_slopes
 
-__all__ = ["SCHEMES", "INDUCED_SCHEMES", "induced_distances"]
+__all__ = ["SCHEMES", "induced_distances"]
 
 #: The positional schemes of the book's small Transformers (:class:`posgeom.nn.TransformerClassifier`).
 SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "fixed", "low_rank")
 #: Schemes whose distances come from a given encoding matrix.
 _ENCODING_SCHEMES = ("learned", "fixed", "low_rank")
 #: Every name :func:`induced_distances` accepts: the model schemes and T5's buckets.
-INDUCED_SCHEMES = SCHEMES + ("t5",)
+_INDUCED_SCHEMES = SCHEMES + ("t5",)
 
 
 def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: int, base: float = 10000.0,
@@ -45,7 +45,7 @@ def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: i
     Parameters
     ----------
     scheme : str
-        One of :data:`~posgeom.encodings.INDUCED_SCHEMES`.
+        One of :data:`~posgeom.encodings.SCHEMES` or ``"t5"``.
     n_positions : int
         Number of positions ``n >= 2``.
     d_model : int
@@ -77,8 +77,8 @@ def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: i
            [1., 0., 1.],
            [2., 1., 0.]])
     """
-    if scheme not in INDUCED_SCHEMES:
-        raise ValueError(f"unknown scheme {scheme!r}; choose one of {INDUCED_SCHEMES}")
+    if scheme not in _INDUCED_SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose one of {_INDUCED_SCHEMES}")
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     d_model = check_positive_int(d_model, "d_model")
     n_heads = check_positive_int(n_heads, "n_heads")
@@ -93,11 +93,11 @@ def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: i
         if d_model % n_heads or (d_model // n_heads) % 2:
             raise ValueError(f"RoPE needs an even head width, but d_model={d_model} / n_heads={n_heads} is not an "
                              "even integer; change d_model or n_heads")
-        return np.sqrt(n_heads) * rope_distances(n, d_model // n_heads, base=base)
+        return np.sqrt(n_heads) * _rope_distances(n, d_model // n_heads, base=base)
     if scheme == "alibi":
-        return alibi_distances(n, slope=float(np.linalg.norm(alibi_slopes(n_heads))))
+        return _alibi_distances(n, slope=float(np.linalg.norm(alibi_slopes(n_heads))))
     if scheme == "t5":
-        return t5_bucket_distances(n)
+        return _t5_bucket_distances(n)
     if hasattr(encoding, "detach"):  # a torch tensor, converted without importing torch here
         encoding = encoding.detach().cpu().numpy()
     P = check_matrix(encoding, "encoding", min_rows=n)

@@ -3,11 +3,14 @@ shift-equivariance and Toeplitz structure, and the sampling noise of the estimat
 """
 from __future__ import annotations
 
+# ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from .bias import (
     expected_plugin_squared_distance,
 )
 from .crossfit import (
-    CorrectedDistances,
+    CorrectedDistances as CorrectedDistances,
+)
+from .crossfit import (
     corrected_distances,
     plugin_distances,
 )
@@ -16,7 +19,6 @@ from .estimation import (
     CrossFitted,
     PlugIn,
     Resolved,
-    as_estimator,
 )
 from .estimators import (
     bootstrap_corrected,
@@ -36,7 +38,9 @@ from .ladder import (
     verdict,
 )
 from .mds import (
-    ClassicalMDS,
+    ClassicalMDS as ClassicalMDS,
+)
+from .mds import (
     classical_mds,
     double_centered_gram,
 )
@@ -70,7 +74,6 @@ __all__ = [
     "CrossFitted",
     "Resolved",
     "ESTIMATORS",
-    "as_estimator",
     "BestPolynomial",
     "Resolution",
     "choose_resolution",
@@ -85,11 +88,9 @@ __all__ = [
     "pairwise_distances",
     "expected_plugin_squared_distance",
     "plugin_distances",
-    "CorrectedDistances",
     "corrected_distances",
     "bootstrap_corrected",
     "bootstrap_statistic",
-    "ClassicalMDS",
     "double_centered_gram",
     "classical_mds",
     "LagStatistics",

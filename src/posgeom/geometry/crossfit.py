@@ -22,7 +22,6 @@ from .hellinger import hellinger_distances
 
 __all__ = [
     "plugin_distances",
-    "CorrectedDistances",
     "corrected_distances",
 ]
 

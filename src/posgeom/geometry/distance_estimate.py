@@ -17,7 +17,7 @@ from ..inference import BootstrapEstimate
 from .estimators import _intervals
 from .resolved import Resolution
 
-__all__ = ["DistanceEstimate"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

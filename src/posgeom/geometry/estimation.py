@@ -5,7 +5,6 @@
 ``CrossFitted``     the cross-fitted estimator (its estimand drifts with the number of texts)
 ``Resolved``        the cross-fitted, equal-reach estimator of the resolved estimand (the default)
 ``ESTIMATORS``      the estimators' command-line names
-``as_estimator``    an estimator from its command-line name
 ==================  ==============================================================================
 
 Each has ``.label``, ``.describe_estimand(data)``, ``.distances(data, *, rng)`` (a
@@ -31,7 +30,6 @@ __all__ = [
     "CrossFitted",
     "Resolved",
     "ESTIMATORS",
-    "as_estimator",
 ]
 
 
@@ -430,7 +428,7 @@ class Resolved(_Estimator):
 ESTIMATORS = ("resolved", "cross-fitted", "plug-in")
 
 
-def as_estimator(name: str) -> PlugIn | CrossFitted | Resolved:
+def _as_estimator(name: str) -> PlugIn | CrossFitted | Resolved:
     """An estimator with default options from its name (as ``posgeom report --estimator`` takes it).
 
     Parameters
@@ -448,7 +446,7 @@ def as_estimator(name: str) -> PlugIn | CrossFitted | Resolved:
 
     Examples
     --------
-    >>> as_estimator("resolved")
+    >>> _as_estimator("resolved")
     Resolved(resolution: chosen per corpus, n_splits=20)
     """
     table = {"resolved": Resolved, "cross-fitted": CrossFitted, "plug-in": PlugIn}

@@ -20,7 +20,6 @@ from .._validation import check_distance_matrix, check_positive_int
 
 __all__ = [
     "eigenvector_signs",
-    "ClassicalMDS",
     "double_centered_gram",
     "classical_mds",
 ]

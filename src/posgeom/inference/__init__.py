@@ -21,17 +21,25 @@
 
 from __future__ import annotations
 
-from ._bootstrap import BootstrapEstimate, percentile_bootstrap
+# ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
+from ._bootstrap import BootstrapEstimate as BootstrapEstimate
+from ._bootstrap import percentile_bootstrap
 from ._correlation import (
-    PermutationTest,
+    PermutationTest as PermutationTest,
+)
+from ._correlation import (
     pearson_rows,
     permutation_p_value,
     rank,
     spearman,
 )
 from ._intervals import (
-    Equivalence,
-    Interval,
+    Equivalence as Equivalence,
+)
+from ._intervals import (
+    Interval as Interval,
+)
+from ._intervals import (
     equivalence_test,
     power_law_fit,
     t_interval,
@@ -41,19 +49,15 @@ from ._intervals import (
 )
 
 __all__ = [
-    "PermutationTest",
     "rank",
     "pearson_rows",
     "spearman",
     "permutation_p_value",
-    "Interval",
-    "BootstrapEstimate",
     "percentile_bootstrap",
     "t_interval",
     "wilson_interval",
     "power_law_fit",
     "t_test_power",
     "tost_power",
-    "Equivalence",
     "equivalence_test",
 ]

@@ -163,6 +163,18 @@ class SlopeFit:
         """Whether ``value`` lies in the slope's interval (the complement of
         :meth:`~posgeom.inference.Interval.excludes`).
 
+        Parameters
+        ----------
+        value : float
+            A slope, e.g. the exponent a theory predicts.
+
+        Returns
+        -------
+        bool
+            True if ``lower <= value <= upper``.
+
+        Examples
+        --------
         >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
         False
         """

@@ -2,7 +2,8 @@
 axis in front (batched matrix products on contiguous tensors), for :func:`posgeom.nn.fit_ensemble`.
 
 It computes, for every member ``k``, what ``TransformerClassifier.forward`` computes with the parameters
-``params[name][k]`` (the same operations, the member axis added); only the order of floating-point sums differs.
+``params[name][k]`` (the same operations, the member axis added); only the order of floating-point sums differs. A
+LayerNorm whose parameters are absent (a model built with ``layer_norm=False``) is the identity, as in the model.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ def _linear(x, params, name):
 
 
 def _layer_norm(x, params, name):
+    """LayerNorm per member; the identity when the model has no LayerNorm ``name`` (no such parameters)."""
+    if f"{name}.weight" not in params:
+        return x
     w, b = params[f"{name}.weight"], params[f"{name}.bias"]
     shape = (w.shape[0],) + (1,) * (x.ndim - 2) + (w.shape[1],)
     return F.layer_norm(x, (x.shape[-1],)) * w.view(shape) + b.view(shape)
@@ -51,7 +55,7 @@ def batched_logits(model, params: dict, buffers: dict, ids: torch.Tensor, paddin
     params, buffers : dict of str to tensor
         Stacked parameters and buffers (leading axis: member), named as in ``model``.
     ids : (S, B, L) long tensor
-        Each member's token ids.
+        Each member's token ids (its own mini-batch, or one batch expanded to every member).
     padding_mask : (S, B, L) bool tensor or None
         True at padding tokens.
     pooled : bool
@@ -85,8 +89,8 @@ def batched_logits(model, params: dict, buffers: dict, ids: torch.Tensor, paddin
     for i in range(model.n_layers):
         pre = f"blocks.{i}"
         x = _layer_norm(h, params, f"{pre}.ln1")
-        qkv = _linear(x, params, f"{pre}.attn.qkv").view(S, B, L, 3, H, dh).permute(3, 0, 1, 4, 2, 5)
-        q, k = scheme.rotate(qkv[0], qkv[1])
+        q, k, v = _linear(x, params, f"{pre}.attn.qkv").view(S, B, L, 3, H, dh).permute(3, 0, 1, 4, 2, 5).unbind(0)
+        q, k = scheme.rotate(q, k)
         logits = q @ k.transpose(-1, -2) / math.sqrt(dh)  # (S, B, H, L, L)
         if bias is not None:
             logits = logits + bias
@@ -95,7 +99,7 @@ def batched_logits(model, params: dict, buffers: dict, ids: torch.Tensor, paddin
         else:
             logits = logits.masked_fill(blocked, float("-inf"))
             weights = torch.softmax(logits.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
-        att = (weights @ qkv[2]).transpose(2, 3).reshape(S, B, L, d)
+        att = (weights @ v).transpose(2, 3).reshape(S, B, L, d)
         h = h + _linear(att, params, f"{pre}.attn.out")
         x = _layer_norm(h, params, f"{pre}.ln2")
         h = h + _linear(F.gelu(_linear(x, params, f"{pre}.mlp.0")), params, f"{pre}.mlp.2")

@@ -17,10 +17,9 @@ from torch import nn
 
 from .._validation import check_positive_int
 from .spec import ModelSpec, TrainConfig
-from .training import TrainingHistory, _accuracy, _as_tensors, train_classifier
+from .training import TrainingHistory, _accuracy, _as_tensors, _train_classifier
 
 __all__ = [
-    "FitResult",
     "fit",
 ]
 
@@ -138,7 +137,7 @@ def fit(spec: ModelSpec, data: object, *, seed: int, config: TrainConfig,
     """Train the model ``spec`` describes on ``data`` with seed ``seed``: the book's one training entry point.
 
     ``torch.set_num_threads(config.threads)``, ``model = spec.build(seed=seed)``, then
-    :func:`posgeom.nn.train_classifier` (AdamW on cross-entropy, mini-batch order seeded by ``seed``, deterministic
+    ``training._train_classifier`` (AdamW on cross-entropy, mini-batch order seeded by ``seed``, deterministic
     algorithms) with the options of ``config``. With ``config.patience`` set, the training accuracy is measured
     after every epoch and training stops on a plateau. Same arguments, same numbers.
 
@@ -201,7 +200,7 @@ def fit(spec: ModelSpec, data: object, *, seed: int, config: TrainConfig,
         return stop
 
     watch = config.patience is not None or on_epoch_end is not None
-    history = train_classifier(model, X, y, epochs=config.epochs, lr=config.lr, seed=seed,
+    history = _train_classifier(model, X, y, epochs=config.epochs, lr=config.lr, seed=seed,
                                batch_size=config.batch(X.shape[0]), weight_decay=config.weight_decay,
                                padding_mask=mask, schedule=config.schedule, on_epoch_end=epoch_end if watch else None)
     history = replace(history, accuracy=tuple(measured))

@@ -1,20 +1,22 @@
 """Many seeds at once: :func:`fit_ensemble` trains ``S`` copies of one architecture as a single batched model.
 
-The members' parameters are stacked (``torch.func.stack_module_state``), the forward pass runs with the member
-axis in front (batched matrix products, ``posgeom.nn._batched``), and one AdamW optimiser steps the stacked tensors
--- AdamW is elementwise, so this is each member's own AdamW step. Member ``k`` is the run
-``fit(spec, data, seed=seeds[k], config=config)`` would make: its own initialisation (built after
-``seed_everything(seeds[k])``), its own mini-batch order (a generator seeded with ``seeds[k]``), its own stopping
-epoch. The models have no dropout, so there is no other random stream. Results agree with :func:`posgeom.nn.fit` up
-to rounding (batched kernels sum in another order), not bit for bit: in float64 to about 1e-8 after a whole run; in
-float32, training carries the rounding differences along, as it does when ``fit`` only changes its thread count.
-So a chapter that fits its seeds with ``fit_ensemble`` gets its own numbers, reproducible run to run, close to but
-not identical with a loop over ``fit``."""
+The members' parameters are stacked (``torch.func.stack_module_state``), the forward pass runs with the member axis
+in front (batched matrix products, ``posgeom.nn._batched``), and one AdamW optimiser steps the stacked tensors --
+AdamW is elementwise, so this is each member's own AdamW step. The members run in groups of about 2^18 tokens times
+width per forward pass (a size that stays in the caches); a member's arithmetic does not depend on its group. Member
+``k`` is the run ``fit(spec, data, seed=seeds[k], config=config)`` would make (``data[k]`` when one dataset per seed
+is given): its own initialisation (built after ``seed_everything(seeds[k])``), its own mini-batch order (a generator
+seeded with ``seeds[k]``), its own stopping epoch. The models have no dropout, so there is no other random stream.
+Results agree with :func:`posgeom.nn.fit` up to rounding (batched kernels sum in another order), not bit for bit: in
+float64 to about 1e-8 after a whole run; in float32, training carries the rounding differences along, as it does
+when ``fit`` only changes its thread count. So a chapter that fits its seeds with ``fit_ensemble`` gets its own
+numbers, reproducible run to run, close to but not identical with a loop over ``fit``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 from torch.func import stack_module_state
@@ -44,40 +46,107 @@ def _member_specs(spec, n: int) -> list:
     return specs
 
 
-def _evaluate(model, params, buffers, X, y, mask, chunk=1024):
-    """Per-member loss and accuracy on all of ``(X, y)``: two (S,) tensors."""
-    S = next(iter(params.values())).shape[0]
-    with torch.no_grad():
+#: Tokens times width per forward pass of a group of members: larger groups leave the caches, smaller ones pay more
+#: overhead (measured best on the benchmark's models: Chapter 4 all 16 members at once, Chapters 6 and 9 about 4).
+_SIZE_PER_GROUP = 2**18
+
+
+def _groups(n_members: int, size_per_member: int) -> list[slice]:
+    """The members in equal consecutive groups of about ``_SIZE_PER_GROUP`` tokens times width per mini-batch (each
+    member's arithmetic does not depend on its group: the batched kernels work member by member)."""
+    n_groups = min(n_members, max(1, -(-n_members * size_per_member // _SIZE_PER_GROUP)))
+    size = -(-n_members // n_groups)
+    return [slice(a, min(a + size, n_members)) for a in range(0, n_members, size)]
+
+
+def _member_data(specs, data, config, n_members: int):
+    """``(X, y, mask)`` with a member axis in front: (S, N, L), (S, N) or (S, N, L), (S, N, L) or None.
+
+    One dataset is shared by every member (expanded views, no copy); a list or tuple of datasets gives one each.
+    """
+    if _is_dataset_sequence(data):
+        if len(data) != n_members:
+            raise ValueError(f"got {len(data)} datasets for {n_members} seeds; pass one dataset (shared by every "
+                             "member) or one per seed")
+        parts = [_check_inputs(sp, d, config) for sp, d in zip(specs, data)]
+        for k, (X, y, mask) in enumerate(parts[1:], start=1):
+            X0, y0, mask0 = parts[0]
+            if X.shape != X0.shape or y.shape != y0.shape:
+                raise ValueError(f"dataset {k} has X {tuple(X.shape)} and y {tuple(y.shape)}, dataset 0 has X "
+                                 f"{tuple(X0.shape)} and y {tuple(y0.shape)}; the members' datasets must have equal "
+                                 "shapes (pad or subsample them to one size)")
+            if (mask is None) != (mask0 is None):
+                raise ValueError(f"dataset {k} and dataset 0 disagree on padding_mask (one has it, the other not); "
+                                 "give every dataset a padding_mask or none")
+        X, y, mask = (torch.stack([part[i] for part in parts]) if parts[0][i] is not None else None
+                      for i in range(3))
+        return X, y, mask
+    X, y, mask = _check_inputs(specs[0], data, config)
+    expand = (lambda t: None if t is None else t.expand(n_members, *t.shape))
+    return expand(X), expand(y), expand(mask)
+
+
+def _is_dataset_sequence(data) -> bool:
+    """Whether ``data`` is a list or tuple of datasets (each with ``X``, ``y``, or a tuple whose ``X`` is 2-D)."""
+    if not isinstance(data, (list, tuple)) or not data:
+        return False
+
+    def one(item):
+        if hasattr(item, "X") and hasattr(item, "y"):
+            return True
+        return isinstance(item, (list, tuple)) and len(item) in (2, 3) and np.ndim(item[0]) == 2
+
+    return all(one(item) for item in data)
+
+
+def _logits(model, params, buffers, X, mask, pooled, chunk=1024):
+    """Every member's logits on its whole dataset ``X`` (S, N, L): chunks of ``chunk`` sequences, groups of members."""
+    members = []
+    for group in _groups(X.shape[0], min(chunk, X.shape[1]) * X.shape[2] * model.d_model):
+        sub, subbuf = {k: v[group] for k, v in params.items()}, {k: v[group] for k, v in buffers.items()}
         parts = []
-        for s in range(0, X.shape[0], chunk):
-            xb = X[s : s + chunk].expand(S, -1, -1)
-            mb = None if mask is None else mask[s : s + chunk].expand(S, -1, -1)
-            parts.append(batched_logits(model, params, buffers, xb, mb, pooled=y.ndim == 1))
-        logits = torch.cat(parts, dim=1)  # (S, N, C) or (S, N, L, C)
-        flat = logits.reshape(S, -1, logits.shape[-1])
-        target = y.reshape(-1)
-        loss = torch.stack([nn.functional.cross_entropy(f, target, ignore_index=IGNORE_INDEX) for f in flat])
+        for s in range(0, X.shape[1], chunk):
+            mb = None if mask is None else mask[group, s : s + chunk]
+            parts.append(batched_logits(model, sub, subbuf, X[group, s : s + chunk], mb, pooled=pooled))
+        members.append(torch.cat(parts, dim=1))
+    return torch.cat(members)  # (S, N, C) or (S, N, L, C)
+
+
+def _evaluate(model, params, buffers, X, y, mask, *, loss: bool):
+    """Per-member accuracy on its data (per sequence, or per non-ignored token), (S,) float64, and, with ``loss``,
+    the per-member mean cross-entropy as :func:`posgeom.nn.evaluate_loss` computes it, (S,) (else None)."""
+    with torch.no_grad():
+        logits = _logits(model, params, buffers, X, mask, y.ndim == 2)
+        S = logits.shape[0]
+        flat, target = logits.reshape(S, -1, logits.shape[-1]), y.reshape(S, -1)
         keep = target != IGNORE_INDEX
-        acc = (flat.argmax(dim=-1)[:, keep] == target[keep]).double().mean(dim=1)
-    return loss, acc
+        acc = ((flat.argmax(dim=-1) == target) & keep).sum(dim=1).double() / keep.sum(dim=1).double()
+        if not loss:
+            return acc, None
+        return acc, torch.stack([nn.functional.cross_entropy(f, t, ignore_index=IGNORE_INDEX)
+                                 for f, t in zip(flat, target)])
 
 
 def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: Sequence[int],
                  config: TrainConfig) -> tuple[FitResult, ...]:
     """Train one model per seed, all at once in one batched model: :func:`posgeom.nn.fit` for many seeds.
 
-    Member ``k`` starts from ``spec.build(seed=seeds[k])``, draws its mini-batches in the order of a generator
-    seeded with ``seeds[k]`` and stops on its own plateau (``config.patience``), as ``fit`` would. The batched
-    forward and backward passes sum in another order than ``fit``'s, so members agree with ``fit`` up to rounding,
-    which training then carries along (see the module docstring).
+    Member ``k`` starts from ``spec.build(seed=seeds[k])``, draws its mini-batches (from its own dataset, when one
+    per seed is given) in the order of a generator seeded with ``seeds[k]`` and stops on its own plateau
+    (``config.patience``), as ``fit`` would. Independent training runs -- distinct seeds for the data, the
+    initialisation and the order -- are one dataset per seed. The batched forward and backward passes sum in another
+    order than ``fit``'s, so members agree with ``fit`` up to rounding, which training then carries along (see the
+    module docstring).
 
     Parameters
     ----------
     spec : ModelSpec or sequence of ModelSpec
         The architecture; or one spec per seed, differing only in the values of ``encoding`` (the frozen matrix of
         ``"fixed"``) or ``init_encoding``.
-    data : TaskData-like or tuple
-        As in :func:`posgeom.nn.fit`; every member trains on the same data.
+    data : TaskData-like or tuple, or a list or tuple of them
+        One dataset as in :func:`posgeom.nn.fit`, on which every member trains; or one dataset per seed (member
+        ``k`` trains on ``data[k]``), all with the same shapes of ``X`` and ``y`` and all with or all without a
+        ``padding_mask``.
     seeds : sequence of int
         Distinct seeds ``>= 0``, one member each.
     config : TrainConfig
@@ -93,8 +162,8 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
     TypeError
         ``seeds`` not a sequence of integers, or a ``spec``, ``config`` or data of the wrong type.
     ValueError
-        Empty or repeated seeds, specs of different architectures or in another number than the seeds, or any
-        data error of :func:`posgeom.nn.fit`.
+        Empty or repeated seeds, specs of different architectures or in another number than the seeds, datasets in
+        another number than the seeds or of different shapes, or any data error of :func:`posgeom.nn.fit`.
     FloatingPointError
         A member's training loss became NaN or infinite.
 
@@ -109,20 +178,31 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
     >>> alone = fit(spec, (X, y), seed=1, config=config)
     >>> [r.seed for r in runs], bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
     ([0, 1], True)
+
+    One dataset per seed (independent runs): member ``k`` is ``fit`` on ``datasets[k]``.
+
+    >>> datasets = [(X[k::2], y[k::2]) for k in range(2)]
+    >>> runs = fit_ensemble(spec, datasets, seeds=(0, 1), config=config)
+    >>> alone = fit(spec, datasets[1], seed=1, config=config)
+    >>> bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
+    True
     """
     seeds = check_seeds(seeds)
     specs = _member_specs(spec, len(seeds))
-    X, y, mask = _check_inputs(specs[0], data, config)
+    S = len(seeds)
+    X, y, mask = _member_data(specs, data, config, S)
     torch.set_num_threads(config.threads)
     torch.use_deterministic_algorithms(True)
     models = [sp.build(seed=s) for sp, s in zip(specs, seeds)]
     params, buffers = stack_module_state(models)
-    pooled = y.ndim == 1
+    pooled = y.ndim == 2
     model0 = models[0]
-    S, n = len(seeds), X.shape[0]
+    n = X.shape[1]
     batch = config.batch(n)
+    members = torch.arange(S)[:, None]
     generators = [torch.Generator().manual_seed(s) for s in seeds]
-    optimiser = torch.optim.AdamW(list(params.values()), lr=config.lr, weight_decay=config.weight_decay)
+    optimiser = torch.optim.AdamW(list(params.values()), lr=config.lr, weight_decay=config.weight_decay,
+                                  foreach=True)
     scheduler = (torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=config.steps(n))
                  if config.schedule == "cosine" else None)
     losses = [[] for _ in seeds]
@@ -135,13 +215,19 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
         total = torch.zeros(S, dtype=torch.float64)
         for start in range(0, n, batch):
             idx = order[:, start : start + batch]
-            mb = None if mask is None else mask[idx]
-            logits = batched_logits(model0, params, buffers, X[idx], mb, pooled=pooled)
-            loss = member_losses(logits, y[idx], IGNORE_INDEX)
+            optimiser.zero_grad(set_to_none=True)
+            parts = []
+            for group in _groups(S, idx.shape[1] * X.shape[2] * model0.d_model):
+                rows, ids = members[group], idx[group]
+                mb = None if mask is None else mask[rows, ids]
+                logits = batched_logits(model0, {k: v[group] for k, v in params.items()},
+                                        {k: v[group] for k, v in buffers.items()}, X[rows, ids], mb, pooled=pooled)
+                part = member_losses(logits, y[rows, ids], IGNORE_INDEX)
+                part.sum().backward()
+                parts.append(part.detach())
+            loss = torch.cat(parts)
             if not bool(torch.isfinite(loss[active]).all()):
                 raise FloatingPointError(f"training loss became {loss.tolist()}; lower lr (now {config.lr})")
-            optimiser.zero_grad(set_to_none=True)
-            loss.sum().backward()
             optimiser.step()
             if scheduler is not None:
                 scheduler.step()
@@ -149,7 +235,7 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
         for k in active:
             losses[k].append(float(total[k] / n))
         if config.patience is not None:
-            _, acc = _evaluate(model0, params, buffers, X, y, mask)
+            acc, _ = _evaluate(model0, params, buffers, X, y, mask, loss=False)
             for k in active:
                 measured[k].append(float(acc[k]))
                 if plateau_reached(measured[k], config.patience, config.tol):
@@ -161,7 +247,7 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
         if final[k] is None:
             final[k] = {name: v[k].detach().clone() for name, v in params.items()}
     stacked = {name: torch.stack([f[name] for f in final]) for name in params}
-    final_loss, final_acc = _evaluate(model0, stacked, buffers, X, y, mask)
+    final_acc, final_loss = _evaluate(model0, stacked, buffers, X, y, mask, loss=True)
     results = []
     for k, (model, seed) in enumerate(zip(models, seeds)):
         with torch.no_grad():

@@ -1,7 +1,7 @@
 """Small Transformers whose positional scheme is a parameter.
 
-* :class:`TransformerClassifier` -- a small pre-LayerNorm Transformer with a classification head (pooled or per
-  token), its positional scheme named by a string.
+* :class:`TransformerClassifier` -- a small pre-LayerNorm Transformer (or one without layer normalisation) with a
+  classification head (pooled or per token), its positional scheme named by a string.
 """
 
 from __future__ import annotations
@@ -140,6 +140,8 @@ class _Block(nn.Module):
         Width ``d``.
     n_heads : int
         Attention heads (``d_model`` divisible by ``n_heads``).
+    layer_norm : bool, default True
+        With False, ``LN`` is the identity (an ``nn.Identity``, no parameters).
 
     Examples
     --------
@@ -149,11 +151,11 @@ class _Block(nn.Module):
     torch.Size([2, 4, 8])
     """
 
-    def __init__(self, d_model: int, n_heads: int):
+    def __init__(self, d_model: int, n_heads: int, layer_norm: bool = True):
         super().__init__()
-        self.ln1 = nn.LayerNorm(d_model)
+        self.ln1 = nn.LayerNorm(d_model) if layer_norm else nn.Identity()
         self.attn = _SelfAttention(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
+        self.ln2 = nn.LayerNorm(d_model) if layer_norm else nn.Identity()
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
     def forward(self, h: torch.Tensor, positional: PositionalScheme, *, causal: bool = False,
@@ -174,7 +176,8 @@ class _Block(nn.Module):
 class TransformerClassifier(nn.Module):
     """A small Transformer encoder (or, with ``causal=True``, decoder) with a classification head.
 
-    Pre-LayerNorm, no dropout (forward passes are deterministic); one multi-head self-attention serves every scheme,
+    Pre-LayerNorm (or, with ``layer_norm=False``, no layer normalisation at all), no dropout (forward passes are
+    deterministic); one multi-head self-attention serves every scheme,
     which acts where it belongs (absolute schemes add ``p_i`` to the token embedding, RoPE rotates queries and keys
     in every layer, ALiBi biases the logits of every layer)::
 
@@ -183,6 +186,10 @@ class TransformerClassifier(nn.Module):
             h = h + Attention(LN(h))       # softmax(q k^T / sqrt(d_head) + bias + mask) v
             h = h + MLP(LN(h))             # Linear(d, 4d) -> GELU -> Linear(4d, d)
         logits = head(mean of LN(h) over non-padding tokens)    # or head(LN(h)_i) per token
+
+    With ``layer_norm=False`` every ``LN`` above is the identity and the model has no LayerNorm parameters: the
+    cross-entropy then sees the scale of every weight, so a weight penalty has well-posed, well-conditioned
+    stationary points (a LayerNorm makes the loss blind to the scale of the weights that feed it).
 
     A query that can attend to nothing (a padding query under a causal mask with left padding) gets an attention
     output of 0, never NaN.
@@ -209,6 +216,15 @@ class TransformerClassifier(nn.Module):
         The frozen matrix of ``"fixed"`` (required for it, rejected otherwise).
     n_classes : int, default 2
         Number of output logits.
+    layer_norm : bool, default True
+        Pre-LayerNorm blocks and a final LayerNorm; with False, none (no ``ln1``, ``ln2``, ``ln_final`` parameters).
+
+    Raises
+    ------
+    TypeError
+        ``causal`` or ``layer_norm`` not a bool, or a size that is not an integer.
+    ValueError
+        Non-positive sizes, ``d_model`` not divisible by ``n_heads``, or a scheme's argument error.
 
     Attributes
     ----------
@@ -222,6 +238,8 @@ class TransformerClassifier(nn.Module):
     >>> model = TransformerClassifier(10, 8, 16, 2, 1, positional="rope")
     >>> model(torch.zeros(3, 8, dtype=torch.long)).shape
     torch.Size([3, 2])
+    >>> any("ln" in name for name, _ in TransformerClassifier(10, 8, 16, 2, 1, layer_norm=False).named_parameters())
+    False
     """
 
     def __init__(
@@ -237,6 +255,7 @@ class TransformerClassifier(nn.Module):
         rank: int | None = None,
         encoding: np.ndarray | torch.Tensor | None = None,
         n_classes: int = 2,
+        layer_norm: bool = True,
     ):
         super().__init__()
         self.vocab_size = check_positive_int(vocab_size, "vocab_size")
@@ -247,10 +266,13 @@ class TransformerClassifier(nn.Module):
         if not isinstance(causal, bool):
             raise TypeError(f"causal must be True or False, got {causal!r}")
         self.causal = causal
+        if not isinstance(layer_norm, bool):
+            raise TypeError(f"layer_norm must be True or False, got {layer_norm!r}")
+        self.layer_norm = layer_norm
         self.positional = make_positional(positional, n_positions, d_model, n_heads, rank=rank, encoding=encoding)
         self.token_embedding = nn.Embedding(self.vocab_size, self.d_model)
-        self.blocks = nn.ModuleList(_Block(self.d_model, self.n_heads) for _ in range(self.n_layers))
-        self.ln_final = nn.LayerNorm(self.d_model)
+        self.blocks = nn.ModuleList(_Block(self.d_model, self.n_heads, layer_norm) for _ in range(self.n_layers))
+        self.ln_final = nn.LayerNorm(self.d_model) if layer_norm else nn.Identity()
         self.head = nn.Linear(self.d_model, self.n_classes)
 
     @property
@@ -298,7 +320,7 @@ class TransformerClassifier(nn.Module):
                 raise ValueError("a sequence is padding only: every sequence needs at least one real token")
 
     def hidden_states(self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Final (layer-normalised) hidden states, shape (batch, L, d_model).
+        """Final hidden states (after the final LayerNorm, if any), shape (batch, L, d_model).
 
         Parameters
         ----------
@@ -310,7 +332,7 @@ class TransformerClassifier(nn.Module):
         Returns
         -------
         torch.Tensor of shape (batch, L, d_model)
-            The hidden states after the final LayerNorm.
+            The hidden states after the final LayerNorm (the last block's output with ``layer_norm=False``).
 
         Raises
         ------

@@ -26,7 +26,6 @@ import torch
 from .._validation import check_matrix, check_positive_int, check_real
 
 __all__ = [
-    "MaskedSlot",
     "init_masked_slot",
     "train_masked_slot",
     "ntk_blocks",

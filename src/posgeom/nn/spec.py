@@ -57,6 +57,10 @@ class ModelSpec:
         Start of a trained position table instead of the random one: ``"learned"`` starts at ``P = init_encoding``
         (zeros tie every position), ``"low_rank"`` at its best rank-``rank`` approximation
         (:func:`posgeom.encodings.low_rank_factors`: ``A = U_r S_r``, ``B = V_r^T``). Rejected for other schemes.
+    layer_norm : bool, default True
+        Pre-LayerNorm blocks and a final LayerNorm; False builds the model without any layer normalisation (no
+        LayerNorm parameters), so the loss sees the scale of every weight and a weight penalty has proper
+        stationary points.
 
     Raises
     ------
@@ -64,7 +68,7 @@ class ModelSpec:
         An unknown scheme, non-positive sizes, ``d_model`` not divisible by ``n_heads``, or ``rank``, ``encoding``,
         ``init_encoding`` missing where needed, given where unused, or of the wrong shape.
     TypeError
-        A size that is not an integer.
+        A size that is not an integer, or ``causal`` or ``layer_norm`` not a bool.
 
     Examples
     --------
@@ -85,6 +89,7 @@ class ModelSpec:
     encoding: np.ndarray | None = None
     n_classes: int = 2
     init_encoding: np.ndarray | None = None
+    layer_norm: bool = True
 
     def __post_init__(self):
         for name in ("vocab_size", "n_positions", "n_layers", "n_classes"):
@@ -93,6 +98,9 @@ class ModelSpec:
         check_scheme(self.positional, rank=self.rank, encoding=self.encoding)
         if not isinstance(self.causal, bool):
             raise TypeError(f"causal must be True or False, got {self.causal!r}")
+        if not isinstance(self.layer_norm, bool):
+            raise TypeError(f"layer_norm must be True or False, got {self.layer_norm!r}; use layer_norm=False to "
+                            "build the model without layer normalisation")
         for name in _PER_MEMBER:
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, check_table(getattr(self, name), name, self.n_positions, self.d_model))
@@ -149,7 +157,8 @@ class ModelSpec:
         seed_everything(seed, threads=None)
         model = TransformerClassifier(self.vocab_size, self.n_positions, self.d_model, self.n_heads, self.n_layers,
                                       positional=self.positional, causal=self.causal, rank=self.rank,
-                                      encoding=self.encoding, n_classes=self.n_classes)
+                                      encoding=self.encoding, n_classes=self.n_classes,
+                                      layer_norm=self.layer_norm)
         if self.init_encoding is not None:
             with torch.no_grad():
                 if self.positional == "learned":

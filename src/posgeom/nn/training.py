@@ -5,7 +5,7 @@ parameters and histories. It rests on three things, all set by this module:
 
 * :func:`seed_everything` seeds torch's global generator (used by parameter initialisation) -- call it right before
   building a model;
-* :func:`train_classifier` draws its mini-batch order from its own ``torch.Generator`` seeded with ``seed``, and
+* ``_train_classifier`` draws its mini-batch order from its own ``torch.Generator`` seeded with ``seed``, and
   enables ``torch.use_deterministic_algorithms(True)``;
 * the number of intra-op threads is fixed (``torch.set_num_threads``; default 1 here), because CPU reductions may
   sum in a thread-dependent order.
@@ -27,9 +27,7 @@ from .._validation import check_positive_int, check_real
 from ._checks import IGNORE_INDEX
 
 __all__ = [
-    "TrainingHistory",
     "seed_everything",
-    "train_classifier",
     "predict",
     "evaluate_loss",
 ]
@@ -99,7 +97,7 @@ def _logits(model, X, y, mask):
 
 @dataclass(frozen=True, kw_only=True)
 class TrainingHistory:
-    """What :func:`train_classifier` did.
+    """What ``_train_classifier`` did.
 
     Attributes
     ----------
@@ -131,7 +129,7 @@ class TrainingHistory:
     accuracy: tuple = ()
 
 
-def train_classifier(
+def _train_classifier(
     model: nn.Module,
     X: np.ndarray | torch.Tensor,
     y: np.ndarray | torch.Tensor,
@@ -196,7 +194,7 @@ def train_classifier(
     >>> y = torch.tensor([0, 1, 0, 1])  # the label is the token at position 1, minus 1
     >>> seed_everything(0)
     >>> model = TransformerClassifier(3, 2, 8, 2, 1, positional="learned")
-    >>> history = train_classifier(model, X, y, epochs=30, lr=0.01, seed=0, batch_size=4)
+    >>> history = _train_classifier(model, X, y, epochs=30, lr=0.01, seed=0, batch_size=4)
     >>> len(history.loss), history.final_loss < history.loss[0]
     (30, True)
     """

@@ -11,9 +11,9 @@
 """
 from __future__ import annotations
 
+# ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from .candidates import (
     Candidate,
-    fixed_distances,
     mds_candidate,
     standard_candidates,
 )
@@ -23,7 +23,9 @@ from .core import (
     stress_of_encoding,
 )
 from .ladder import (
-    StressLadder,
+    StressLadder as StressLadder,
+)
+from .ladder import (
     stress_ladder,
 )
 from .rank_curve import (
@@ -50,13 +52,11 @@ __all__ = [
     "smacof_encoding",
     "stress_by_rank",
     "Candidate",
-    "fixed_distances",
     "mds_candidate",
     "standard_candidates",
     "StressTable",
     "stress_table",
     "shift_invariant_decomposition",
-    "StressLadder",
     "stress_ladder",
     "split_half_stress",
 ]

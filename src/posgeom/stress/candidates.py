@@ -1,7 +1,7 @@
 """The rows of a stress table: encodings and the distances they induce between positions.
 
 * :class:`Candidate`: one row (a name, its conventions, and the rule ``D -> E``).
-* :func:`fixed_distances` / ``_fixed_encoding``: a row from an induced distance matrix or an absolute encoding.
+* ``_fixed_distances`` / ``_fixed_encoding``: a row from an induced distance matrix or an absolute encoding.
 * :func:`mds_candidate`: classical MDS of the target itself (fitted, refitted per resample).
 * :func:`standard_candidates`: the book's rows (sinusoidal, RoPE, ALiBi, T5, learned, constant, MDS).
 """
@@ -25,7 +25,6 @@ from ..geometry.mds import classical_mds
 
 __all__ = [
     "Candidate",
-    "fixed_distances",
     "mds_candidate",
     "standard_candidates",
 ]
@@ -80,7 +79,7 @@ class Candidate:
             raise TypeError(f"fitted must be True or False, got {self.fitted!r}")
 
 
-def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
+def _fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
     """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's.
 
     Parameters
@@ -104,8 +103,8 @@ def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candid
 
     Examples
     --------
-    >>> from posgeom.encodings import alibi_distances
-    >>> c = fixed_distances("ALiBi", alibi_distances(3), description="slope 1")
+    >>> from posgeom.encodings.relative import _alibi_distances
+    >>> c = _fixed_distances("ALiBi", _alibi_distances(3), description="slope 1")
     >>> c.distances(None)[0], c.fitted
     (array([0., 1., 2.]), False)
     """
@@ -143,7 +142,7 @@ def _fixed_encoding(name: str, P, description: str = "") -> Candidate:
            [3., 0.]])
     """
     P = check_matrix(P, f"{name}: P", min_rows=2)
-    return fixed_distances(name, pairwise_distances(P), description=description)
+    return _fixed_distances(name, pairwise_distances(P), description=description)
 
 
 def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: float | None = None) -> Candidate:
@@ -274,7 +273,7 @@ def standard_candidates(
     -----
     * **sinusoidal**: :func:`posgeom.sinusoidal_encoding` of width ``d`` (the model's width).
     * **RoPE**: the distance between the rotated copies of one unit-block vector in every head,
-      ``sqrt(n_heads) * rope_distances(n, d_head)`` (:func:`posgeom.encodings.rope_distances`, head width
+      ``sqrt(n_heads) * _rope_distances(n, d_head)`` (``posgeom.encodings.relative._rope_distances``, head width
       ``d_head = d / n_heads``): all heads together rotate ``d / 2`` blocks, as many as the sinusoidal encoding of width
       ``d`` has, so the two share their scale and differ only in the frequency grid (``d_head / 2`` frequencies, each
       used by ``n_heads`` heads, against ``d / 2``). One head alone is ``1 / sqrt(n_heads)`` of this, a scale that only
@@ -283,7 +282,7 @@ def standard_candidates(
       :func:`posgeom.encodings.alibi_slopes`), read as the distance between the concatenated one-dimensional
       configurations ``x_i = (m_1 i, ..., m_h i)``: ``||m||_2 |i - j|``. Rank 1; its scale-optimal stress does not
       depend on the slopes at all.
-    * **T5 buckets**: :func:`posgeom.encodings.t5_bucket_distances` (32 buckets, maximum distance 128, bidirectional).
+    * **T5 buckets**: ``encodings.relative._t5_bucket_distances`` (32 buckets, maximum distance 128, bidirectional).
     * **learned (pretrained)**: rows ``offset .. offset + n - 1`` of a pretrained model's position embeddings
       (:func:`posgeom.data.learned_position_embeddings`). ``offset`` maps the corpus's position ``i`` to the
       model's position ``i + offset``: 0 when ``mu_0`` counts ``[CLS]`` (BERT's position 0), 1 when only word pieces are
@@ -320,13 +319,13 @@ def standard_candidates(
     m = float(np.linalg.norm(alibi_slopes(n_heads)))
     rows = [
         _fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base=base), f"Vaswani et al., d={d}, base={base:g}"),
-        fixed_distances("RoPE", induced_distances("rope", n, d_model=d, n_heads=n_heads, base=base),
+        _fixed_distances("RoPE", induced_distances("rope", n, d_model=d, n_heads=n_heads, base=base),
                         description=f"{n_heads} heads of d_head={d_head}, unit blocks, base={base:g}"),
-        fixed_distances("ALiBi", induced_distances("alibi", n, d_model=d, n_heads=n_heads),
+        _fixed_distances("ALiBi", induced_distances("alibi", n, d_model=d, n_heads=n_heads),
                         description=f"||m|| |i-j|, {n_heads} heads' slopes (||m||={m:.3g}); rank 1"),
     ]
     if t5:
-        rows.append(fixed_distances("T5 buckets", induced_distances("t5", n, d_model=d, n_heads=n_heads),
+        rows.append(_fixed_distances("T5 buckets", induced_distances("t5", n, d_model=d, n_heads=n_heads),
                                     description="bucket(|i-j|), 32 buckets, max distance 128"))
     off = f", model positions {offset}..{offset + n - 1}"
     if pretrained is not None or model is not None:
@@ -341,7 +340,7 @@ def standard_candidates(
         rows.append(_fixed_encoding("learned (from scratch)", P, f"trained here, d={P.shape[1]}{off}"))
     if constant:
         E = np.ones((n, n)) - np.eye(n)
-        rows.append(fixed_distances("constant (no order)", E, description="E_ij = 1 for i != j; reference"))
+        rows.append(_fixed_distances("constant (no order)", E, description="E_ij = 1 for i != j; reference"))
     rows.append(mds_candidate(rank=None))
     rows.extend(mds_candidate(rank=r) for r in ranks)
     return rows

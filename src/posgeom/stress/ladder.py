@@ -23,7 +23,6 @@ from .candidates import Candidate
 from .table import _evaluate
 
 __all__ = [
-    "StressLadder",
     "stress_ladder",
 ]
 
@@ -51,10 +50,10 @@ class StressLadder:
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.stress import fixed_distances
+    >>> from posgeom.stress import Candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
     >>> line = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
-    >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(6))]
+    >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(6))]
     >>> lad = stress_ladder(rows, inc, rng=0, n_resamples=30)
     >>> lad.names, lad.estimates.shape
     (('line', 'constant'), (4, 2))
@@ -266,10 +265,10 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.stress import fixed_distances
+    >>> from posgeom.stress import Candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
     >>> line = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
-    >>> rows = [fixed_distances("line", line), fixed_distances("constant", 1 - np.eye(6))]
+    >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(6))]
     >>> stress_ladder(rows, inc, rng=0, n_resamples=30).n_texts
     (1600, 800, 400, 200)
     """

@@ -34,8 +34,9 @@ _METHODS = ("classical", "smacof")
 def _strain(X, D) -> float:
     """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``.
 
-    ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (:func:`posgeom.double_centered_gram`) and ``Xc`` is ``X``
-    with its column means removed (the Gram matrix of a centred configuration). 0 iff ``X`` reproduces ``B``.
+    ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (:func:`~posgeom.geometry.double_centered_gram`) and
+    ``Xc`` is ``X`` with its column means removed (the Gram matrix of a centred configuration). 0 iff ``X``
+    reproduces ``B``.
 
     Parameters
     ----------

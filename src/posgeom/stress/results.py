@@ -327,10 +327,10 @@ class StressTable:
 
         Examples
         --------
-        >>> from posgeom.stress import fixed_distances, mds_candidate, stress_table
+        >>> from posgeom.stress import Candidate, mds_candidate, stress_table
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
-        >>> rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
         >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=50)
         >>> table.contrast("MDS", "constant").upper < 0
         True
@@ -363,10 +363,10 @@ class StressTable:
 
         Examples
         --------
-        >>> from posgeom.stress import fixed_distances, mds_candidate, stress_table
+        >>> from posgeom.stress import Candidate, mds_candidate, stress_table
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
-        >>> rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+        >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
         >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).ranked("MDS", "constant")
         True
         """

@@ -157,9 +157,9 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.stress import fixed_distances, mds_candidate
+    >>> from posgeom.stress import Candidate, mds_candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
-    >>> rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(6))]
+    >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
     >>> s = split_half_stress(rows, inc, rng=0, n_splits=2)
     >>> s.names, s.values.shape
     (('MDS', 'constant', 'split-half floor'), (2, 3))

@@ -27,8 +27,8 @@ from ..geometry.estimators import _distances_from_squared, plugin_distances
 from .candidates import (
     _MDS_CACHE,
     Candidate,
+    _fixed_distances,
     _fixed_encoding,
-    fixed_distances,
     mds_candidate,
     standard_candidates,
 )
@@ -41,7 +41,7 @@ __all__ = [
 
 _INTERVALS = ("percentile", "basic")
 # also importable from here, documented where they are defined (candidates, results, shift_invariant)
-_REEXPORTED = (ESTIMATORS, Candidate, fixed_distances, _fixed_encoding, mds_candidate, standard_candidates, StressRow,
+_REEXPORTED = (ESTIMATORS, Candidate, _fixed_distances, _fixed_encoding, mds_candidate, standard_candidates, StressRow,
                StressTable, ShiftInvariantStress, shift_invariant_decomposition)
 
 

@@ -1,7 +1,6 @@
-"""The three conditions of Theorem 4 (positional separation) as diagnostics computed from data (the book's
-operational definitions).
+"""The three conditions of Theorem 4 (positional separation) as diagnostics computed from data.
 
-* :func:`non_stationarity` -- per pair of positions, is ``mu_i != mu_j`` beyond the sampling-noise floor?
+* :func:`non_stationarity` -- per pair of positions, is ``mu_i != mu_j`` beyond a permutation floor?
 * :func:`multiset_bound` -- best accuracy of any function of the multiset of tokens
 * :func:`sequence_bound` -- best accuracy of any function of the sequence
 * :func:`order_sensitivity` -- both bounds and their gap
@@ -18,56 +17,17 @@ from numpy.typing import ArrayLike
 from .._validation import check_positive_int, check_rng
 from ..corpus.counts import position_counts, position_distributions
 from ..geometry.hellinger import hellinger_distances
+from .tasks import _check_ids, _check_labels
 
-__all__ = [
-    "NonStationarity",
-    "OrderSensitivity",
-    "NonDegeneracy",
-    "non_stationarity",
-    "multiset_bound",
-    "sequence_bound",
-    "order_sensitivity",
-    "non_degeneracy",
-]
-
-
-def _check_ids(X, name: str = "X") -> np.ndarray:
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (n_sequences, length) of token ids, got shape {X.shape}")
-    if X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"{name} must hold at least one sequence of at least one token, got shape {X.shape}")
-    if not np.issubdtype(X.dtype, np.integer):
-        raise TypeError(f"{name} must hold integer token ids, got dtype {X.dtype}")
-    if X.min() < 0:
-        raise ValueError(f"{name} has negative token ids; ids must be >= 0")
-    return X.astype(np.int64, copy=False)
-
-
-def _check_labels(y, n: int) -> np.ndarray:
-    y = np.asarray(y)
-    if y.shape != (n,):
-        raise ValueError(f"y must have shape ({n},) (one label per sequence), got {y.shape}")
-    if not np.issubdtype(y.dtype, np.integer):
-        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
-    return y.astype(np.int64, copy=False)
+__all__ = ["non_stationarity", "multiset_bound", "sequence_bound", "order_sensitivity", "non_degeneracy"]
 
 
 @dataclass(frozen=True)
 class NonStationarity:
-    """Result of :func:`non_stationarity` (all (n, n), symmetric).
+    """Result of :func:`non_stationarity`.
 
-    Attributes
-    ----------
-    distances : (n, n) array
-        Plug-in Hellinger distances between the empirical ``mu_i``.
-    floor : (n, n) array
-        The ``1 - alpha`` quantile of the permutation distribution under ``mu_i = mu_j``.
-    p_values : (n, n) array
-        Permutation p-values (1 on the diagonal).
-    distinct : (n, n) bool array
-        ``p_values <= alpha`` off the diagonal (per pair, no multiplicity correction).
-    alpha : float
+    Fields, symmetric (n, n): ``distances`` (plug-in Hellinger), ``floor`` (the permutation null's ``1 - alpha``
+    quantile), ``p_values``, ``distinct`` (``p_values <= alpha`` off the diagonal); and ``alpha``.
     """
 
     distances: np.ndarray
@@ -78,7 +38,7 @@ class NonStationarity:
 
     @property
     def fraction_distinct(self) -> float:
-        """Fraction of pairs ``i < j`` whose distributions are told apart."""
+        """Fraction of pairs ``i < j`` told apart."""
         iu = np.triu_indices(self.distinct.shape[0], k=1)
         return float(self.distinct[iu].mean())
 
@@ -87,21 +47,18 @@ def non_stationarity(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gene
                      alpha: float = 0.05, permutation: str = "pooled") -> NonStationarity:
     """Test, for every pair of positions, whether ``mu_i != mu_j`` against a permutation floor.
 
-    ``permutation="pooled"`` re-splits the ``2N`` tokens seen at ``i`` and ``j`` at random;
-    ``permutation="within"`` exchanges each sequence's pair with probability 1/2 (exact for dependent pairs, as on
-    real text).
-
     Parameters
     ----------
     X : (N, n) int array
-        Token ids.
+        Token ids in ``[0, vocab_size)``.
     vocab_size : int
-        ``V``; ids lie in ``[0, V)``.
     rng : int or numpy.random.Generator
     n_permutations : int, default 200
     alpha : float, default 0.05
         Level of each pairwise test.
     permutation : {"pooled", "within"}, default "pooled"
+        Re-split the ``2N`` tokens at ``i`` and ``j``, or exchange each sequence's pair with probability 1/2
+        (exact for dependent pairs, as on real text).
 
     Returns
     -------
@@ -113,7 +70,6 @@ def non_stationarity(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gene
     >>> bool(non_stationarity(X, 2, rng=0, n_permutations=99, permutation="within").distinct[0, 1])
     True
     """
-
     X = _check_ids(X)
     V = check_positive_int(vocab_size, "vocab_size")
     if X.max() >= V:
@@ -152,7 +108,7 @@ def non_stationarity(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gene
 
 
 def _group_bound(keys: np.ndarray, y: np.ndarray) -> float:
-    """Best accuracy of any function of ``keys`` (rows): sum over groups of the majority label count, over N."""
+    """Best accuracy of any function of ``keys`` (rows): the majority label count summed over groups, over N."""
     _, group = np.unique(keys, axis=0, return_inverse=True)
     group = group.ravel()
     _, label = np.unique(y, return_inverse=True)
@@ -162,14 +118,12 @@ def _group_bound(keys: np.ndarray, y: np.ndarray) -> float:
 
 
 def multiset_bound(X: ArrayLike, y: ArrayLike) -> float:
-    """The best accuracy any function of the *multiset* of tokens reaches on ``(X, y)`` (majority vote per group).
+    """The best accuracy any function of the multiset of tokens reaches on ``(X, y)``.
 
     Parameters
     ----------
-    X : (N, L) int array
-        Token ids, one sequence per row.
-    y : (N,) int array
-        Class labels.
+    X, y : (N, L) and (N,) int arrays
+        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -180,10 +134,8 @@ def multiset_bound(X: ArrayLike, y: ArrayLike) -> float:
     >>> multiset_bound(np.array([[0, 1, 2], [1, 0, 2], [3, 3, 2]]), np.array([1, 0, 1]))
     0.6666666666666666
     """
-
     X = _check_ids(X)
-    y = _check_labels(y, X.shape[0])
-    return _group_bound(np.sort(X, axis=1), y)
+    return _group_bound(np.sort(X, axis=1), _check_labels(y, X.shape[0]))
 
 
 def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
@@ -191,10 +143,8 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
 
     Parameters
     ----------
-    X : (N, L) int array
-        Token ids, one sequence per row.
-    y : (N,) int array
-        Class labels.
+    X, y : (N, L) and (N,) int arrays
+        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -205,33 +155,25 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
     >>> sequence_bound(np.array([[0, 1], [1, 0], [1, 0]]), np.array([1, 0, 1]))
     0.6666666666666666
     """
-
     X = _check_ids(X)
-    y = _check_labels(y, X.shape[0])
-    return _group_bound(X, y)
+    return _group_bound(X, _check_labels(y, X.shape[0]))
 
 
 @dataclass(frozen=True)
 class OrderSensitivity:
-    """Result of :func:`order_sensitivity`.
-
-    Attributes
-    ----------
-    sequence_bound, multiset_bound : float
-        :func:`sequence_bound` and :func:`multiset_bound`.
-    """
+    """Result of :func:`order_sensitivity`: the two bounds, their ``gap`` and whether it ``holds`` (gap > 0)."""
 
     sequence_bound: float
     multiset_bound: float
 
     @property
     def gap(self) -> float:
-        """The accuracy only order can buy, ``sequence_bound - multiset_bound`` (never negative)."""
+        """``sequence_bound - multiset_bound``, the accuracy only order can buy."""
         return self.sequence_bound - self.multiset_bound
 
     @property
     def holds(self) -> bool:
-        """Whether the data are order-sensitive (the gap is positive)."""
+        """Whether the gap is positive."""
         return self.gap > 0
 
 
@@ -240,10 +182,8 @@ def order_sensitivity(X: ArrayLike, y: ArrayLike) -> OrderSensitivity:
 
     Parameters
     ----------
-    X : (N, L) int array
-        Token ids, one sequence per row.
-    y : (N,) int array
-        Class labels.
+    X, y : (N, L) and (N,) int arrays
+        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -257,22 +197,12 @@ def order_sensitivity(X: ArrayLike, y: ArrayLike) -> OrderSensitivity:
     >>> res.sequence_bound, res.multiset_bound, res.holds
     (1.0, 0.5, True)
     """
-
     return OrderSensitivity(sequence_bound(X, y), multiset_bound(X, y))
 
 
 @dataclass(frozen=True)
 class NonDegeneracy:
-    """Result of :func:`non_degeneracy`.
-
-    Attributes
-    ----------
-    n_classes : int
-    min_class_fraction : float
-        Share of the rarest label.
-    constant_positions : tuple of int
-        Positions holding the same token in every sequence.
-    """
+    """Result of :func:`non_degeneracy`: ``n_classes``, ``min_class_fraction``, the ``constant_positions``."""
 
     n_classes: int
     min_class_fraction: float
@@ -280,19 +210,17 @@ class NonDegeneracy:
 
     @property
     def holds(self) -> bool:
-        """Whether the data are non-degenerate (at least two labels and no constant position)."""
+        """At least two labels and no constant position."""
         return self.n_classes >= 2 and not self.constant_positions
 
 
 def non_degeneracy(X: ArrayLike, y: ArrayLike) -> NonDegeneracy:
-    """The data-side reading of non-degeneracy: at least two labels occur and no position is constant.
+    """Non-degeneracy read from data: at least two labels occur and no position is constant.
 
     Parameters
     ----------
-    X : (N, L) int array
-        Token ids, one sequence per row.
-    y : (N,) int array
-        Class labels.
+    X, y : (N, L) and (N,) int arrays
+        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -303,7 +231,6 @@ def non_degeneracy(X: ArrayLike, y: ArrayLike) -> NonDegeneracy:
     >>> non_degeneracy(np.array([[5, 0, 1], [5, 1, 0]]), np.array([1, 0])).constant_positions
     (0,)
     """
-
     X = _check_ids(X)
     y = _check_labels(y, X.shape[0])
     _, counts = np.unique(y, return_counts=True)

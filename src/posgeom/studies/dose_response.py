@@ -1,13 +1,13 @@
 """Chapter 9: does lower stress predict higher accuracy, with seeds as the unit?
 
 * :func:`xor_task` -- a control whose label ignores positions
+* :func:`permute_rows` -- an encoding with a fraction of its rows deranged
 * :func:`seeded_dose_response` -- stress and accuracy of the MDS encoding with rows moved, seed by seed
 * :func:`within_seed_spearman` -- Spearman's correlation of stress and accuracy within each seed
 * :func:`dose_permutation_p_value` -- permutation test of the doses within seeds
 * :func:`within_seed_power` -- power of the ``t`` test on the mean within-seed correlation
 * :func:`extrapolation_runs` -- train at length ``n``, test at ``n``, again at ``n`` and at ``2n``
 * :func:`association_verdict` -- the reading of an interval of the mean within-seed correlation
-* :func:`permute_rows` -- an encoding with a fraction of its rows deranged
 """
 
 from __future__ import annotations
@@ -22,24 +22,23 @@ from scipy import stats
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int, check_rng, check_seeds
 from ..corpus.counts import position_counts, position_distributions
-from ..geometry import pairwise_distances
+from ..encodings.absolute import mds_encoding, sinusoidal_encoding
+from ..geometry import classical_mds, pairwise_distances
 from ..geometry.hellinger import hellinger_distances
-from ..inference import pearson_rows, rank
+from ..inference import pearson_rows, permutation_p_value, rank
 from ..nn import ModelSpec, TrainConfig, fit, fit_ensemble
 from ..stress.core import stress_of_distances
 from .tasks import TaskData, _background, _check_task_args
 
 __all__ = [
-    "DoseRuns",
-    "ExtrapolationRuns",
     "xor_task",
+    "permute_rows",
     "seeded_dose_response",
     "within_seed_spearman",
     "dose_permutation_p_value",
     "within_seed_power",
     "extrapolation_runs",
     "association_verdict",
-    "permute_rows",
 ]
 
 
@@ -56,17 +55,8 @@ def _split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
     return TaskData(data.X[first], data.y[first]), TaskData(data.X[second], data.y[second])
 
 
-def _corpus_distances(data: TaskData) -> np.ndarray:
-    """Hellinger distances between the plug-in positional distributions of a task corpus without padding."""
-    counts = position_counts(data.X, data.length, data.vocab_size)
-    return hellinger_distances(position_distributions(counts))
-
-
 def _scaled_mds_encoding(D, d_model: int) -> np.ndarray:
     """The MDS encoding of ``D`` in width ``d_model``, scaled to the RMS pair distance of the sinusoidal one."""
-    from ..encodings.absolute import mds_encoding, sinusoidal_encoding
-    from ..geometry import classical_mds
-
     D = check_distance_matrix(D, "D")
     d_model = check_positive_int(d_model, "d_model")
     P = mds_encoding(D, d_model, rank=min(classical_mds(D).rank, d_model))
@@ -90,7 +80,6 @@ def permute_rows(encoding: ArrayLike, fraction: float, *, rng: int | np.random.G
     Returns
     -------
     (n, d) array
-        The encoding with the chosen rows moved (a copy for ``fraction = 0``).
 
     Examples
     --------
@@ -126,7 +115,7 @@ def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.r
     Parameters
     ----------
     n_pairs, n_positions, vocab_size, rng, regime
-        As in :func:`posgeom.studies.order_task`; the task holds ``2 n_pairs`` sequences.
+        As in :func:`posgeom.studies.order_task` (``2 n_pairs`` sequences).
 
     Returns
     -------
@@ -153,16 +142,10 @@ def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.r
 
 @dataclass(frozen=True)
 class DoseRuns:
-    """Result of :func:`seeded_dose_response`: one model per (seed, dose).
+    """Result of :func:`seeded_dose_response`: ``fractions`` (F,), ``seeds`` (S), and (S, F) arrays.
 
-    Attributes
-    ----------
-    fractions : (F,) array
-        Fractions of rows moved.
-    seeds : tuple of int
-    stress : (S, F) array
-        Scale-optimal stress of each frozen encoding against its seed's training corpus.
-    train_accuracy, test_accuracy : (S, F) arrays
+    ``stress`` is the scale-optimal stress of each frozen encoding against its seed's training corpus; then
+    ``train_accuracy`` and ``test_accuracy``.
     """
 
     fractions: np.ndarray
@@ -177,19 +160,18 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
                          d_model: int = 16, n_heads: int = 2, n_layers: int = 1) -> DoseRuns:
     """Stress and accuracy of the frozen MDS encoding with a growing fraction of its rows moved, seed by seed.
 
-    Seed ``s`` draws its task with ``rng=[s, 0]``, splits training and test pairs, moves rows with ``rng=[s, 1]``
-    (:func:`permute_rows`) and trains the ``F`` models at once (:func:`posgeom.nn.fit_ensemble`, seeds ``s F + a``).
+    Seed ``s`` draws its task with ``rng=[s, 0]``, moves rows with ``rng=[s, 1]`` (:func:`permute_rows`) and trains
+    the ``F`` models at once (:func:`posgeom.nn.fit_ensemble`, seeds ``s F + a``).
 
     Parameters
     ----------
     task : callable
-        ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired :class:`~posgeom.studies.tasks.TaskData`.
+        ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired task, e.g. :func:`xor_task`.
     seeds : sequence of int
     fractions : sequence of float in [0, 1]
         At least two doses.
-    n_pairs, n_test_pairs : int
-        Pairs in each seed's training and test set.
-    n_positions, vocab_size : int
+    n_pairs, n_test_pairs, n_positions, vocab_size : int
+        Pairs in each seed's training and test set; the task's shape.
     config : posgeom.nn.TrainConfig
     d_model, n_heads, n_layers : int
 
@@ -207,7 +189,7 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
     for b, s in enumerate(seeds):
         data = task(n_pairs + n_test_pairs, n_positions, vocab_size, rng=np.random.default_rng([s, 0]))
         train, test = _split_pairs(data, n_pairs)
-        D = _corpus_distances(train)
+        D = hellinger_distances(position_distributions(position_counts(train.X, train.length, train.vocab_size)))
         P = _scaled_mds_encoding(D, d_model)
         rng = np.random.default_rng([s, 1])
         Qs = [permute_rows(P, float(f), rng=rng) for f in fractions]
@@ -226,7 +208,6 @@ def within_seed_spearman(stress: ArrayLike, accuracy: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     stress, accuracy : (S, F) arrays
-        One row per seed.
 
     Returns
     -------
@@ -258,7 +239,6 @@ def dose_permutation_p_value(stress: ArrayLike, accuracy: ArrayLike, *, rng: int
     Returns
     -------
     float
-        ``(1 + #{|null| >= |observed|}) / (1 + n_permutations)``.
 
     Examples
     --------
@@ -275,21 +255,19 @@ def dose_permutation_p_value(stress: ArrayLike, accuracy: ArrayLike, *, rng: int
     shuffled = np.take_along_axis(np.broadcast_to(y, (n_permutations, S, F)), keys, axis=2)
     null = within_seed_spearman(np.broadcast_to(x, shuffled.shape).reshape(-1, F),
                                 shuffled.reshape(-1, F)).reshape(n_permutations, S).mean(axis=1)
-    return float((1 + np.sum(np.abs(null) >= abs(observed) - 1e-12)) / (1 + n_permutations))
+    return permutation_p_value(observed, null, alternative="two-sided")
 
 
 def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.random.Generator,
                       alpha: float = 0.05, n_sim: int = 4000) -> float:
     """Power of the two-sided ``t`` test on the mean within-seed Spearman correlation, by simulation.
 
-    Each simulated seed draws ``n_doses`` pairs from a bivariate normal law with correlation ``rho``.
-
     Parameters
     ----------
     n_seeds, n_doses : int
-        At least 2 and 3.
+        At least 2 and 3; each seed draws ``n_doses`` bivariate normal pairs.
     rho : float in (-1, 1)
-        The within-seed correlation to detect (0 gives the level).
+        Their correlation (0 gives the level).
     rng : int or numpy.random.Generator
     alpha : float, default 0.05
     n_sim : int, default 4000
@@ -298,7 +276,6 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
     Returns
     -------
     float
-        The rejection rate.
 
     Examples
     --------
@@ -320,14 +297,7 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
 
 @dataclass(frozen=True)
 class ExtrapolationRuns:
-    """Result of :func:`extrapolation_runs`.
-
-    Attributes
-    ----------
-    seeds : tuple of int
-    accuracy : dict str -> (S,) array
-        Test accuracy per seed on ``"n"``, ``"n again"`` and ``"2n"``.
-    """
+    """Result of :func:`extrapolation_runs`: ``seeds`` and ``accuracy``, ``{"n", "n again", "2n"} -> (S,) array``."""
 
     seeds: tuple
     accuracy: dict
@@ -338,8 +308,7 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
                        n_heads: int = 2) -> ExtrapolationRuns:
     """Train at length ``n``; test on fresh sets at ``n``, again at ``n``, and at ``2n``, one seed at a time.
 
-    Seed ``s`` draws its training and two test sets with ``rng=[s, 0]``, the long test set with ``rng=[s, 1]``,
-    and trains with :func:`posgeom.nn.fit` (seed ``s``).
+    Seed ``s`` draws its sets with ``rng=[s, 0]`` (the long one with ``rng=[s, 1]``) and trains with seed ``s``.
 
     Parameters
     ----------
@@ -347,9 +316,8 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
     task : callable
         ``task(n_pairs, n_positions, vocab_size, *, rng)``.
     seeds : sequence of int
-    n_pairs, n_test_pairs : int
-        Pairs in the training set and in each test set.
-    n_positions, vocab_size : int
+    n_pairs, n_test_pairs, n_positions, vocab_size : int
+        Pairs in the training set and in each test set; the task's shape.
     config : posgeom.nn.TrainConfig
     d_model, n_heads : int
 
@@ -387,8 +355,7 @@ def association_verdict(lower: float, upper: float, power: float, *, target_powe
     Returns
     -------
     str
-        "lower stress, higher accuracy", "lower stress, lower accuracy", "no association detected" (powered) or
-        "undetermined".
+        "lower stress, higher/lower accuracy", "no association detected" (powered) or "undetermined".
 
     Examples
     --------

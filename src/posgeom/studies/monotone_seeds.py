@@ -7,7 +7,6 @@
 * :func:`mean_test_power` -- power of that test for a named mean rho
 * :func:`seed_slopes` -- per seed, the slope of rho against ``log2(epochs)``
 * :func:`read_tables` -- the learned position tables of pretrained models that can be read here
-* :func:`gaussian_control` -- a random table with the column means and spreads of a given one
 """
 
 from __future__ import annotations
@@ -17,12 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import stats
 
 from .._validation import check_positive_int, check_rng, check_seeds
+from ..inference import pearson_rows, permutation_p_value, rank
+from ..nn import ModelSpec, TrainConfig, evaluate_loss, fit
 
 __all__ = [
-    "ScratchRuns",
-    "MeanSpearmanTest",
     "imdb_windows",
     "scratch_runs",
     "table_spearman",
@@ -30,13 +30,12 @@ __all__ = [
     "mean_test_power",
     "seed_slopes",
     "read_tables",
-    "gaussian_control",
 ]
 
 
 def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Generator,
                  chars: int = 400) -> np.ndarray:
-    """Full-length ``[CLS] w_1 ... w_{L-2} [SEP]`` windows of random IMDB training reviews (bert-base-uncased).
+    """Full-length ``[CLS] w_1 ... w_{L-2} [SEP]`` bert-base-uncased windows of random IMDB training reviews.
 
     Parameters
     ----------
@@ -45,7 +44,6 @@ def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Gener
     n_positions : int
         Window length ``L >= 3``.
     rng : int or numpy.random.Generator
-        Which reviews.
     chars : int, default 400
         Characters kept of each review before tokenising.
 
@@ -67,7 +65,7 @@ def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Gener
 
 @dataclass(frozen=True)
 class _MaskedLM:
-    """Masked-LM data over the ``K`` kept ids: compact id ``K`` is "other", ``K + 1`` is the mask."""
+    """Masked-LM data over the ``K`` kept ids: compact id ``K`` is "other", ``K + 1`` the mask, target -100 unmasked."""
 
     inputs: np.ndarray
     targets: np.ndarray  # the compact id at masked slots, -100 (ignored by the loss) elsewhere
@@ -90,19 +88,10 @@ def _masked_lm_data(X: np.ndarray, *, n_kept: int, rng: np.random.Generator, mas
 
 @dataclass(frozen=True)
 class ScratchRuns:
-    """Result of :func:`scratch_runs`: ``S`` independent runs observed at the same budgets.
+    """Result of :func:`scratch_runs`.
 
-    Attributes
-    ----------
-    seeds : tuple of int
-    epochs : tuple of int
-        Cumulative epochs, increasing (0: the initial table).
-    tables : (S, B, n, d) array
-        The position table of run ``s`` at budget ``b``.
-    final_loss : (S,) array
-        Masked-LM training loss at the last budget.
-    position_only : (S,) array
-        In-sample cross-entropy of the position-only predictor ``mu_i`` on the masked slots.
+    Fields: ``seeds``; cumulative ``epochs`` (0: the initial table); ``tables`` (S, B, n, d); ``final_loss`` (masked-LM
+    loss at the last budget); ``position_only`` (in-sample loss of the position-only predictor ``mu_i``).
     """
 
     seeds: tuple
@@ -113,7 +102,7 @@ class ScratchRuns:
 
     @property
     def spearman(self) -> np.ndarray:
-        """(S, B) Spearman's rho of each table's distances with the lag (:func:`table_spearman`)."""
+        """(S, B) :func:`table_spearman` of every table."""
         return table_spearman(self.tables)
 
 
@@ -132,28 +121,24 @@ def scratch_runs(windows: ArrayLike, *, seeds: Sequence[int], n_windows: int, ep
                  batch_size: int = 32) -> ScratchRuns:
     """Train one masked-LM Transformer per seed and keep its learned position table at every budget.
 
-    Run ``s`` draws ``n_windows`` windows and their 15% masks from ``numpy.random.default_rng(s)`` and trains with
-    :func:`posgeom.nn.fit` (seed ``s``; constant AdamW, one thread).
+    Run ``s`` draws its windows and 15% masks from ``numpy.random.default_rng(s)`` and trains with
+    :func:`posgeom.nn.fit` (seed ``s``, constant AdamW, one thread).
 
     Parameters
     ----------
     windows : (N, L) int array
-        Token windows to draw from.
     seeds : sequence of int
     n_windows : int
         Windows per run, at most ``N``.
     epochs : sequence of int, default (0, 1, 2, 4, 8)
         Budgets.
     width, n_layers, n_heads, n_kept, lr, batch_size
-        Model width and depth, heads, ids with their own output, AdamW learning rate, mini-batch size.
+        Model width, depth, heads; ids with their own output; AdamW learning rate; mini-batch size.
 
     Returns
     -------
     ScratchRuns
     """
-    from ..nn import ModelSpec, TrainConfig, fit
-    from ..nn.training import evaluate_loss
-
     windows = np.asarray(windows)
     seeds = check_seeds(seeds)
     n_windows = check_positive_int(n_windows, "n_windows")
@@ -190,9 +175,7 @@ def scratch_runs(windows: ArrayLike, *, seeds: Sequence[int], n_windows: int, ep
 
 
 def _pair_ranks(tables: np.ndarray):
-    """Per table, the symmetric (n, n) matrix of the ranks of its pair distances; the pair indices; the lag ranks."""
-    from ..inference import rank
-
+    """Per table the symmetric (n, n) ranks of its pair distances; the pair indices; the lag ranks."""
     n = tables.shape[-2]
     i, j = np.triu_indices(n, k=1)
     sq = (tables**2).sum(-1)
@@ -219,8 +202,6 @@ def table_spearman(tables: ArrayLike) -> np.ndarray:
     >>> float(table_spearman(np.arange(6.0)[:, None]))
     1.0
     """
-    from ..inference import pearson_rows
-
     full, i, j, lag = _pair_ranks(np.asarray(tables, dtype=float))
     return pearson_rows(full[..., i, j], lag)
 
@@ -229,15 +210,8 @@ def table_spearman(tables: ArrayLike) -> np.ndarray:
 class MeanSpearmanTest:
     """Result of :func:`mean_spearman_test`.
 
-    Attributes
-    ----------
-    statistic : float
-        Mean over tables of Spearman's rho with the lag.
-    per_table : (S,) array
-    null : (B,) array
-        The statistic with every table's rows relabelled by its own random permutation.
-    p_value : float
-        One-sided, ``(1 + #{null >= statistic}) / (B + 1)``.
+    Fields: ``statistic`` (mean rho over tables); ``per_table`` (S,); ``null`` (B,), every table's rows relabelled by
+    its own permutation; the one-sided ``p_value``.
     """
 
     statistic: float
@@ -270,8 +244,6 @@ def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
     >>> t.statistic, t.p_value
     (1.0, 0.01)
     """
-    from ..inference import pearson_rows
-
     tables = np.asarray(tables, dtype=float)
     if tables.ndim == 2:
         tables = tables[None]
@@ -291,8 +263,7 @@ def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
             null[c : c + chunk] += pearson_rows(full_s[pc[:, i], pc[:, j]], lag)
     null /= len(tables)
     stat = float(per_table.mean())
-    p = float((1 + np.sum(null >= stat - 1e-12)) / (B + 1))
-    return MeanSpearmanTest(statistic=stat, per_table=per_table, null=null, p_value=p)
+    return MeanSpearmanTest(statistic=stat, per_table=per_table, null=null, p_value=permutation_p_value(stat, null))
 
 
 def mean_test_power(test: MeanSpearmanTest, effect: float, spread: float, *, alpha: float = 0.05) -> float:
@@ -302,25 +273,15 @@ def mean_test_power(test: MeanSpearmanTest, effect: float, spread: float, *, alp
     ----------
     test : MeanSpearmanTest
         Supplies the null and the number of seeds ``S``.
-    effect : float
-        The mean rho to detect.
-    spread : float
-        Between-seed standard deviation of rho (> 0).
+    effect, spread : float
+        The mean rho to detect; its between-seed standard deviation (> 0).
     alpha : float, default 0.05
 
     Returns
     -------
     float
-        ``1 - Phi((q - effect) sqrt(S) / spread)`` with ``q`` the null's ``1 - alpha`` quantile.
-
-    Examples
-    --------
-    >>> t = MeanSpearmanTest(0.0, np.zeros(4), np.linspace(-0.1, 0.1, 1001), 1.0)
-    >>> round(mean_test_power(t, 0.09, 0.02), 2)
-    0.5
+        ``1 - Phi((q - effect) sqrt(S) / spread)``, ``q`` the null's ``1 - alpha`` quantile.
     """
-    from scipy import stats
-
     if not spread > 0:
         raise ValueError(f"spread must be > 0, got {spread!r}")
     q = test.quantile(1 - alpha)
@@ -352,10 +313,8 @@ def seed_slopes(values: ArrayLike, epochs: ArrayLike) -> np.ndarray:
     return (values - values.mean(axis=1, keepdims=True)) @ xc / (xc**2).sum()
 
 
-
-
 def read_tables(models: Sequence[str]) -> tuple[dict, dict]:
-    """The learned position tables of ``models`` (:func:`posgeom.data.learned_position_embeddings`), where possible.
+    """The learned position tables of ``models`` (:func:`posgeom.data.learned_position_embeddings`) where readable.
 
     Parameters
     ----------
@@ -364,10 +323,8 @@ def read_tables(models: Sequence[str]) -> tuple[dict, dict]:
 
     Returns
     -------
-    tables : dict
-        Name -> (n, d) array, for the models that could be read.
-    skipped : dict
-        Name -> the reason a model could not be read here.
+    tables, skipped : dict
+        Name -> (n, d) array; name -> why the model could not be read here.
     """
     from ..data import learned_position_embeddings
 
@@ -378,24 +335,3 @@ def read_tables(models: Sequence[str]) -> tuple[dict, dict]:
         except (OSError, ImportError, ValueError) as exc:
             skipped[name] = f"{type(exc).__name__}: {str(exc).split('. ')[0]}"
     return tables, skipped
-
-
-def gaussian_control(encoding: ArrayLike, *, rng: int | np.random.Generator) -> np.ndarray:
-    """A table of i.i.d. normal entries with the shape and the per-column mean and spread of ``encoding``.
-
-    Parameters
-    ----------
-    encoding : (n, d) array
-    rng : int or numpy.random.Generator
-
-    Returns
-    -------
-    (n, d) array
-
-    Examples
-    --------
-    >>> gaussian_control(np.ones((4, 3)) * [1.0, 2.0, 3.0], rng=0).shape
-    (4, 3)
-    """
-    P = np.asarray(encoding, dtype=float)
-    return P.mean(axis=0) + P.std(axis=0) * check_rng(rng).standard_normal(P.shape)

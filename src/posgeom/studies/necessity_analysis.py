@@ -1,14 +1,13 @@
-"""Measurements for the chapter on Theorem 1 (necessity): symmetry defects, seeded ensembles, accuracies by unit.
+"""Chapter 3 (necessity): symmetry defects, seeded ensembles, accuracies by independent unit.
 
-:func:`symmetry_defects` measures how far a model is from permutation equivariance (per-token outputs) and
-invariance (pooled output) under one permutation; :func:`defect_table` does it for one random model per scheme.
-:func:`train_seeds` trains one configuration for several seeds at once (:func:`posgeom.nn.fit_ensemble`).
-:func:`unit_accuracy` returns the accuracy
-per independent unit of a test set: per row for token labels, per swapped pair for the order task, whose second
-half holds the first half's partners. :func:`pair_lower_bounds` gives each run a lower confidence bound on its
-accuracy from those independent pairs; :func:`plot_scheme_accuracy` draws the chapter's key figure.
-:func:`interval_power` and :func:`detectable_effect` give the power of the chapter's test across seeds (the lower
-end of a two-sided ``t`` interval above a reference) and the smallest standardised effect it detects.
+* :func:`symmetry_defects` -- equivariance and invariance defects of a model under one permutation
+* :func:`defect_table` -- the defects of one random model per scheme
+* :func:`train_seeds` -- one configuration trained for several seeds at once
+* :func:`unit_accuracy` -- accuracy per independent unit of a test set (row, or swapped pair)
+* :func:`plot_scheme_accuracy` -- the chapter's key figure
+* :func:`pair_lower_bounds` -- per run, a lower confidence bound on its accuracy from independent pairs
+* :func:`interval_power` -- power of "the lower end of the ``t`` interval lies above a reference"
+* :func:`detectable_effect` -- the smallest standardised effect that design detects
 """
 
 from __future__ import annotations
@@ -18,10 +17,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import torch
 from numpy.typing import ArrayLike
+from scipy import optimize, stats
+
+from .._validation import check_positive_int
+from ..inference import wilson_interval
+from ..nn import ModelSpec, TrainConfig, TransformerClassifier, fit_ensemble, predict, seed_everything
 
 if TYPE_CHECKING:
-    import torch
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -46,15 +50,13 @@ def symmetry_defects(model: torch.nn.Module, ids: ArrayLike, perm: ArrayLike) ->
     ----------
     model : posgeom.nn.TransformerClassifier
     ids : (N, L) LongTensor
-        Token ids.
     perm : (L,) LongTensor
         A permutation of the positions.
 
     Returns
     -------
     tuple of float
-        ``max |F(Pi X) - Pi F(X)|`` over the per-token outputs, ``max |g(Pi X) - g(X)|`` over the pooled
-        outputs, and ``max |F(X)|``.
+        ``max |F(Pi X) - Pi F(X)|`` (per-token outputs), ``max |g(Pi X) - g(X)|`` (pooled), ``max |F(X)|``.
 
     Examples
     --------
@@ -66,8 +68,6 @@ def symmetry_defects(model: torch.nn.Module, ids: ArrayLike, perm: ArrayLike) ->
     >>> tok < 1e-5 * scale and pool < 1e-5 * scale
     True
     """
-    import torch
-
     with torch.no_grad():
         out = model(ids, pooled=False)
         tokens = (model(ids[:, perm], pooled=False) - out[:, perm]).abs().max().item()
@@ -78,24 +78,20 @@ def symmetry_defects(model: torch.nn.Module, ids: ArrayLike, perm: ArrayLike) ->
 def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, vocab_size: int, d_model: int = 32,
                  n_heads: int = 4, n_layers: int = 2,
                  causal: bool = False, extra: dict | None = None, seed: int = 1) -> pd.DataFrame:
-    """:func:`symmetry_defects` of one random model per scheme, all initialised after ``seed_everything(seed)``.
+    """:func:`symmetry_defects` of one random model per scheme, each initialised after ``seed_everything(seed)``.
 
     Parameters
     ----------
     schemes : sequence of str
-        Positional schemes (see :data:`posgeom.encodings.SCHEMES`).
-    ids : (N, L) LongTensor
-        Token ids.
-    perm : (L,) LongTensor
-        The permutation.
+        Positional schemes (:data:`posgeom.encodings.SCHEMES`).
+    ids, perm : LongTensor
+        Token ids (N, L) and the permutation (L,).
     vocab_size, d_model, n_heads, n_layers : int
-        The architecture (width 32, four heads, two layers by default).
+        The architecture.
     causal : bool, default False
-        Decoder (causal) attention.
     extra : dict, optional
-        Keyword arguments per scheme, e.g. ``{"low_rank": {"rank": 3}}``.
+        Options per scheme, e.g. ``{"low_rank": {"rank": 3}}``.
     seed : int, default 1
-        Seed of every model's initialisation.
 
     Returns
     -------
@@ -110,8 +106,6 @@ def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, voc
     >>> bool(t.loc["none", "equivariance defect"] < 1e-5 < t.loc["learned", "equivariance defect"])
     True
     """
-    from ..nn import TransformerClassifier, seed_everything
-
     rows = {}
     for scheme in schemes:
         seed_everything(seed)
@@ -127,20 +121,15 @@ def train_seeds(X: ArrayLike, y: ArrayLike, *, positional: str, seeds: Sequence[
                 epochs: int = 12, lr: float = 3e-3, batch_size: int = 64) -> list:
     """One trained model per seed, fitted at once by :func:`posgeom.nn.fit_ensemble` (independent runs).
 
-    Each member has its own initialisation and mini-batch order.
-
     Parameters
     ----------
     X : (N, L) int array
-        Token ids.
     y : (N,) or (N, L) int array
         Sequence labels, or token labels.
     positional : str
         The positional scheme.
     seeds : sequence of int
-        Distinct seeds, one run each.
     causal : bool, default False
-        Decoder (causal) attention.
     n_classes, vocab_size, d_model, n_heads, n_layers : int
         The architecture (``vocab_size`` defaults to ``max id + 1``).
     epochs, lr, batch_size
@@ -149,7 +138,7 @@ def train_seeds(X: ArrayLike, y: ArrayLike, *, positional: str, seeds: Sequence[
     Returns
     -------
     list of posgeom.nn.TransformerClassifier
-        The trained models, in eval mode, in the order of ``seeds``.
+        In eval mode, in the order of ``seeds``.
 
     Examples
     --------
@@ -158,8 +147,6 @@ def train_seeds(X: ArrayLike, y: ArrayLike, *, positional: str, seeds: Sequence[
     >>> len(train_seeds(data.X, data.y, positional="learned", seeds=[0, 1], epochs=1))
     2
     """
-    from ..nn import ModelSpec, TrainConfig, fit_ensemble
-
     X = np.asarray(X)
     V = int(X.max()) + 1 if vocab_size is None else int(vocab_size)
     spec = ModelSpec(vocab_size=V, n_positions=X.shape[1], d_model=d_model, n_heads=n_heads, n_layers=n_layers,
@@ -169,29 +156,20 @@ def train_seeds(X: ArrayLike, y: ArrayLike, *, positional: str, seeds: Sequence[
 
 
 def unit_accuracy(model: torch.nn.Module, X: ArrayLike, y: ArrayLike, *, pairs: bool = False) -> np.ndarray:
-    """Accuracy per independent unit of a test set.
-
-    With token labels ``y`` of shape ``(N, L)`` the unit is a sequence (mean over its tokens). With sequence
-    labels and ``pairs=True`` the unit is a sampled sequence together with its partner, row ``i + N/2`` (mean of
-    the two); otherwise a sequence.
+    """Accuracy per independent unit: a sequence, or with ``pairs=True`` a sequence and its partner ``N/2`` rows below.
 
     Parameters
     ----------
     model : posgeom.nn.TransformerClassifier
     X : (N, L) int array
     y : (N,) or (N, L) int array
+        Sequence labels, or token labels (the unit is then the sequence, mean over its tokens).
     pairs : bool, default False
-        Average each row with its partner ``N/2`` rows below.
 
     Returns
     -------
     numpy.ndarray
-        One accuracy in ``[0, 1]`` per unit; their mean is the model's accuracy.
-
-    Raises
-    ------
-    ValueError
-        If ``pairs=True`` and ``N`` is odd.
+        One accuracy per unit.
 
     Examples
     --------
@@ -201,8 +179,6 @@ def unit_accuracy(model: torch.nn.Module, X: ArrayLike, y: ArrayLike, *, pairs: 
     >>> unit_accuracy(m, data.X, data.y, pairs=True).shape
     (10,)
     """
-    from ..nn import predict
-
     y = np.asarray(y)
     correct = (predict(model, X, pooled=y.ndim == 1).argmax(-1).numpy() == y).astype(float)
     if correct.ndim == 2:
@@ -216,28 +192,18 @@ def unit_accuracy(model: torch.nn.Module, X: ArrayLike, y: ArrayLike, *, pairs: 
 
 
 def plot_scheme_accuracy(table: pd.DataFrame, ceiling: float, *, ax: Axes | None = None) -> Figure:
-    """Bar chart of mean test accuracy per configuration with its interval, and the multiset ceiling.
+    """Bar chart of mean test accuracy per configuration with its interval and seeds, and the multiset ceiling.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        A (scheme, attention) index and the columns ``test accuracy``, ``low``, ``high`` and ``seeds`` (per-seed
-        accuracies, drawn as dots).
+        (scheme, attention) index; columns ``test accuracy``, ``low``, ``high``, ``seeds`` (per-seed accuracies).
     ceiling : float
-        The multiset ceiling, drawn as a dashed line.
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib.figure.Figure
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"test accuracy": [0.5], "low": [0.5], "high": [0.5], "seeds": [[0.5, 0.5]]},
-    ...                  index=pd.MultiIndex.from_tuples([("none", "bidirectional")]))
-    >>> len(plot_scheme_accuracy(t, 0.5).axes)
-    1
     """
     import matplotlib.pyplot as plt
 
@@ -262,37 +228,19 @@ def plot_scheme_accuracy(table: pd.DataFrame, ceiling: float, *, ax: Axes | None
 
 def pair_lower_bounds(models: Sequence[torch.nn.Module], X: ArrayLike, y: ArrayLike, *,
                       confidence: float = 0.99) -> np.ndarray:
-    """Per run, a lower confidence bound on its accuracy from the independent pairs of a test set.
-
-    Rows ``i`` and ``i + N/2`` are a sampled sequence and its partner. A pair counts as a success when the run
-    classifies both rows correctly; successes over the ``N/2`` independent pairs are binomial, and the rate of
-    fully correct pairs is at most the accuracy, so the Wilson lower bound of that rate
-    (:func:`posgeom.inference.wilson_interval`) is a valid lower bound on the run's accuracy.
+    """Per run, the Wilson lower bound of its rate of fully correct pairs (a lower bound on its accuracy).
 
     Parameters
     ----------
     models : sequence of posgeom.nn.TransformerClassifier
-        The runs.
-    X : (N, L) int array
+    X, y : (N, L) and (N,) int arrays
         Sampled sequences, then their partners.
-    y : (N,) int array
     confidence : float, default 0.99
 
     Returns
     -------
     numpy.ndarray
-        One lower bound per run.
-
-    Examples
-    --------
-    >>> from posgeom.studies import order_task
-    >>> data = order_task(10, 6, 6, rng=0, regime="uniform")
-    >>> runs = train_seeds(data.X, data.y, positional="none", seeds=[0], epochs=1)
-    >>> bool(pair_lower_bounds(runs, data.X, data.y)[0] <= 0.5)
-    True
     """
-    from ..inference import wilson_interval
-
     bounds = []
     for model in models:
         per_pair = unit_accuracy(model, X, y, pairs=True)
@@ -304,41 +252,25 @@ def pair_lower_bounds(models: Sequence[torch.nn.Module], X: ArrayLike, y: ArrayL
 def interval_power(effect_size: float, n_seeds: int, *, confidence: float = 0.99) -> float:
     """Power of "the lower end of the two-sided ``t`` interval of the mean lies above the reference".
 
-    The runs' scores are modelled as ``n_seeds`` independent normal draws with mean ``reference + delta`` and SD
-    ``sigma``; ``effect_size = delta / sigma``. The lower end of the interval at ``confidence`` exceeds the reference
-    exactly when the one-sample ``t`` statistic exceeds ``t_{(1 + confidence)/2, n - 1}``, whose law under the model
-    is noncentral ``t`` with ``n - 1`` degrees of freedom and noncentrality ``effect_size sqrt(n)``.
+    Scores are ``n_seeds`` normal draws, ``effect_size = delta / sigma``; the statistic is noncentral ``t``.
 
     Parameters
     ----------
     effect_size : float
-        ``delta / sigma``, the mean excess over the reference in seed standard deviations.
+        The mean excess over the reference in seed standard deviations.
     n_seeds : int, >= 2
-        Independent runs.
     confidence : float, default 0.99
-        Coverage of the two-sided interval (the test is one-sided at level ``(1 - confidence) / 2``).
+        Coverage of the interval (the test has level ``(1 - confidence) / 2``).
 
     Returns
     -------
     float
-        The probability that the design declares the excess.
-
-    Raises
-    ------
-    ValueError
-        ``n_seeds < 2`` or ``confidence`` outside (0, 1).
 
     Examples
     --------
-    >>> round(interval_power(0.0, 5), 4)  # no effect: the one-sided level (1 - 0.99) / 2
-    0.005
-    >>> round(interval_power(3.0, 5), 2)
-    0.89
+    >>> round(interval_power(0.0, 5), 4), round(interval_power(3.0, 5), 2)
+    (0.005, 0.89)
     """
-    from scipy import stats
-
-    from .._validation import check_positive_int
-
     n = check_positive_int(n_seeds, "n_seeds", minimum=2)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
@@ -347,34 +279,24 @@ def interval_power(effect_size: float, n_seeds: int, *, confidence: float = 0.99
 
 
 def detectable_effect(n_seeds: int, *, confidence: float = 0.99, power: float = 0.8) -> float:
-    """The smallest standardised effect ``delta / sigma`` that :func:`interval_power` detects with ``power``.
+    """The smallest ``delta / sigma`` that :func:`interval_power` detects with ``power``.
 
     Parameters
     ----------
     n_seeds : int, >= 2
     confidence : float, default 0.99
     power : float, default 0.8
-        Must exceed the level ``(1 - confidence) / 2``.
+        Above the level ``(1 - confidence) / 2``.
 
     Returns
     -------
     float
-        In seed standard deviations: a design with seed SD ``sigma`` detects a mean excess ``delta`` with at least
-        ``power`` exactly when ``delta >= detectable_effect(...) * sigma``.
-
-    Raises
-    ------
-    ValueError
-        ``power`` not above the level or not below 1.
 
     Examples
     --------
-    >>> d = detectable_effect(5)
-    >>> round(d, 2), round(interval_power(d, 5), 3)
-    (2.63, 0.8)
+    >>> round(detectable_effect(5), 2)
+    2.63
     """
-    from scipy import optimize
-
     level = (1 - confidence) / 2
     if not level < power < 1:
         raise ValueError(f"power must lie in ({level}, 1), got {power}")

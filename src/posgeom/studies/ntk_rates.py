@@ -1,6 +1,6 @@
 """Appendix (NTK regime): width sweeps of the masked-slot network, one independent seed per run.
 
-* :func:`loglog_fit` -- slope of ``log value`` on ``log width`` with its ``t`` interval
+* :func:`loglog_fit` -- slope of ``log value`` on ``log width`` with its ``t`` interval, as a table row
 * :func:`lag_spearman` -- Spearman correlation of the pair distances with the lag
 * :func:`kernel_deviations` -- deviation of the NTK blocks from ``delta_ij I`` at initialisation
 * :func:`train_runs` -- trained (and linearised) networks against the kernel-regime prediction
@@ -15,6 +15,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy import stats
+
+from ..geometry import pairwise_distances
+from ..inference import power_law_fit, spearman
+from ..nn import init_masked_slot, kernel_regime_distances, ntk_blocks, train_masked_slot
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -49,15 +54,13 @@ def loglog_fit(widths: ArrayLike, values: ArrayLike, *, confidence: float = 0.99
     >>> round(fit["slope"], 6), fit["points"]
     (-0.5, 8)
     """
-    from ..inference import power_law_fit
-
     fit = power_law_fit(widths, values, confidence=confidence)
     return {"slope": fit.slope, "low": fit.lower, "high": fit.upper, "points": int(fit.n),
             "intercept": fit.intercept}
 
 
 def lag_spearman(D: ArrayLike) -> float:
-    """Spearman correlation of the distances of all pairs ``i < j`` of ``D`` with the lag ``j - i``.
+    """Spearman correlation of the distances ``D[i, j]``, ``i < j``, with the lag ``j - i``.
 
     Parameters
     ----------
@@ -73,8 +76,6 @@ def lag_spearman(D: ArrayLike) -> float:
     >>> lag_spearman(np.abs(x[:, None] - x[None, :]))
     1.0
     """
-    from ..inference import spearman
-
     D = np.asarray(D)
     iu = np.triu_indices(D.shape[0], k=1)
     return float(spearman(D[iu], iu[1] - iu[0]))
@@ -95,10 +96,8 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
     widths : sequence of int
     sigma0 : float
         Initial embedding scale.
-    n_seeds : int
-        Networks per width.
-    seed0 : int
-        Network ``s`` at the ``k``-th width gets seed ``seed0 + 10^m k + s`` with ``10^m >= n_seeds``.
+    n_seeds, seed0 : int
+        Networks per width; network ``s`` at the ``k``-th width gets seed ``seed0 + 10^m k + s``, ``10^m >= n_seeds``.
 
     Returns
     -------
@@ -111,8 +110,6 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
     >>> len(k), bool(k["seed"].is_unique)
     (4, True)
     """
-    from ..nn import init_masked_slot, ntk_blocks
-
     n, vocab = n_positions, vocab_size
     iu = np.triu_indices(n, k=1)
     rows = []
@@ -130,9 +127,9 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
                steps: int, n_seeds: int, seed0: int, linearised: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
     """Train the masked-slot network at every width, ``n_seeds`` independent initialisations each.
 
-    Each row is one run: ``error`` (RMS of learned minus kernel-regime distances), ``rho`` (:func:`lag_spearman`),
-    ``discordance`` (one minus Kendall's tau with the prediction) and, if ``linearised``, ``gap`` (distance from the
-    linearised network's embeddings, relative to their displacement).
+    One row per run: ``error`` (RMS of learned minus kernel-regime distances), ``rho`` (:func:`lag_spearman`),
+    ``discordance`` (1 - Kendall's tau with the prediction) and, if ``linearised``, the relative ``gap`` to the
+    linearised network.
 
     Parameters
     ----------
@@ -161,11 +158,6 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
     >>> len(runs), D.shape
     (2, (3, 3))
     """
-    from scipy import stats
-
-    from ..geometry import pairwise_distances
-    from ..nn import init_masked_slot, kernel_regime_distances, train_masked_slot
-
     target = np.asarray(target)
     n, vocab = target.shape
     iu = np.triu_indices(n, k=1)

@@ -109,7 +109,11 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     if not 0 < quantile < 1:
         raise ValueError(f"quantile must lie in (0, 1), got {quantile}")
     rng = check_rng(rng)
-    X = np.where(mask, 0, X).astype(np.int64)
+    # Only the tokens that occur matter (shuffling within sequences keeps every sequence's tokens): renumber them
+    # 0..V'-1 in their order, so each null corpus counts into an n x V' table instead of n x V.
+    present = np.bincount(real.astype(np.int64), minlength=V) > 0
+    V = max(int(present.sum()), 1)
+    X = np.where(mask, 0, (np.cumsum(present) - 1)[np.where(mask, 0, X)]).astype(np.int64)
     n = X.shape[1]
     observed = classical_mds(_distances(X, mask, V)).eigenvalues
     null = np.empty((B, n))

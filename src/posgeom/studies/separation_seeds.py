@@ -8,13 +8,13 @@ positions whose order no label depends on gains nothing from being apart and pay
 * :func:`role_task`: the whole population (each sequence once, so the training loss *is* the population loss and
   no data sample needs replicating) of a task with two pairs of positions: pair A = (0, 1) with a strong, a weak or
   no cause to be told apart, pair B = (2, 3) with none.
-* :func:`train_regularised`: phase 1, :func:`posgeom.nn.fit_ensemble` (AdamW with decoupled weight decay,
-  mini-batches, cosine schedule); phase 2, full-batch Adam on the explicit ``L_lam`` of every member, with the
-  gradient norm at its start and end, its ratio to the penalty's gradient and the loss trace (:class:`RegularisedRuns`).
+* :func:`train_regularised`: models without layer normalisation, warm-started by :func:`posgeom.nn.fit_ensemble`,
+  then full-batch float64 L-BFGS on the explicit ``L_lam`` of every member until each meets the stationarity
+  criterion ``||grad L_lam|| <= tol * lam ||theta||`` (:class:`RegularisedRuns` records every member's final ratio).
 * :func:`pair_distances`: ``||p_i - p_j||`` of the two pairs relative to the mean distance over all pairs of the
   same table (a scale-free reading).
-* :func:`cumulative_decay`, :func:`sign_flip_p`: the strength of AdamW's decay, an exact sign-flip test over seeds
-  (the power of the paired t test is :func:`posgeom.inference.t_test_power`).
+* :func:`sign_flip_p`: an exact sign-flip test over seeds (the power of the paired t test is
+  :func:`posgeom.inference.t_test_power`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_positive_int, check_seeds
+from .._validation import check_positive_int, check_real, check_seeds
 from .tasks import TaskData
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
     "RegularisedRuns",
     "train_regularised",
     "pair_distances",
-    "cumulative_decay",
     "sign_flip_p",
 ]
 
@@ -101,35 +100,6 @@ def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
     return TaskData(np.array(rows, dtype=np.int64), np.array(labels, dtype=np.int64))
 
 
-def cumulative_decay(lr: float, weight_decay: float, steps: int, *, schedule: str = "cosine") -> float:
-    """The product ``prod_t (1 - lr_t * weight_decay)``: how much AdamW's decoupled decay alone shrinks a weight.
-
-    Parameters
-    ----------
-    lr, weight_decay : float
-        Peak learning rate and decay.
-    steps : int
-        Optimiser steps.
-    schedule : {"cosine", "constant"}
-        ``lr_t = lr (1 + cos(pi t / steps)) / 2`` (torch's cosine annealing) or ``lr``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(cumulative_decay(0.05, 0.01, 80), 3)
-    0.98
-    """
-    steps = check_positive_int(steps, "steps")
-    t = np.arange(steps)
-    rates = lr * (1 + np.cos(np.pi * t / steps)) / 2 if schedule == "cosine" else np.full(steps, lr)
-    return float(np.prod(1 - rates * weight_decay))
-
-
-
-
 @dataclass(frozen=True)
 class RegularisedRuns:
     """Result of :func:`train_regularised` (one entry per seed).
@@ -139,35 +109,33 @@ class RegularisedRuns:
     seeds : (S,) int array
     initial, final : (S, L, d) arrays
         The position tables before training and at the end.
+    params : dict of str to (S, ...) array
+        Every final parameter, stacked over the seeds (float64), named as in the model.
     grad_start, grad_norm : (S,) arrays
         ``||grad L_lam||`` of each member (all parameters) at the start and at the end of phase 2.
     grad_positions : (S,) array
         The part of the final gradient that acts on the position table, ``||grad_P L_lam||``.
-    late : (S, L, d) array
-        The position tables four fifths of the way through phase 2 (how much they still move at the end).
-    loss_trace : (k,) array
-        Mean ``L_lam`` over the members after each step of phase 2.
+    iterations : (S,) int array
+        Phase-2 iterations each member took (``max_iter`` for a member that never met the criterion).
     ce, penalty, accuracy : (S,) arrays
         Cross-entropy, ``lam / 2 ||theta||^2`` and training accuracy at the end.
-    decay : float
-        The cumulative decay factor of phase 1 (:func:`cumulative_decay`).
-    lam : float
-        The ``lam`` of phase 2.
+    lam, tol : float
+        The ``lam`` of the loss and the stationarity criterion.
     """
 
     seeds: np.ndarray
     initial: np.ndarray
     final: np.ndarray
+    params: dict
     grad_start: np.ndarray
     grad_norm: np.ndarray
     grad_positions: np.ndarray
-    late: np.ndarray
-    loss_trace: np.ndarray
+    iterations: np.ndarray
     ce: np.ndarray
     penalty: np.ndarray
     accuracy: np.ndarray
-    decay: float
     lam: float
+    tol: float
 
     @property
     def gradient_ratio(self) -> np.ndarray:
@@ -179,44 +147,115 @@ class RegularisedRuns:
         return self.grad_norm / np.sqrt(2 * self.lam * self.penalty)
 
     @property
-    def plateau(self) -> float:
-        """Relative change of the mean ``L_lam`` over the last fifth of phase 2: ``|L(end) - L(4/5)| / L(end)``."""
-        k = len(self.loss_trace)
-        return float(abs(self.loss_trace[-1] - self.loss_trace[(4 * k) // 5 - 1]) / self.loss_trace[-1])
+    def stationary(self) -> np.ndarray:
+        """Per seed, whether the criterion ``||grad L_lam|| <= tol * lam ||theta||`` holds at the end."""
+        return self.gradient_ratio <= self.tol
 
 
-def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 1e-2, width: int = 8, epochs: int = 40,
-                      lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64,
-                      steps: int = 300, polish_lr: float = 0.03) -> RegularisedRuns:
-    """Fit one model per seed with :func:`posgeom.nn.fit_ensemble`, then descend the explicit ``L_lam`` to a plateau.
+def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
+    """L-BFGS for ``S`` separate objectives at once: each row of ``x`` has its own history and its own step.
 
-    Seed ``s`` draws the initial position table (``N(0, 1)`` entries, so every pair starts apart), initialises the
-    other parameters and orders the mini-batches of phase 1 (AdamW, decoupled decay ``weight_decay``, cosine
-    schedule). Phase 2 takes ``steps`` full-batch Adam steps (cosine schedule from ``polish_lr``) on
-    ``sum_k [CE_k + lam / 2 ||theta_k||^2]`` in float64; the members' losses are separate and Adam is elementwise,
-    so this is each member's own descent of its ``L_lam``.
+    ``f(x_rows, rows)`` returns the losses (k,) and gradients (k, n) of the members ``rows``; ``done(x, grad)`` the
+    members that meet their stopping criterion (they are left where they are). Steps: the two-loop recursion of
+    each member's last ``memory`` pairs, a backtracking line search on each member's own Armijo condition
+    (sufficient decrease ``c1``), a pair kept only when its curvature ``s.y`` is positive. Returns ``x``, the
+    gradients and the iterations each member took.
+    """
+    import torch
+
+    S, n = x.shape
+    x = x.clone()
+    loss, grad = f(x, torch.arange(S))
+    s_hist, y_hist = torch.zeros(memory, S, n, dtype=x.dtype), torch.zeros(memory, S, n, dtype=x.dtype)
+    rho, gamma = torch.zeros(memory, S, dtype=x.dtype), torch.ones(S, dtype=x.dtype)
+    iters = torch.zeros(S, dtype=torch.long)
+    for it in range(max_iter):
+        active = torch.nonzero(~done(x, grad)).flatten()
+        if active.numel() == 0:
+            break
+        g = grad[active]
+        q, alphas, order = g.clone(), [], [(it - 1 - j) % memory for j in range(memory)]  # newest pair first
+        for i in order:
+            a = rho[i, active] * (s_hist[i, active] * q).sum(1)
+            q -= a[:, None] * y_hist[i, active]
+            alphas.append(a)
+        r = gamma[active, None] * q
+        for i, a in zip(reversed(order), reversed(alphas)):
+            r += s_hist[i, active] * (a - rho[i, active] * (y_hist[i, active] * r).sum(1))[:, None]
+        d, slope = -r, -(r * g).sum(1)
+        uphill = slope >= 0  # not a descent direction: fall back on the gradient
+        d[uphill], slope[uphill] = -g[uphill], -(g[uphill] ** 2).sum(1)
+        t = torch.where(iters[active] == 0, torch.clamp(1 / g.norm(dim=1), max=1.0), torch.ones_like(slope))
+        new_x, new_loss, new_grad = x[active].clone(), loss[active].clone(), g.clone()
+        pending = torch.ones(active.numel(), dtype=torch.bool)
+        for _ in range(40):
+            rows = torch.nonzero(pending).flatten()
+            if rows.numel() == 0:
+                break
+            trial = x[active[rows]] + t[rows, None] * d[rows]
+            trial_loss, trial_grad = f(trial, active[rows])
+            ok = trial_loss <= loss[active[rows]] + c1 * t[rows] * slope[rows]
+            kept = rows[ok]
+            new_x[kept], new_loss[kept], new_grad[kept] = trial[ok], trial_loss[ok], trial_grad[ok]
+            pending[kept] = False
+            t[rows[~ok]] *= 0.5
+        step, change = new_x - x[active], new_grad - g
+        sy = (step * change).sum(1)
+        valid = sy > 1e-12 * step.norm(dim=1) * change.norm(dim=1)
+        slot = it % memory
+        s_hist[slot, active], y_hist[slot, active] = step, change
+        rho[slot, active] = torch.where(valid, 1 / sy, torch.zeros_like(sy))
+        gamma[active] = torch.where(valid, sy / (change * change).sum(1), gamma[active])
+        x[active], loss[active], grad[active] = new_x, new_loss, new_grad
+        iters[active] += 1
+    return x, grad, iters
+
+
+def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2, width: int = 8, epochs: int = 40,
+                      lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64, tol: float = 1e-3,
+                      max_iter: int = 3000, memory: int = 50) -> RegularisedRuns:
+    """Fit one model per seed, then minimise the explicit ``L_lam`` of every member to a stationary point.
+
+    The models have no layer normalisation (``ModelSpec(layer_norm=False)``): with it, the cross-entropy would be
+    blind to the scale of the weights feeding each LayerNorm, and the penalty would shrink them forever (an
+    ill-posed, ill-conditioned minimisation). Seed ``s`` draws the initial position table (``N(0, 1)`` entries, so
+    every pair starts apart), initialises the other parameters and orders the mini-batches of phase 1
+    (:func:`posgeom.nn.fit_ensemble`: AdamW, decoupled decay ``weight_decay``, cosine schedule), a warm start.
+    Phase 2 minimises ``L_lam(theta) = CE(theta) + lam / 2 ||theta||^2`` (every parameter, positions included) of
+    every member in float64 by full-batch L-BFGS, each member with its own history and its own line search, until
+    each member meets the stationarity criterion ``||grad L_lam|| <= tol * lam ||theta||`` or ``max_iter``
+    iterations have passed (the result records every member's final ratio: check it, nothing here hides a miss).
 
     Parameters
     ----------
     data : TaskData
     seeds : sequence of int
         Distinct seeds ``>= 0``.
-    lam : float, default 1e-2
-        The ``lam`` of the regularised loss (every parameter, positions included).
+    lam : float, default 2e-2
+        The ``lam`` of the regularised loss, ``> 0``.
     width, epochs, lr, weight_decay, batch_size :
         Model width (one layer, two heads) and the :class:`posgeom.nn.TrainConfig` of phase 1.
-    steps, polish_lr :
-        Phase 2.
+    tol : float, default 1e-3
+        The stationarity criterion, ``> 0``.
+    max_iter : int, default 3000
+        Cap on the L-BFGS iterations of a member.
+    memory : int, default 50
+        Pairs of L-BFGS history per member.
 
     Returns
     -------
     RegularisedRuns
 
+    Raises
+    ------
+    ValueError
+        A non-positive ``lam``, ``tol``, ``max_iter`` or ``memory``, or invalid seeds.
+
     Examples
     --------
-    >>> runs = train_regularised(role_task("strong"), seeds=[0, 1], epochs=1, steps=5)
-    >>> runs.final.shape, runs.grad_norm.shape
-    ((2, 4, 8), (2,))
+    >>> runs = train_regularised(role_task("strong"), seeds=[0, 1], epochs=1, max_iter=5)
+    >>> runs.final.shape, runs.grad_norm.shape, int(runs.iterations.max())
+    ((2, 4, 8), (2,), 5)
     """
     import torch
     from torch.func import stack_module_state
@@ -225,49 +264,53 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 1e-2
     from ..nn._batched import batched_logits, member_losses
 
     seeds = check_seeds(seeds)
+    lam, tol = check_real(lam, "lam"), check_real(tol, "tol")
+    max_iter, memory = check_positive_int(max_iter, "max_iter"), check_positive_int(memory, "memory")
     L, V = data.length, data.vocab_size
     initial = np.stack([np.random.default_rng(s).standard_normal((L, width)) for s in seeds])
     specs = [ModelSpec(vocab_size=V, n_positions=L, d_model=width, n_heads=2, n_layers=1,
-                       n_classes=int(data.y.max()) + 1, init_encoding=P0) for P0 in initial]
+                       n_classes=int(data.y.max()) + 1, init_encoding=P0, layer_norm=False) for P0 in initial]
     config = TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size, weight_decay=weight_decay,
                          schedule="cosine")
     runs = fit_ensemble(specs, data, seeds=seeds, config=config)
     params, buffers = stack_module_state([r.model for r in runs])
-    params = {k: v.detach().double().requires_grad_(True) for k, v in params.items()}
-    buffers = {k: v.double() if v.is_floating_point() else v for k, v in buffers.items()}
     S, model0 = len(seeds), runs[0].model
-    X, y = torch.as_tensor(data.X).expand(S, -1, -1), torch.as_tensor(data.y).expand(S, -1)
+    names = list(params)
+    shapes = [params[k].shape[1:] for k in names]
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    x0 = torch.cat([params[k].detach().double().reshape(S, -1) for k in names], dim=1)
+    buffers = {k: v.double() if v.is_floating_point() else v for k, v in buffers.items()}
+    X, y = torch.as_tensor(data.X), torch.as_tensor(data.y)
 
-    def objective():
-        ce = member_losses(batched_logits(model0, params, buffers, X, None, pooled=True), y, -100)
-        penalty = lam / 2 * sum(p.pow(2).reshape(S, -1).sum(dim=1) for p in params.values())
-        for p in params.values():
-            p.grad = None
-        (ce + penalty).sum().backward()
-        grad = torch.sqrt(sum(p.grad.pow(2).reshape(S, -1).sum(dim=1) for p in params.values()))
-        return ce.detach(), penalty.detach(), grad.detach()
+    def unflatten(x):
+        return {k: part.reshape(x.shape[0], *shape) for k, part, shape in zip(names, x.split(sizes, 1), shapes)}
 
-    optimiser = torch.optim.Adam(list(params.values()), lr=polish_lr)
-    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=steps)
-    trace, grad_start, late = [], None, None
-    for step in range(steps):
-        if step == (4 * steps) // 5:
-            late = params["positional.weight"].detach().numpy().copy()
-        ce, penalty, grad = objective()
-        grad_start = grad if grad_start is None else grad_start
-        optimiser.step()
-        scheduler.step()
-        trace.append(float((ce + penalty).mean()))
-    ce, penalty, grad = objective()
+    def logits(x):
+        return batched_logits(model0, unflatten(x), buffers, X.expand(x.shape[0], -1, -1), None, pooled=True)
+
+    def objective(x, rows):
+        x = x.detach().requires_grad_(True)
+        total = member_losses(logits(x), y.expand(x.shape[0], -1), -100) + lam / 2 * x.pow(2).sum(dim=1)
+        (grad,) = torch.autograd.grad(total.sum(), x)
+        return total.detach(), grad
+
+    def done(x, grad):
+        return grad.norm(dim=1) <= tol * lam * x.norm(dim=1)
+
+    grad_start = objective(x0, None)[1].norm(dim=1)
+    x, grad, iterations = _batched_lbfgs(objective, x0, done=done, max_iter=max_iter, memory=memory)
     with torch.no_grad():
-        acc = (batched_logits(model0, params, buffers, X, None, pooled=True).argmax(-1) == y).double().mean(dim=1)
+        out = logits(x)
+        ce = member_losses(out, y.expand(S, -1), -100)
+        acc = (out.argmax(-1) == y).double().mean(dim=1)
+    final = {k: v.numpy() for k, v in unflatten(x.detach()).items()}
+    grads = {k: v.numpy() for k, v in unflatten(grad).items()}
     return RegularisedRuns(
-        seeds=np.array(seeds), initial=initial, final=params["positional.weight"].detach().numpy(),
-        grad_start=grad_start.numpy(), grad_norm=grad.numpy(),
-        grad_positions=params["positional.weight"].grad.reshape(S, -1).norm(dim=1).numpy(), late=late,
-        loss_trace=np.array(trace), ce=ce.numpy(),
-        penalty=penalty.numpy(), accuracy=acc.numpy(),
-        decay=cumulative_decay(lr, weight_decay, config.steps(len(data))), lam=float(lam))
+        seeds=np.array(seeds), initial=initial, final=final["positional.weight"], params=final,
+        grad_start=grad_start.numpy(), grad_norm=grad.norm(dim=1).numpy(),
+        grad_positions=np.linalg.norm(grads["positional.weight"].reshape(S, -1), axis=1),
+        iterations=iterations.numpy(), ce=ce.numpy(), penalty=(lam / 2 * x.pow(2).sum(dim=1)).numpy(),
+        accuracy=acc.numpy(), lam=float(lam), tol=float(tol))
 
 
 def pair_distances(tables: ArrayLike) -> dict[str, np.ndarray]:

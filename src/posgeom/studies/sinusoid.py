@@ -1,13 +1,11 @@
 """Chapter 5b: does the sinusoidal encoding span the MDS subspace?
 
-* :func:`sinusoid_alignment` -- alignment and variance share of the sinusoid with the rank-``r`` MDS subspace of
-  ``D``, against random centred subspaces (:class:`SinusoidAlignment`)
+* :func:`sinusoid_alignment` -- alignment of the sinusoid with the rank-``r`` MDS subspace, against a null
 * :func:`random_centred_subspaces` -- uniformly random subspaces orthogonal to the constant vector
 * :func:`step_subspaces` -- subspaces of piecewise-constant statistics with given jumps
 * :func:`random_step_subspaces` -- the same with jumps drawn at random
 * :func:`sinusoid_directions` -- the top principal directions of the centred sinusoidal encoding
 * :func:`real_text_alignment` -- the alignment on real text across a subsampling ladder, with its flat control
-  (:class:`RealTextAlignment`)
 """
 
 from __future__ import annotations
@@ -30,8 +28,6 @@ if TYPE_CHECKING:
     from ..corpus import SequenceIncidence
 
 __all__ = [
-    "SinusoidAlignment",
-    "RealTextAlignment",
     "sinusoid_alignment",
     "random_centred_subspaces",
     "step_subspaces",
@@ -45,25 +41,10 @@ __all__ = [
 class SinusoidAlignment:
     """Result of :func:`sinusoid_alignment`.
 
-    Attributes
-    ----------
-    rank, d_model : int
-        Dimension of the subspaces compared; width of the sinusoid.
-    alignment : float
-        Mean squared cosine of the principal angles between the sinusoid's top-``r`` principal subspace and the
-        MDS subspace.
-    variance_share, variance_ceiling : float
-        Share of the sinusoid's centred variance inside the MDS subspace; inside its own top-``r`` subspace.
-    null_alignment, null_share : (n_null,) arrays
-        The two statistics for random centred subspaces in place of the MDS subspace.
-    quantile : float
-        The null quantile used as threshold.
-
-    Examples
-    --------
-    >>> res = SinusoidAlignment(1, 4, 0.9, 0.5, 0.6, np.array([0.1, 0.2]), np.array([0.1, 0.3]), 0.5)
-    >>> round(res.alignment_threshold, 2), res.aligned, res.share_exceeds_null
-    (0.15, True, True)
+    Fields: ``rank``, ``d_model``, ``quantile`` (of the null, the threshold); ``alignment`` (mean squared cosine of the
+    principal angles between the sinusoid's top-``rank`` and the MDS subspace); ``variance_share`` (of the sinusoid's
+    centred variance inside the MDS subspace); ``variance_ceiling`` (inside its own top-``rank`` subspace);
+    ``null_alignment``, ``null_share`` (random centred subspaces instead).
     """
 
     rank: int
@@ -102,18 +83,13 @@ def random_centred_subspaces(n_positions: int, rank: int, n_draws: int, *,
 
     Parameters
     ----------
-    n_positions : int
-        At least 2.
-    rank : int
-        Between 1 and ``n_positions - 1``.
-    n_draws : int
-        Number of subspaces.
+    n_positions, rank, n_draws : int
+        ``n_positions >= 2``; ``1 <= rank <= n_positions - 1``; number of subspaces.
     rng : int or numpy.random.Generator
 
     Returns
     -------
     (n_draws, n_positions, rank) array
-        Orthonormal columns summing to 0 (QR of a centred Gaussian matrix).
 
     Examples
     --------
@@ -140,15 +116,13 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
     D : (n, n) array
         Distances between positions, not all zero.
     rank : int
-        At most the number of positive eigenvalues of ``B = -1/2 J D^2 J``.
+        At most the number of positive eigenvalues of ``-1/2 J D^2 J``.
     d_model : int
-        Width of the sinusoid (even, at least ``2 rank``).
+        Width of the sinusoid, at least ``2 rank``.
     rng : int or numpy.random.Generator
         Seed of the null subspaces.
     base : float, default 10000.0
-        Wavelength base of the sinusoid.
     n_null : int, default 2000
-        Random subspaces in the null.
     quantile : float, default 0.99
         Null quantile used as threshold.
 
@@ -207,14 +181,12 @@ def step_subspaces(n_positions: int, cuts: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     n_positions : int
-        At least 2.
     cuts : (k, r) int array
         Jump positions, each row strictly increasing within ``[1, n_positions - 1]``.
 
     Returns
     -------
     (k, n_positions, r) array
-        Orthonormal columns summing to 0.
 
     Examples
     --------
@@ -241,10 +213,7 @@ def random_step_subspaces(n_positions: int, rank: int, n_draws: int, *,
 
     Parameters
     ----------
-    n_positions : int
-    rank : int
-        Number of jumps, at most ``n_positions - 1``.
-    n_draws : int
+    n_positions, rank, n_draws : int
     rng : int or numpy.random.Generator
 
     Returns
@@ -270,10 +239,8 @@ def sinusoid_directions(n_positions: int, d_model: int, rank: int, *, base: floa
 
     Parameters
     ----------
-    n_positions, d_model : int
-        Shape of the encoding; ``d_model >= 2 rank``.
-    rank : int
-        At most ``n_positions - 1``.
+    n_positions, d_model, rank : int
+        ``d_model >= 2 rank``, ``rank <= n_positions - 1``.
     base : float, default 10000.0
 
     Returns
@@ -298,8 +265,7 @@ def sinusoid_directions(n_positions: int, d_model: int, rank: int, *, base: floa
 
 
 class _AlignmentStatistic:
-    """The sinusoid-MDS alignment at several ranks as a statistic of unclipped squared distances ``Q``, with the
-    null thresholds (random centred subspaces) fixed at construction."""
+    """The sinusoid-MDS alignment at several ranks as a statistic of squared distances ``Q``, with null thresholds."""
 
     def __init__(self, n_positions: int, ranks, d_model: int, *, rng, n_null: int = 2000, quantile: float = 0.99,
                  base: float = 10000.0):
@@ -335,20 +301,9 @@ class _AlignmentStatistic:
 class RealTextAlignment:
     """Result of :func:`real_text_alignment`.
 
-    Attributes
-    ----------
-    estimand : str
-        The resolved estimand.
-    ranks : tuple of int
-        The ranks of the statistic's components.
-    rank : int
-        The rank of the verdict.
-    ladder, flat_ladder : Ladder
-        The alignment at every rank on every rung, for the corpus and its flat control.
-    thresholds : ndarray
-        The null quantile of the alignment at every rank.
-    leading_position : int
-        Position of the largest entry of the leading MDS direction on the whole corpus.
+    Fields: ``estimand``; the statistic's ``ranks`` and the verdict's ``rank``; ``ladder`` and ``flat_ladder`` (the
+    alignment at every rank on every rung, corpus and flat control); the null ``thresholds`` at every rank; the
+    ``leading_position`` of the leading MDS direction.
     """
 
     estimand: str
@@ -376,13 +331,12 @@ class RealTextAlignment:
 
     @property
     def verdict(self) -> str:
-        """"aligned" / "not aligned" if the ladder holds still and every rung's interval lies above / below the
-        threshold, else "undetermined"."""
+        """'aligned'/'not aligned' if the ladder holds still and every rung lies above/below, else 'undetermined'."""
         return self._word(self.ladder)
 
     @property
     def flat_verdict(self) -> str:
-        """The same verdict on the flat control."""
+        """The verdict on the flat control."""
         return self._word(self.flat_ladder)
 
 
@@ -392,13 +346,12 @@ def real_text_alignment(incidence: SequenceIncidence, *, rank: int = 3, ranks: S
                         quantile: float = 0.99, confidence: float = 0.95) -> RealTextAlignment:
     """The sinusoid-MDS alignment of the resolved estimand across a subsampling ladder, with its flat control.
 
-    The resolved estimator is fixed at the resolution of the smallest rung; the flat control is
+    The resolved estimator is fixed at the resolution of the smallest rung; the control is
     :func:`posgeom.geometry.flat_corpus`.
 
     Parameters
     ----------
-    incidence : SequenceIncidence
-        The corpus under one counting convention.
+    incidence : posgeom.corpus.SequenceIncidence
     rank : int, default 3
         The rank of the verdict, one of ``ranks``.
     ranks : sequence of int, default 1..6

@@ -1,9 +1,8 @@
-"""Labelled synthetic tasks of the chapters.
+"""Labelled synthetic tasks of the chapters (each returns a :class:`TaskData`).
 
-* :class:`TaskData` -- equal-length token id sequences with one label each (the input of ``nn.fit``)
-* :func:`order_task` -- "a before b": label 1 iff token 0 precedes token 1 (Chapters 3, 4, 9)
-* :func:`centre_task` -- "a in the middle": label 1 iff token 0 sits in the central half (Chapter 9)
-* :func:`probe_data` -- the absolute-position probe: every token labelled by its position (Chapter 3)
+* :func:`order_task` -- "a before b", every sequence paired with its swap (Chapters 3, 4, 9)
+* :func:`centre_task` -- "a in the middle", paired likewise (Chapter 9)
+* :func:`probe_data` -- the absolute-position probe (Chapter 3)
 * :func:`pair_distributions` -- the token laws of positions 0 and 1 of :func:`transposition_task` (Chapter 4)
 * :func:`transposition_task` -- original against pair-exchanged sequences (Chapter 4)
 """
@@ -13,32 +12,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int, check_rng
 from ..corpus.synthetic import synthetic_corpus
 
-__all__ = [
-    "TaskData",
-    "order_task",
-    "centre_task",
-    "probe_data",
-    "pair_distributions",
-    "transposition_task",
-]
+__all__ = ["order_task", "centre_task", "probe_data", "pair_distributions", "transposition_task"]
+
+
+def _check_ids(X: ArrayLike, name: str = "X") -> np.ndarray:
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D array (n_sequences, length) of token ids, got {X.shape}")
+    if not np.issubdtype(X.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer token ids, got dtype {X.dtype}")
+    if X.min() < 0:
+        raise ValueError(f"{name} has negative token ids; ids must be >= 0")
+    return X.astype(np.int64, copy=False)
+
+
+def _check_labels(y: ArrayLike, n: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), one label per sequence, got {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer):
+        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+    return y.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
 class TaskData:
-    """A labelled set of equal-length token id sequences.
-
-    Attributes
-    ----------
-    X : (N, L) int64 array
-        Token ids.
-    y : (N,) int64 array
-        Class labels.
-    padding_mask : (N, L) bool array or None
-        ``True`` at padding; ``None``: no padding.
+    """Equal-length token id sequences ``X`` (N, L), one label each ``y`` (N,), optional bool ``padding_mask``.
 
     Examples
     --------
@@ -52,17 +56,9 @@ class TaskData:
     padding_mask: np.ndarray | None = None
 
     def __post_init__(self):
-        X, y = np.asarray(self.X), np.asarray(self.y)
-        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(f"X must be a non-empty (N, L) array of token ids, got shape {X.shape}")
-        if not np.issubdtype(X.dtype, np.integer) or not np.issubdtype(y.dtype, np.integer):
-            raise TypeError(f"X and y must hold integers, got dtypes {X.dtype} and {y.dtype}")
-        if y.shape != (X.shape[0],):
-            raise ValueError(f"y must have shape ({X.shape[0]},), one label per sequence, got {y.shape}")
-        if X.min() < 0:
-            raise ValueError("X has negative token ids; ids must be >= 0")
-        object.__setattr__(self, "X", X.astype(np.int64, copy=False))
-        object.__setattr__(self, "y", y.astype(np.int64, copy=False))
+        X = _check_ids(self.X)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", _check_labels(self.y, X.shape[0]))
         if self.padding_mask is not None:
             mask = np.asarray(self.padding_mask)
             if mask.dtype != bool or mask.shape != X.shape:
@@ -81,7 +77,7 @@ class TaskData:
 
     @property
     def vocab_size(self) -> int:
-        """``max id + 1``: the smallest vocabulary that holds every id."""
+        """``max id + 1``."""
         return int(self.X.max()) + 1
 
 
@@ -101,24 +97,15 @@ def _check_task_args(n_pairs, n_positions, vocab_size, rng):
 
 def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
                regime: str = "smooth") -> TaskData:
-    """The "a before b" task: label 1 iff token 0 precedes token 1; every sequence paired with its swap.
-
-    The background (ids ``2..vocab_size-1``) comes from :func:`posgeom.synthetic_corpus` in ``regime``, or is
-    i.i.d. uniform for ``regime="uniform"``. The partner of a sequence swaps the two markers (opposite label, same
-    multiset), so no function of the multiset beats accuracy 1/2.
+    """Label 1 iff token 0 precedes token 1; each sequence's partner swaps the two (same multiset).
 
     Parameters
     ----------
-    n_pairs : int
-        Base sequences; the result holds ``2 n_pairs`` (bases, then partners in the same order).
-    n_positions : int
-        Sequence length, at least 3.
-    vocab_size : int
-        Token ids, at least 4 (two markers and the background).
+    n_pairs, n_positions, vocab_size : int
+        Base sequences (the result holds them, then their partners); length >= 3; ids >= 4 (markers 0 and 1).
     rng : int or numpy.random.Generator
-        Randomness of the background, then of the marker positions.
     regime : {"smooth", "abrupt", "stationary", "uniform"}, default "smooth"
-        Background regime.
+        Background: :func:`posgeom.corpus.synthetic_corpus` in that regime, or i.i.d. uniform.
 
     Returns
     -------
@@ -143,10 +130,7 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np
 
 def centre_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
                 regime: str = "smooth") -> TaskData:
-    """The "a in the middle" task: label 1 iff token 0 sits at a position ``L/4 <= i < 3L/4``.
-
-    Background as in :func:`order_task`; the partner moves token 0 to an edge position (opposite label, same
-    multiset). The label is invariant under reversal of the sequence.
+    """Label 1 iff token 0 sits at ``L/4 <= i < 3L/4``; the partner moves it to an edge (same multiset).
 
     Parameters
     ----------
@@ -185,23 +169,20 @@ def centre_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | n
 
 def probe_data(n_sequences: int, n_positions: int, *, bos: int,
                rng: int | np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Sequences ``[bos, x_1, ..., x_{L-1}]`` with ``x_i`` uniform on ``0..bos-1``, token ``i`` labelled ``i``.
+    """Sequences ``[bos, x_1, ..., x_{L-1}]``, ``x_i`` uniform on ``0..bos-1``, token ``i`` labelled ``i``.
 
     Parameters
     ----------
-    n_sequences : int
-        Number of sequences.
-    n_positions : int
-        Sequence length ``L >= 2`` (and number of classes).
+    n_sequences, n_positions : int
+        Number of sequences; their length ``L >= 2`` (and number of classes).
     bos : int
         The beginning-of-sequence id, ``>= 1``.
     rng : int or numpy.random.Generator
-        Randomness of the tokens.
 
     Returns
     -------
     X, y : (N, L) int64 arrays
-        Token ids (``bos`` in column 0) and per-token labels ``y[k, i] = i``.
+        Token ids and per-token labels ``y[k, i] = i``.
 
     Examples
     --------
@@ -218,9 +199,7 @@ def probe_data(n_sequences: int, n_positions: int, *, bos: int,
 
 
 def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.ndarray]:
-    """The token laws of positions 0 and 1: ``(1 - s) u + s a`` and ``(1 - s) u + s b``.
-
-    ``u`` is uniform on ``0..V-1``, ``a`` uniform on the lower half, ``b`` on the upper half.
+    """The laws ``(1 - s) u + s a`` and ``(1 - s) u + s b``: ``u`` uniform, ``a``/``b`` uniform on the lower/upper half.
 
     Parameters
     ----------
@@ -252,21 +231,16 @@ def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.nd
 
 def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8,
                        rng: int | np.random.Generator) -> TaskData:
-    """Sequences of length 4, kept (label 1) or with positions 0 and 1 exchanged (label 0).
-
-    ``x_0 ~ mu_0``, ``x_1 ~ mu_1`` (:func:`pair_distributions`), ``x_2, x_3`` uniform; a fair coin decides the
-    label. Positions 2 and 3 are exchangeable in both classes (the null pair).
+    """Length-4 sequences ``x_0 ~ mu_0``, ``x_1 ~ mu_1``, ``x_2, x_3`` uniform; a coin exchanges ``x_0, x_1`` (label 0).
 
     Parameters
     ----------
     n_sequences : int
-        Number of sequences.
     shift : float
-        Non-stationarity of the pair, in ``[0, 1]``.
+        Non-stationarity of the pair (:func:`pair_distributions`), in ``[0, 1]``.
     vocab_size : int, default 8
         Even ``V >= 2``.
     rng : int or numpy.random.Generator
-        Randomness of the tokens and the coin.
 
     Returns
     -------
