@@ -53,14 +53,46 @@ def test_paired_mde_matches_the_noncentral_t_power():
         paired_mde(0.0, 5)
 
 
+def _per_seed_tasks(mu, seeds, n_sequences=160, stream=0):
+    return [block_swap_task(mu, n_sequences, 4, rng=np.random.default_rng([s, stream])) for s in seeds]
+
+
 def test_rank_comparison_arms_parameters_and_control(mu):
-    train, test = block_swap_task(mu, 160, 4, rng=1), block_swap_task(mu, 160, 4, rng=2)
-    runs = rank_comparison(train, test, ranks=(1,), seeds=(0, 1), d_model=4,
+    seeds = (0, 1)
+    train, test = _per_seed_tasks(mu, seeds), _per_seed_tasks(mu, seeds, stream=1)
+    runs = rank_comparison(train, test, ranks=(1,), seeds=seeds, d_model=4,
                            config=TrainConfig(epochs=2, lr=1e-2, batch_size=80))
     assert runs.names == ("none", "rank 1", "full")
     assert runs.parameters == (0, 1 * (8 + 4), 8 * 4)
+    assert runs.seeds == seeds
     assert runs.accuracy.shape == (3, 2) and np.all((runs.accuracy >= 0) & (runs.accuracy <= 1))
     np.testing.assert_allclose(runs.deficit("rank 1"), runs["full"] - runs["rank 1"])
+
+
+def test_rank_comparison_scores_each_seed_on_its_own_test_set(mu):
+    # seed k is scored on test[k]: flipping the binary labels of seed 1's test set turns its accuracy a into 1 - a
+    # and leaves seed 0's unchanged (the models are the same: same training sets, seeds and configuration)
+    seeds, config = (0, 1), TrainConfig(epochs=2, lr=1e-2, batch_size=80)
+    train, shared = _per_seed_tasks(mu, seeds), block_swap_task(mu, 160, 4, rng=7)
+    flipped = type(shared)(shared.X, 1 - shared.y)
+    a = rank_comparison(train, shared, ranks=(), seeds=seeds, d_model=4, config=config)
+    b = rank_comparison(train, [shared, flipped], ranks=(), seeds=seeds, d_model=4, config=config)
+    np.testing.assert_array_equal(b.accuracy[:, 0], a.accuracy[:, 0])
+    np.testing.assert_allclose(b.accuracy[:, 1], 1 - a.accuracy[:, 1], rtol=0, atol=1e-12)
+
+
+def test_rank_comparison_needs_one_training_set_per_seed(mu):
+    config = TrainConfig(epochs=1, lr=1e-2, batch_size=80)
+    train, test = _per_seed_tasks(mu, (0, 1)), block_swap_task(mu, 160, 4, rng=7)
+    with pytest.raises(TypeError, match="one TaskData per seed"):
+        rank_comparison(train[0], test, ranks=(1,), seeds=(0, 1), d_model=4, config=config)
+    with pytest.raises(ValueError, match="2 datasets in train for 3 seeds"):
+        rank_comparison(train, test, ranks=(1,), seeds=(0, 1, 2), d_model=4, config=config)
+    with pytest.raises(ValueError, match="1 datasets in test for 2 seeds"):
+        rank_comparison(train, [test], ranks=(1,), seeds=(0, 1), d_model=4, config=config)
+    with pytest.raises(ValueError, match="equal shapes"):
+        rank_comparison([train[0], block_swap_task(mu, 80, 4, rng=1)], test, ranks=(1,), seeds=(0, 1),
+                        d_model=4, config=config)
 
 
 def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():

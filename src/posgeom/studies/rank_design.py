@@ -1,7 +1,7 @@
 """Chapter 6: does a learned table need ``rank(B)`` directions?
 
 * :func:`block_swap_task` -- is a sequence intact, or have two of its blocks of positions traded places?
-* :func:`rank_comparison` -- one ensemble of seeds per encoding: none, low-rank tables, the full table
+* :func:`rank_comparison` -- one ensemble of seeds per encoding (one training set per seed): none, low-rank, full
 * :func:`decide` -- the verdict on one arm from its equivalence test
 * :func:`paired_mde` -- minimum detectable effect of a paired ``t`` design
 * :func:`detection_curve` -- the signal rank of parallel analysis against the number of texts
@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_positive_int, check_rng, check_seeds
 from ..corpus.synthetic import sample_sequences
 from ..nn import ModelSpec, TrainConfig, fit_ensemble
 from .parametrisation import parallel_analysis
@@ -166,17 +166,45 @@ class RankComparison:
         return self.accuracy[self.names.index(name)]
 
     def deficit(self, name: str) -> np.ndarray:
-        """Per seed: full table minus ``name`` (paired by seed: same data order, same training set)."""
+        """Per seed: full table minus ``name`` (paired by seed: the seed's training and test sets, initialisation
+        seed and data order are the same for every encoding)."""
         return self["full"] - self[name]
 
 
-def rank_comparison(train: TaskData, test: TaskData, *, ranks: Sequence[int], seeds: Sequence[int], config: TrainConfig,
-                    d_model: int, n_heads: int = 2, include_none: bool = True) -> RankComparison:
+def _per_seed(data, n_seeds: int, name: str, *, shared: bool) -> list[TaskData]:
+    """``data`` as a list of one dataset per seed (a single one repeated when ``shared`` allows it)."""
+    if isinstance(data, TaskData):
+        if shared:
+            return [data] * n_seeds
+        raise TypeError(f"{name} must be one TaskData per seed (independent runs: every seed draws its own training "
+                        f"set), got a single TaskData; draw one per seed, e.g. [block_swap_task(mu, n_sequences, "
+                        f"n_blocks, rng=np.random.default_rng([seed, 0])) for seed in seeds]")
+    items = list(data) if isinstance(data, (list, tuple)) else None
+    if not items or not all(isinstance(d, TaskData) for d in items):
+        one = "a TaskData or " if shared else ""
+        raise TypeError(f"{name} must be {one}a list of TaskData, one per seed, got {data!r:.80}")
+    if len(items) != n_seeds:
+        raise ValueError(f"got {len(items)} datasets in {name} for {n_seeds} seeds; pass one per seed")
+    return items
+
+
+def rank_comparison(train: Sequence[TaskData], test: TaskData | Sequence[TaskData], *, ranks: Sequence[int],
+                    seeds: Sequence[int], config: TrainConfig, d_model: int, n_heads: int = 2,
+                    include_none: bool = True) -> RankComparison:
     """Train one ensemble of ``seeds`` per encoding (:func:`posgeom.nn.fit_ensemble`) and score it on ``test``.
+
+    Seed ``seeds[k]`` is one independent run: it trains on ``train[k]`` (its own training set), from its own
+    initialisation and in its own mini-batch order, and is scored on ``test[k]`` (or on the one shared ``test``).
+    Every encoding gets the same training set, test set and seed for a given ``k``, so the comparison is paired by
+    seed, and the seed-level spread includes the sampling of the training set.
 
     Parameters
     ----------
-    train, test : TaskData
+    train : list of TaskData
+        One training set per seed, all of the same size (draw them from the seed, e.g. with
+        ``rng=np.random.default_rng([seed, 0])``).
+    test : TaskData or list of TaskData
+        One test set per seed, or one test set shared by every seed.
     ranks : sequence of int
         Ranks of the learned low-rank tables.
     seeds : sequence of int
@@ -188,18 +216,29 @@ def rank_comparison(train: TaskData, test: TaskData, *, ranks: Sequence[int], se
     Returns
     -------
     RankComparison
+
+    Raises
+    ------
+    TypeError
+        ``train`` is a single dataset, or either argument is not made of :class:`~posgeom.studies.tasks.TaskData`.
+    ValueError
+        Datasets in another number than the seeds, or training sets of different sizes.
     """
-    n, V = train.X.shape[1], int(max(train.X.max(), test.X.max())) + 1
+    seeds = check_seeds(seeds)
+    train = _per_seed(train, len(seeds), "train", shared=False)
+    test = _per_seed(test, len(seeds), "test", shared=True)
+    n = train[0].X.shape[1]
+    V = int(max(d.X.max() for d in (*train, *test))) + 1
     arms = ([("none", "none", None)] if include_none else []) + [
         (f"rank {r}", "low_rank", int(r)) for r in ranks] + [("full", "learned", None)]
     names, params, acc = [], [], []
     for name, scheme, r in arms:
         spec = ModelSpec(vocab_size=V, n_positions=n, d_model=d_model, n_heads=n_heads, positional=scheme, rank=r)
-        runs = fit_ensemble(spec, train, seeds=tuple(seeds), config=config)
+        runs = fit_ensemble(spec, train, seeds=seeds, config=config)
         names.append(name)
         params.append(0 if scheme == "none" else (n * d_model if r is None else r * (n + d_model)))
-        acc.append([run.accuracy(test) for run in runs])
-    return RankComparison(tuple(names), tuple(params), np.array(acc), tuple(int(s) for s in seeds))
+        acc.append([run.accuracy(data) for run, data in zip(runs, test)])
+    return RankComparison(tuple(names), tuple(params), np.array(acc), seeds)
 
 
 def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng: int | np.random.Generator,
