@@ -22,25 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from pair_data import pair_data
 
 from posgeom.nn import FitResult, ModelSpec, TrainConfig, fit, fit_ensemble
-
-
-def _data(n=48, length=6, vocab=8, seed=0, per_token=False, padded=False):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(2, vocab, size=(n, length))
-    a, b = rng.integers(0, length, size=(2, n))
-    b = np.where(a == b, (b + 1) % length, b)
-    X[np.arange(n), a], X[np.arange(n), b] = 0, 1
-    y = (a < b).astype(np.int64)
-    if per_token:
-        y = np.where(rng.random((n, length)) < 0.3, X % 4, -100)
-        y[:, 0] = X[:, 0] % 4
-    mask = None
-    if padded:
-        lengths = rng.integers(2, length + 1, size=n)
-        mask = np.arange(length)[None, :] >= lengths[:, None]
-    return (X, y) if mask is None else (X, y, mask)
 
 
 def _without_key_bias(name, p):
@@ -103,7 +87,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_ensemble_matches_fit_per_seed_float64(case, float64):
     spec_kw, config_kw, data_kw = CASES[case]
-    data = _data(**data_kw)
+    data = pair_data(**data_kw)
     spec = ModelSpec(vocab_size=8, n_positions=6, d_model=8, **spec_kw)
     config = TrainConfig(**config_kw)
     seeds = (3, 0, 11)
@@ -116,7 +100,7 @@ def test_ensemble_matches_fit_per_seed_float64(case, float64):
 
 
 def test_ensemble_matches_fit_per_seed_float32_first_steps():
-    data = _data(n=64)
+    data = pair_data(n=64)
     spec = ModelSpec(vocab_size=8, n_positions=6, d_model=16, positional="learned")
     config = TrainConfig(epochs=2, lr=3e-3, batch_size=32)
     seeds = range(4)
@@ -126,7 +110,7 @@ def test_ensemble_matches_fit_per_seed_float32_first_steps():
 
 
 def test_fixed_encodings_differ_per_member(float64):
-    data = _data()
+    data = pair_data()
     rng = np.random.default_rng(0)
     specs = [ModelSpec(vocab_size=8, n_positions=6, d_model=8, positional="fixed", encoding=rng.normal(size=(6, 8)))
              for _ in range(2)]
@@ -144,7 +128,7 @@ def test_member_k_trains_on_dataset_k(data_kw, float64):
     spec = ModelSpec(vocab_size=8, n_positions=6, d_model=8, n_classes=n_classes)
     config = TrainConfig(epochs=4, lr=1e-2, batch_size=16)
     seeds = (3, 0, 11)
-    datasets = [_data(seed=10 + k, **data_kw) for k in range(len(seeds))]
+    datasets = [pair_data(seed=10 + k, **data_kw) for k in range(len(seeds))]
     ensemble = fit_ensemble(spec, datasets, seeds=seeds, config=config)
     alone = [fit(spec, d, seed=s, config=config) for d, s in zip(datasets, seeds)]
     _compare(ensemble, alone, param_rtol=1e-8, loss_rtol=1e-10)
@@ -155,7 +139,7 @@ def test_member_k_trains_on_dataset_k(data_kw, float64):
 
 def test_one_dataset_per_member_is_the_shared_dataset_when_they_are_equal():
     """The per-member path and the shared path run the same arithmetic: equal datasets give bit-identical members."""
-    data = _data(padded=True)
+    data = pair_data(padded=True)
     spec = ModelSpec(vocab_size=8, n_positions=6, d_model=8, positional="rope")
     config = TrainConfig(epochs=6, lr=2e-2, batch_size=16, patience=2)
     shared = fit_ensemble(spec, data, seeds=(0, 1), config=config)
@@ -180,7 +164,7 @@ def test_datasets_may_be_task_data():
 def test_without_layer_norm_the_batched_pass_skips_it(float64):
     """No LayerNorm (``layer_norm=False``: no ``ln1``, ``ln2``, ``ln_final`` parameters): the batched forward treats
     the absent LayerNorm as the identity and the members still equal ``fit``."""
-    data = _data()
+    data = pair_data()
     spec = ModelSpec(vocab_size=8, n_positions=6, d_model=8, n_layers=2, layer_norm=False)
     config = TrainConfig(epochs=4, lr=1e-2, batch_size=16)
     seeds = (2, 5)
@@ -204,14 +188,14 @@ def test_batched_forward_equals_each_member_without_layer_norm_parameters(float6
         model.ln_final = nn.Identity()
     params, buffers = stack_module_state(models)
     assert not any("ln" in name for name in params)
-    X = torch.as_tensor(_data()[0][:10])
+    X = torch.as_tensor(pair_data()[0][:10])
     got = batched_logits(models[0], params, buffers, X.expand(3, -1, -1), None, pooled=True)
     for k, model in enumerate(models):
         torch.testing.assert_close(got[k], model(X), rtol=1e-12, atol=1e-12)
 
 
 def test_fit_ensemble_rejects_bad_arguments():
-    spec, config, data = ModelSpec(vocab_size=8, n_positions=6, d_model=8), TrainConfig(epochs=1, lr=0.1), _data()
+    spec, config, data = ModelSpec(vocab_size=8, n_positions=6, d_model=8), TrainConfig(epochs=1, lr=0.1), pair_data()
     with pytest.raises(TypeError, match="sequence of integers"):
         fit_ensemble(spec, data, seeds=3, config=config)
     with pytest.raises(ValueError, match="empty"):
@@ -228,11 +212,11 @@ def test_fit_ensemble_rejects_bad_arguments():
     with pytest.raises(ValueError, match="one per seed"):
         fit_ensemble(spec, [data, data], seeds=(0, 1, 2), config=config)
     with pytest.raises(ValueError, match="equal shapes"):
-        fit_ensemble(spec, [data, _data(n=40)], seeds=(0, 1), config=config)
+        fit_ensemble(spec, [data, pair_data(n=40)], seeds=(0, 1), config=config)
     with pytest.raises(ValueError, match="equal shapes"):
-        fit_ensemble(spec, [data, _data(length=5)], seeds=(0, 1), config=config)
+        fit_ensemble(spec, [data, pair_data(length=5)], seeds=(0, 1), config=config)
     with pytest.raises(ValueError, match="padding_mask"):
-        fit_ensemble(spec, [data, _data(padded=True)], seeds=(0, 1), config=config)
+        fit_ensemble(spec, [data, pair_data(padded=True)], seeds=(0, 1), config=config)
     X, y = data
     with pytest.raises(ValueError, match="n_classes"):
         fit_ensemble(spec, [data, (X, y + 2)], seeds=(0, 1), config=config)

@@ -6,32 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from pair_data import pair_data
 
 from posgeom.nn import ModelSpec, TrainConfig, fit
-
-
-def _data(n=48, length=6, vocab=8, seed=0, per_token=False, padded=False):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(2, vocab, size=(n, length))
-    a, b = rng.integers(0, length, size=(2, n))
-    b = np.where(a == b, (b + 1) % length, b)
-    X[np.arange(n), a], X[np.arange(n), b] = 0, 1
-    y = (a < b).astype(np.int64)
-    if per_token:
-        y = np.where(rng.random((n, length)) < 0.3, X % 4, -100)
-        y[:, 0] = X[:, 0] % 4
-    mask = None
-    if padded:
-        lengths = rng.integers(2, length + 1, size=n)
-        mask = np.arange(length)[None, :] >= lengths[:, None]
-    return (X, y) if mask is None else (X, y, mask)
 
 
 def test_fit_is_train_classifier_after_seeding():
     from posgeom.nn import TransformerClassifier, seed_everything
     from posgeom.nn.training import _train_classifier
 
-    X, y = _data()
+    X, y = pair_data()
     seed_everything(5)
     model = TransformerClassifier(8, 6, 8, 2, 1, positional="learned")
     history = _train_classifier(model, X, y, epochs=3, lr=1e-2, seed=5, batch_size=16)
@@ -43,7 +27,7 @@ def test_fit_is_train_classifier_after_seeding():
 
 
 def test_fit_is_deterministic_and_result_is_frozen():
-    data = _data()
+    data = pair_data()
     spec, config = ModelSpec(vocab_size=8, n_positions=6, d_model=8), TrainConfig(epochs=2, lr=1e-2)
     a, b = fit(spec, data, seed=1, config=config), fit(spec, data, seed=1, config=config)
     np.testing.assert_array_equal(a.encoding, b.encoding)
@@ -78,7 +62,7 @@ def test_options_are_keyword_only():
     with pytest.raises(TypeError):
         ModelSpec(8, 6)
     with pytest.raises(TypeError):
-        fit(ModelSpec(vocab_size=8, n_positions=6), _data(), 0, TrainConfig(epochs=1, lr=0.1))
+        fit(ModelSpec(vocab_size=8, n_positions=6), pair_data(), 0, TrainConfig(epochs=1, lr=0.1))
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -98,7 +82,7 @@ def test_model_spec_rejects_bad_architectures(kwargs, error, match):
 
 
 def test_fit_rejects_bad_arguments():
-    spec, config, data = ModelSpec(vocab_size=8, n_positions=6, d_model=8), TrainConfig(epochs=1, lr=0.1), _data()
+    spec, config, data = ModelSpec(vocab_size=8, n_positions=6, d_model=8), TrainConfig(epochs=1, lr=0.1), pair_data()
     with pytest.raises(TypeError, match="fit_ensemble"):
         fit(spec, data, seed=[0, 1], config=config)
     with pytest.raises(ValueError, match="seed"):

@@ -20,6 +20,8 @@ import re
 import sys
 from pathlib import Path
 
+from test_api_contract import _public_module_names
+
 import posgeom
 
 ROOT = Path(posgeom.__file__).resolve().parents[2]
@@ -40,17 +42,9 @@ REST = ["inference", "checks", "report", "report_ladder", "report_floor", "cli",
 TOP_HEADING = "## The numpy core at the top level"
 
 
-def _public_modules() -> list[str]:
-    names = ["posgeom"]
-    for info in pkgutil.walk_packages(posgeom.__path__, "posgeom."):
-        if not any(part.startswith("_") for part in info.name.split(".")[1:]):
-            names.append(info.name)
-    return sorted(names)
-
-
 def public_names() -> dict[str, set[str]]:
     """Every public module and the names of its ``__all__``."""
-    return {m: set(getattr(importlib.import_module(m), "__all__", ())) for m in _public_modules()}
+    return {m: set(getattr(importlib.import_module(m), "__all__", ())) for m in _public_module_names()}
 
 
 def _submodules(pkg_name: str) -> list[str]:
