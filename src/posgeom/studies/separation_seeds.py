@@ -113,6 +113,9 @@ class RegularisedRuns:
         Every final parameter, stacked over the seeds (float64), named as in the model.
     grad_start, grad_norm : (S,) arrays
         ``||grad L_lam||`` of each member (all parameters) at the start and at the end of phase 2.
+    start_ratio : (S,) array
+        ``||grad L_lam|| / (lam ||theta||)`` at the start of phase 2 (the AdamW warm start): the stationarity
+        criterion's ratio before L-BFGS, a negative control for it.
     grad_positions : (S,) array
         The part of the final gradient that acts on the position table, ``||grad_P L_lam||``.
     iterations : (S,) int array
@@ -128,6 +131,7 @@ class RegularisedRuns:
     final: np.ndarray
     params: dict
     grad_start: np.ndarray
+    start_ratio: np.ndarray
     grad_norm: np.ndarray
     grad_positions: np.ndarray
     iterations: np.ndarray
@@ -307,7 +311,8 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
     grads = {k: v.numpy() for k, v in unflatten(grad).items()}
     return RegularisedRuns(
         seeds=np.array(seeds), initial=initial, final=final["positional.weight"], params=final,
-        grad_start=grad_start.numpy(), grad_norm=grad.norm(dim=1).numpy(),
+        grad_start=grad_start.numpy(), start_ratio=(grad_start / (lam * x0.norm(dim=1))).numpy(),
+        grad_norm=grad.norm(dim=1).numpy(),
         grad_positions=np.linalg.norm(grads["positional.weight"].reshape(S, -1), axis=1),
         iterations=iterations.numpy(), ce=ce.numpy(), penalty=(lam / 2 * x.pow(2).sum(dim=1)).numpy(),
         accuracy=acc.numpy(), lam=float(lam), tol=float(tol))
