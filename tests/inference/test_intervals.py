@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.stats import binomtest
 
 from posgeom.inference import Interval, wilson_interval
@@ -81,3 +82,59 @@ def test_t_test_power_is_the_level_without_effect_and_matches_simulation():
     with pytest.raises(ValueError, match="n_seeds"):
         t_test_power(0.5, 1)
 
+
+
+# -- power of t tests over seeds, and the exact sign-flip test --------------------------------------------------------
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+@pytest.mark.parametrize("n_seeds", [2, 5, 12, 48])
+def test_t_test_power_is_the_level_at_zero_and_finite_everywhere(alternative, n_seeds):
+    from posgeom.inference import t_test_power
+
+    assert t_test_power(0.0, n_seeds, alpha=0.01, alternative=alternative) == pytest.approx(0.01, abs=1e-12)
+    values = [t_test_power(e, n_seeds, alternative=alternative) for e in np.linspace(-40, 40, 161)]
+    assert np.all(np.isfinite(values)) and min(values) >= 0 and max(values) <= 1 + 1e-12
+
+
+def test_t_test_power_matches_simulation():
+    from posgeom.inference import t_test_power
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(0.7, 1.0, size=(20000, 8))
+    t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / np.sqrt(8))
+    for alternative, reject in (("two-sided", np.abs(t) > stats.t.ppf(0.975, 7)), ("greater", t > stats.t.ppf(0.95, 7))):
+        # 20,000 simulated experiments: the binomial SD of the rate is below 0.0036; 4 SD is the criterion
+        assert abs(reject.mean() - t_test_power(0.7, 8, alternative=alternative)) < 4 * 0.0036
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_detectable_effect_inverts_the_power(alternative):
+    from posgeom.inference import detectable_effect, t_test_power
+
+    for n_seeds in (3, 8, 20):
+        e = detectable_effect(n_seeds, power=0.9, alpha=0.01, alternative=alternative)
+        assert t_test_power(e, n_seeds, alpha=0.01, alternative=alternative) == pytest.approx(0.9, abs=1e-9)
+
+
+def test_power_functions_reject_bad_options():
+    from posgeom.inference import detectable_effect, t_test_power
+
+    with pytest.raises(ValueError, match="alternative"):
+        t_test_power(1.0, 5, alternative="less")
+    with pytest.raises(ValueError, match="alpha"):
+        t_test_power(1.0, 5, alpha=1.5)
+    with pytest.raises(ValueError, match="power must lie"):
+        detectable_effect(5, power=0.01)
+
+
+def test_sign_flip_p_value_is_exact_and_symmetric():
+    from posgeom.inference import sign_flip_p_value
+
+    x = np.array([0.3, -0.1, 0.8, 0.5, 0.2])
+    assert sign_flip_p_value(x) == sign_flip_p_value(-x)
+    assert sign_flip_p_value(np.ones(10)) == pytest.approx(2 / 2**10)  # only the all-plus and all-minus patterns
+    assert sign_flip_p_value(np.zeros(4)) == 1.0
+    with pytest.raises(ValueError, match="1 to 20"):
+        sign_flip_p_value(np.ones(21))
+    with pytest.raises(ValueError, match="finite"):
+        sign_flip_p_value([1.0, np.nan])

@@ -151,7 +151,7 @@ def test_one_dataset_per_member_is_the_shared_dataset_when_they_are_equal():
 
 
 def test_datasets_may_be_task_data():
-    from posgeom.studies import order_task
+    from posgeom.nn import order_task
 
     tasks = [order_task(40, 6, 8, rng=k) for k in range(2)]
     spec = ModelSpec(vocab_size=tasks[0].vocab_size, n_positions=6, d_model=8)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from posgeom.nn import TrainConfig
-from posgeom.studies import order_task
+from posgeom.nn import order_task
 from posgeom.studies.dose_response import (
     _scaled_mds_encoding,
     _split_pairs,

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from posgeom.nn import TransformerClassifier, seed_everything
-from posgeom.studies import order_task, probe_data
+from posgeom.nn import order_task, probe_data
 from posgeom.studies.necessity_analysis import (
     defect_table,
     detectable_effect,

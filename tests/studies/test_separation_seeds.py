@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from posgeom.studies import separation_seeds as ss
-from posgeom.studies.conditions import order_sensitivity
+from posgeom.nn.conditions import order_sensitivity
 
 
 def _as_label_of(data):

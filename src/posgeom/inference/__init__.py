@@ -8,6 +8,7 @@
 ``spearman``                Spearman's rho of two vectors
 ``PermutationTest``         a statistic, its permutation null and p-value
 ``permutation_p_value``     p-value against a permutation null (never 0 for a Monte Carlo null)
+``sign_flip_p_value``       exact sign-flip p-value of a mean over independent units
 ``Interval``                a point estimate with a two-sided interval
 ``t_interval``              Student-t interval for a mean over seeds
 ``wilson_interval``         Wilson interval for a proportion
@@ -15,7 +16,8 @@
 ``Equivalence``             result of ``equivalence_test``
 ``equivalence_test``        two one-sided t tests (TOST) against a margin fixed in advance
 ``tost_power``              exact power of that TOST
-``t_test_power``            power of the two-sided one-sample t test over seeds
+``t_test_power``            power of the one-sample t test over seeds (two-sided or greater)
+``detectable_effect``       the smallest standardised effect a t test over seeds detects with a given power
 ==========================  =======================================================================================
 """
 
@@ -31,6 +33,7 @@ from ._correlation import (
     pearson_rows,
     permutation_p_value,
     rank,
+    sign_flip_p_value,
     spearman,
 )
 from ._intervals import (
@@ -40,6 +43,7 @@ from ._intervals import (
     Interval as Interval,
 )
 from ._intervals import (
+    detectable_effect,
     equivalence_test,
     power_law_fit,
     t_interval,
@@ -53,11 +57,13 @@ __all__ = [
     "pearson_rows",
     "spearman",
     "permutation_p_value",
+    "sign_flip_p_value",
     "percentile_bootstrap",
     "t_interval",
     "wilson_interval",
     "power_law_fit",
     "t_test_power",
+    "detectable_effect",
     "tost_power",
     "equivalence_test",
 ]

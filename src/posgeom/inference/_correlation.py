@@ -173,3 +173,35 @@ def permutation_p_value(statistic: float, null: ArrayLike, *, alternative: str =
     else:
         hits = int(np.count_nonzero(np.abs(null) >= abs(statistic) - tol))
     return hits / null.size if exact else (1 + hits) / (1 + null.size)
+
+
+def sign_flip_p_value(x: ArrayLike) -> float:
+    """Exact two-sided sign-flip p-value of the mean of ``x`` (all ``2^n`` sign patterns, ``n <= 20``).
+
+    Under "no effect" each independent unit's contrast (one per seed) is symmetric about 0, so flipping signs
+    leaves its law unchanged; the p-value is the share of sign patterns whose ``|mean|`` is at least the
+    observed one (the observed pattern is one of them, so it is never 0).
+
+    Parameters
+    ----------
+    x : (n,) array_like
+        One contrast per independent unit, ``1 <= n <= 20``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> sign_flip_p_value([1.0, 2.0, 3.0, 4.0])  # only the all-plus and all-minus patterns are as extreme
+    0.125
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or not 1 <= x.size <= 20:
+        raise ValueError(f"x must be a 1-D array of 1 to 20 contrasts, got shape {x.shape}; "
+                         "beyond 20 use a Monte Carlo null with permutation_p_value")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite")
+    signs = 1 - 2 * ((np.arange(2**x.size)[:, None] >> np.arange(x.size)) & 1)
+    null = np.abs(signs @ x) / x.size
+    return float(np.mean(null >= abs(x.mean()) * (1 - 1e-12)))

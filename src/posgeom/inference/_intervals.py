@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import optimize, stats
 
 from .._validation import check_confidence, check_positive_int
 
@@ -265,8 +265,8 @@ class Equivalence:
     power_at_margin: float
 
 
-def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05) -> float:
-    """Power of the two-sided one-sample (or paired) ``t`` test for a standardised effect ``mean / sd``.
+def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alternative: str = "two-sided") -> float:
+    """Power of the one-sample (or paired) ``t`` test over seeds for a standardised effect ``mean / sd``.
 
     Parameters
     ----------
@@ -275,6 +275,10 @@ def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05) -> fl
     n_seeds : int
         Independent runs, at least 2.
     alpha : float, default 0.05
+        The level of the test.
+    alternative : {"two-sided", "greater"}, default "two-sided"
+        ``"greater"`` rejects when ``t > t_{1-alpha}``: the same event as "the lower end of the two-sided
+        ``1 - 2 alpha`` interval lies above 0".
 
     Returns
     -------
@@ -287,10 +291,54 @@ def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05) -> fl
     0.92
     >>> round(t_test_power(0.0, 10), 3)  # no effect: the level
     0.05
+    >>> round(t_test_power(3.0, 5, alpha=0.005, alternative="greater"), 2)
+    0.89
     """
     n = check_positive_int(n_seeds, "n_seeds", minimum=2)
-    q, nc = stats.t.ppf(1 - alpha / 2, n - 1), effect_size * np.sqrt(n)
-    return float(stats.nct.sf(q, n - 1, nc) + stats.nct.cdf(-q, n - 1, nc))
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    nc = effect_size * np.sqrt(n)
+    if alternative == "greater":
+        return float(stats.nct.sf(stats.t.ppf(1 - alpha, n - 1), n - 1, nc))
+    if alternative != "two-sided":
+        raise ValueError(f'alternative must be "two-sided" or "greater", got {alternative!r}')
+    q = stats.t.ppf(1 - alpha / 2, n - 1)
+    lower = stats.nct.cdf(-q, n - 1, nc)
+    if not np.isfinite(lower):  # scipy's far tail can be nan; the same tail by the symmetry T(nc) = -T(-nc)
+        lower = stats.nct.sf(q, n - 1, -nc)
+    return float(stats.nct.sf(q, n - 1, nc) + lower)
+
+
+def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,
+                      alternative: str = "two-sided") -> float:
+    """The smallest standardised effect ``delta / sigma`` that :func:`t_test_power` detects with ``power``.
+
+    Multiply by the seed standard deviation for the minimum detectable difference of a design.
+
+    Parameters
+    ----------
+    n_seeds : int, >= 2
+    power : float, default 0.8
+        Above the level of the test.
+    alpha : float, default 0.05
+    alternative : {"two-sided", "greater"}, default "two-sided"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(detectable_effect(5, alpha=0.005, alternative="greater"), 2)
+    2.63
+    >>> round(t_test_power(detectable_effect(12), 12), 3)
+    0.8
+    """
+    level = t_test_power(0.0, n_seeds, alpha=alpha, alternative=alternative)
+    if not level < power < 1:
+        raise ValueError(f"power must lie in ({level:.4g}, 1), the level of the test and 1; got {power!r}")
+    return float(optimize.brentq(
+        lambda e: t_test_power(e, n_seeds, alpha=alpha, alternative=alternative) - power, 0.0, 100.0))
 
 
 def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:

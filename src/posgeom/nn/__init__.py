@@ -7,6 +7,11 @@ initialised after ``seed_everything(s)``, mini-batch order from a generator seed
 * :class:`TransformerClassifier` -- the model, its positional scheme named by a string (``posgeom.encodings.SCHEMES``);
 * :func:`seed_everything`, :class:`TrainingHistory`, :func:`predict`,
   :func:`evaluate_loss` -- the deterministic loop under :func:`fit` and evaluation;
+* :mod:`~posgeom.nn.tasks` -- the labelled synthetic tasks (:class:`~posgeom.nn.tasks.TaskData`): :func:`order_task`,
+  :func:`centre_task`, :func:`probe_data`, :func:`transposition_task`, :func:`pair_distributions`;
+* :mod:`~posgeom.nn.conditions` -- the three conditions of Theorem 4 measured on labelled data:
+  :func:`non_stationarity`, :func:`multiset_bound`, :func:`sequence_bound`, :func:`order_sensitivity`,
+  :func:`non_degeneracy`;
 * :class:`MaskedSlot`, :func:`init_masked_slot`, :func:`train_masked_slot`, :func:`ntk_blocks`,
   :func:`output_trajectory`, :func:`kernel_regime_distances` -- the masked-slot model of the NTK appendix.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from ._fit import FitResult as FitResult
 from ._fit import fit
+from .conditions import multiset_bound, non_degeneracy, non_stationarity, order_sensitivity, sequence_bound
 from .ensemble import fit_ensemble
 from .models import TransformerClassifier
 from .ntk import (
@@ -29,6 +35,8 @@ from .ntk import (
     train_masked_slot,
 )
 from .spec import ModelSpec, TrainConfig
+from .tasks import TaskData as TaskData
+from .tasks import centre_task, order_task, pair_distributions, probe_data, transposition_task
 from .training import (
     TrainingHistory as TrainingHistory,
 )
@@ -52,4 +60,14 @@ __all__ = [
     "ntk_blocks",
     "output_trajectory",
     "kernel_regime_distances",
+    "order_task",
+    "centre_task",
+    "probe_data",
+    "pair_distributions",
+    "transposition_task",
+    "multiset_bound",
+    "sequence_bound",
+    "order_sensitivity",
+    "non_stationarity",
+    "non_degeneracy",
 ]

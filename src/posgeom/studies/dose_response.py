@@ -28,7 +28,7 @@ from ..geometry.hellinger import hellinger_distances
 from ..inference import pearson_rows, permutation_p_value, rank
 from ..nn import ModelSpec, TrainConfig, fit, fit_ensemble
 from ..stress.core import stress_of_distances
-from .tasks import TaskData, _background, _check_task_args
+from ..nn.tasks import TaskData, _background, _check_task_args
 
 __all__ = [
     "xor_task",
@@ -115,7 +115,7 @@ def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.r
     Parameters
     ----------
     n_pairs, n_positions, vocab_size, rng, regime
-        As in :func:`posgeom.studies.order_task` (``2 n_pairs`` sequences).
+        As in :func:`posgeom.nn.order_task` (``2 n_pairs`` sequences).
 
     Returns
     -------

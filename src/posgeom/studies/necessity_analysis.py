@@ -142,7 +142,7 @@ def train_seeds(X: ArrayLike, y: ArrayLike, *, positional: str, seeds: Sequence[
 
     Examples
     --------
-    >>> from posgeom.studies import order_task
+    >>> from posgeom.nn import order_task
     >>> data = order_task(20, 6, 6, rng=0, regime="uniform")
     >>> len(train_seeds(data.X, data.y, positional="learned", seeds=[0, 1], epochs=1))
     2
@@ -173,7 +173,7 @@ def unit_accuracy(model: torch.nn.Module, X: ArrayLike, y: ArrayLike, *, pairs: 
 
     Examples
     --------
-    >>> from posgeom.studies import order_task
+    >>> from posgeom.nn import order_task
     >>> data = order_task(10, 6, 6, rng=0, regime="uniform")
     >>> m = train_seeds(data.X, data.y, positional="none", seeds=[0], epochs=1)[0]
     >>> unit_accuracy(m, data.X, data.y, pairs=True).shape

@@ -22,7 +22,7 @@ from .._validation import check_positive_int, check_rng, check_seeds
 from ..corpus.synthetic import sample_sequences
 from ..nn import ModelSpec, TrainConfig, fit_ensemble
 from .parametrisation import parallel_analysis
-from .tasks import TaskData
+from ..nn.tasks import TaskData
 
 if TYPE_CHECKING:
     from ..inference import Equivalence
@@ -220,7 +220,7 @@ def rank_comparison(train: Sequence[TaskData], test: TaskData | Sequence[TaskDat
     Raises
     ------
     TypeError
-        ``train`` is a single dataset, or either argument is not made of :class:`~posgeom.studies.tasks.TaskData`.
+        ``train`` is a single dataset, or either argument is not made of :class:`~posgeom.nn.tasks.TaskData`.
     ValueError
         Datasets in another number than the seeds, or training sets of different sizes.
     """

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int, check_real, check_seeds
-from .tasks import TaskData
+from ..nn.tasks import TaskData
 
 __all__ = [
     "PAIRS",

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from posgeom import synthetic_corpus
-from posgeom.studies import (
+from posgeom.nn import (
     multiset_bound,
     non_degeneracy,
     non_stationarity,

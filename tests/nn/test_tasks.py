@@ -1,10 +1,10 @@
-"""The synthetic tasks of the chapters (posgeom.studies.tasks)."""
+"""The synthetic tasks of the chapters (posgeom.nn.tasks)."""
 
 import numpy as np
 import pytest
 
-from posgeom.studies import centre_task, multiset_bound, order_task, pair_distributions, probe_data, transposition_task
-from posgeom.studies.tasks import TaskData
+from posgeom.nn import centre_task, multiset_bound, order_task, pair_distributions, probe_data, transposition_task
+from posgeom.nn.tasks import TaskData
 
 
 @pytest.mark.parametrize("task", [order_task, centre_task])

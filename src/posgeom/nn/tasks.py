@@ -42,7 +42,16 @@ def _check_labels(y: ArrayLike, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TaskData:
-    """Equal-length token id sequences ``X`` (N, L), one label each ``y`` (N,), optional bool ``padding_mask``.
+    """Equal-length token id sequences with one label each: the data every trainer in :mod:`posgeom.nn` takes.
+
+    Attributes
+    ----------
+    X : (N, L) int array
+        Token ids, one sequence per row.
+    y : (N,) int array
+        Class labels.
+    padding_mask : (N, L) bool array, optional
+        True where a row is padding; every row keeps at least one real token.
 
     Examples
     --------

@@ -26,8 +26,23 @@ __all__ = ["non_stationarity", "multiset_bound", "sequence_bound", "order_sensit
 class NonStationarity:
     """Result of :func:`non_stationarity`.
 
-    Fields, symmetric (n, n): ``distances`` (plug-in Hellinger), ``floor`` (the permutation null's ``1 - alpha``
-    quantile), ``p_values``, ``distinct`` (``p_values <= alpha`` off the diagonal); and ``alpha``.
+    Attributes
+    ----------
+    distances : (n, n) array
+        Plug-in Hellinger distances between the positions' empirical laws.
+    floor : (n, n) array
+        The permutation null's ``1 - alpha`` quantile, per pair.
+    p_values : (n, n) array
+    distinct : (n, n) bool array
+        ``p_values <= alpha`` off the diagonal.
+    alpha : float
+
+    Examples
+    --------
+    >>> from posgeom.nn import order_task
+    >>> res = non_stationarity(order_task(200, 4, 6, rng=0).X, 6, rng=0, n_permutations=99)
+    >>> res.distinct.shape, 0.0 <= res.fraction_distinct <= 1.0
+    ((4, 4), True)
     """
 
     distances: np.ndarray
@@ -161,7 +176,20 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class OrderSensitivity:
-    """Result of :func:`order_sensitivity`: the two bounds, their ``gap`` and whether it ``holds`` (gap > 0)."""
+    """Result of :func:`order_sensitivity`: the two bounds, their ``gap`` and whether it ``holds`` (gap > 0).
+
+    Attributes
+    ----------
+    sequence_bound : float
+        Best accuracy of any function of the sequence.
+    multiset_bound : float
+        Best accuracy of any function of the multiset of tokens.
+
+    Examples
+    --------
+    >>> OrderSensitivity(sequence_bound=1.0, multiset_bound=0.5).gap
+    0.5
+    """
 
     sequence_bound: float
     multiset_bound: float
@@ -191,7 +219,7 @@ def order_sensitivity(X: ArrayLike, y: ArrayLike) -> OrderSensitivity:
 
     Examples
     --------
-    >>> from posgeom.studies import order_task
+    >>> from posgeom.nn import order_task
     >>> data = order_task(50, 6, 6, rng=0, regime="uniform")
     >>> res = order_sensitivity(data.X, data.y)
     >>> res.sequence_bound, res.multiset_bound, res.holds
@@ -202,7 +230,22 @@ def order_sensitivity(X: ArrayLike, y: ArrayLike) -> OrderSensitivity:
 
 @dataclass(frozen=True)
 class NonDegeneracy:
-    """Result of :func:`non_degeneracy`: ``n_classes``, ``min_class_fraction``, the ``constant_positions``."""
+    """Result of :func:`non_degeneracy`.
+
+    Attributes
+    ----------
+    n_classes : int
+        Labels that occur.
+    min_class_fraction : float
+        Share of the rarest label.
+    constant_positions : tuple of int
+        Positions holding the same token in every sequence.
+
+    Examples
+    --------
+    >>> NonDegeneracy(n_classes=2, min_class_fraction=0.5, constant_positions=()).holds
+    True
+    """
 
     n_classes: int
     min_class_fraction: float
