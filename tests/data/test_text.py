@@ -14,10 +14,10 @@ from posgeom.data import (  # noqa: E402
     CountingConvention,
     cached_tokenized_corpus,
     corpus_position_counts,
-    iter_token_sequences,
     load_tokenizer,
     tokenize_corpus,
 )
+from posgeom.data.conventions import _iter_token_sequences as iter_token_sequences  # noqa: E402
 
 TEXTS = [
     "hide new secretions from the parental units",

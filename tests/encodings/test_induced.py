@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from posgeom.encodings import alibi_slopes, induced_distances
-from posgeom.encodings.relative import _rope_distances
+from posgeom.encodings._relative import _rope_distances, alibi_slopes
+from posgeom.encodings._schemes import induced_distances
 from posgeom.inference import spearman
 
 

@@ -11,15 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import posgeom.geometry.crossfit as crossfit
+import posgeom.geometry._crossfit as crossfit
 from posgeom import hellinger_distances, synthetic_corpus, synthetic_distributions
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import (
     CorrectedDistances,
     bootstrap_corrected,
-    corrected_distances,
-    plugin_distances,
 )
+from posgeom.geometry._crossfit import corrected_distances, plugin_distances
 from posgeom.geometry.hellinger import _hellinger_from_products
 from posgeom.inference import BootstrapEstimate
 

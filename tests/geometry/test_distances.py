@@ -82,7 +82,7 @@ def test_toeplitz_part_and_defect():
     from scipy.linalg import toeplitz
 
     from posgeom import shift_equivariance_defect
-    from posgeom.geometry import lag_profile
+    from posgeom.geometry.shift import _lag_profile as lag_profile
     from posgeom.geometry.shift import _toeplitz_part
 
     T = toeplitz([0.0, 1.0, 1.5, 1.7])

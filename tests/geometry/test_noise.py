@@ -14,7 +14,8 @@ from posgeom import (
     synthetic_corpus,
 )
 from posgeom.corpus import SequenceIncidence
-from posgeom.geometry import bootstrap_statistic, plugin_distances
+from posgeom.geometry import bootstrap_statistic
+from posgeom.geometry._crossfit import plugin_distances
 from posgeom.geometry.noise import _split_half_distances
 
 ragged = st.lists(st.lists(st.integers(0, 6), min_size=0, max_size=7), min_size=1, max_size=12)

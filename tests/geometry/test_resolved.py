@@ -27,10 +27,10 @@ from posgeom.geometry import (
     resolved_estimand,
     stability_ladder,
     subsample,
-    verdict,
 )
 from posgeom.geometry.estimation import _as_estimator
-from posgeom.inference import wilson_interval
+from posgeom.geometry.ladder import _verdict as verdict
+from posgeom.inference._intervals import wilson_interval
 
 
 def zipf_mixture(n, V, *, rng, strength=1.0):
@@ -283,7 +283,7 @@ def test_real_corpora_flat_control_and_ladder(name, n):
     def lag_means(Q):
         return np.bincount(lag, weights=Q[iu], minlength=n)[1:] / np.bincount(lag, minlength=n)[1:]
 
-    from posgeom.encodings import induced_distances
+    from posgeom.encodings._schemes import induced_distances
     from posgeom.stress import stress_of_distances
 
     schemes = {k: induced_distances(k, n, d_model=384, n_heads=12) for k in ("sinusoidal", "rope", "alibi", "t5")}

@@ -3,7 +3,8 @@ import pytest
 from scipy import stats
 from scipy.stats import binomtest
 
-from posgeom.inference import Interval, wilson_interval
+from posgeom.inference import Interval
+from posgeom.inference._intervals import wilson_interval
 
 
 @pytest.mark.parametrize("successes, n", [(0, 10), (3, 10), (10, 10), (412, 500), (1, 1)])
@@ -102,7 +103,8 @@ def test_t_test_power_matches_simulation():
     rng = np.random.default_rng(0)
     x = rng.normal(0.7, 1.0, size=(20000, 8))
     t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / np.sqrt(8))
-    for alternative, reject in (("two-sided", np.abs(t) > stats.t.ppf(0.975, 7)), ("greater", t > stats.t.ppf(0.95, 7))):
+    rejections = (("two-sided", np.abs(t) > stats.t.ppf(0.975, 7)), ("greater", t > stats.t.ppf(0.95, 7)))
+    for alternative, reject in rejections:
         # 20,000 simulated experiments: the binomial SD of the rate is below 0.0036; 4 SD is the criterion
         assert abs(reject.mean() - t_test_power(0.7, 8, alternative=alternative)) < 4 * 0.0036
 
@@ -138,3 +140,27 @@ def test_sign_flip_p_value_is_exact_and_symmetric():
         sign_flip_p_value(np.ones(21))
     with pytest.raises(ValueError, match="finite"):
         sign_flip_p_value([1.0, np.nan])
+
+
+def test_sign_flip_p_value_enumerates_every_pattern_and_keeps_its_level():
+    import itertools
+
+    from posgeom.inference import sign_flip_p_value
+
+    x = np.array([0.5, -0.2, 0.1])
+    means = [abs(np.dot(s, x)) / 3 for s in itertools.product((1, -1), repeat=3)]
+    assert sign_flip_p_value(x) == pytest.approx(np.mean(np.array(means) >= abs(x.mean()) - 1e-12))
+    # under a symmetric null the exact test rejects at most alpha of the time; 2,000 draws: binomial SD 0.0049,
+    # the criterion is alpha plus 3 SD
+    rng = np.random.default_rng(1)
+    ps = np.array([sign_flip_p_value(rng.normal(size=8)) for _ in range(2000)])
+    assert np.mean(ps <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 2000)
+
+
+def test_t_test_power_reaches_its_limits_for_huge_effects():
+    from posgeom.inference import t_test_power
+
+    for alternative in ("two-sided", "greater"):
+        assert t_test_power(5e11, 5, alpha=0.005, alternative=alternative) == pytest.approx(1.0)
+    assert t_test_power(-5e11, 5, alternative="greater") == pytest.approx(0.0, abs=1e-12)
+    assert t_test_power(-5e11, 5) == pytest.approx(1.0)

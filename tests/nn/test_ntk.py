@@ -8,16 +8,10 @@ from torch.func import jacrev
 
 import posgeom as pg
 from posgeom.geometry import pairwise_distances
-from posgeom.nn import (
-    init_masked_slot,
-    kernel_regime_distances,
-    ntk_blocks,
-    output_trajectory,
-    train_masked_slot,
-)
-from posgeom.nn.ntk import _as_dict
-from posgeom.nn.ntk import _masked_slot_logits as masked_slot_logits
-from posgeom.nn.ntk import _masked_slot_loss as masked_slot_loss
+from posgeom.nn import kernel_regime_distances, output_trajectory
+from posgeom.nn._masked_slot import _as_dict, init_masked_slot, ntk_blocks, train_masked_slot
+from posgeom.nn._masked_slot import _masked_slot_logits as masked_slot_logits
+from posgeom.nn._masked_slot import _masked_slot_loss as masked_slot_loss
 
 
 def smooth_targets(n=8, V=5, seed=0):

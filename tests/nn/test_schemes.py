@@ -6,7 +6,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posgeom.encodings import SCHEMES, alibi_slopes
+from posgeom.encodings._relative import alibi_slopes
+from posgeom.encodings._schemes import SCHEMES
 from posgeom.nn._schemes import (
     ALiBiPosition,
     FixedPosition,

@@ -4,10 +4,10 @@ import torch
 
 from posgeom.nn import (
     TransformerClassifier,
-    evaluate_loss,
     seed_everything,
 )
 from posgeom.nn.training import _accuracy as accuracy
+from posgeom.nn.training import _evaluate_loss as evaluate_loss
 from posgeom.nn.training import _train_classifier
 
 

@@ -38,7 +38,7 @@ SECTIONS = [
     ("## Studies", "studies"),
 ]
 REST_HEADING = "## Inference, checks"
-REST = ["inference", "checks", "report", "report_ladder", "report_floor", "cli", "plotting", "glue"]
+REST = ["inference", "checks", "report_ladder", "cli", "plotting", "glue"]
 TOP_HEADING = "## The numpy core at the top level"
 
 

@@ -60,7 +60,7 @@ CASES = [
      ValueError, "8"),
     # --- the report -------------------------------------------------------------------------------------------
     ("unknown estimator of the report",
-     lambda: __import__("posgeom.report", fromlist=["ReportSettings"]).ReportSettings("sst2", estimator="unbiased"),
+     lambda: __import__("posgeom._report", fromlist=["ReportSettings"]).ReportSettings("sst2", estimator="unbiased"),
      ValueError, "corrected, plugin"),
 ]
 

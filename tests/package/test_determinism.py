@@ -28,7 +28,7 @@ def test_synthetic_corpus_distances_and_mds():
 
 
 def test_smacof_is_seeded():
-    from posgeom.stress import smacof_encoding
+    from posgeom.stress._smacof import smacof_encoding
 
     D = pg.hellinger_distances(pg.synthetic_distributions(12, 40, rng=1, regime="smooth"))
     a, b = _twice(lambda: smacof_encoding(D, 2, rng=7, n_init=2).embedding)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from posgeom.cli import main
-from posgeom.geometry import plugin_distances
+from posgeom.geometry._crossfit import plugin_distances
 
 DOCS = [
     "the cat sat on the mat",
@@ -95,7 +95,7 @@ def test_resolved_bootstrap_gives_the_stress_tables_intervals(reviews_file, tmp_
 
 
 def test_cross_fitted_option_is_stated(reviews_file, tmp_path, capsys):
-    from posgeom.geometry import corrected_distances
+    from posgeom.geometry._crossfit import corrected_distances
 
     assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
                  "--estimator", "cross-fitted"]) == 0
@@ -124,7 +124,7 @@ def test_plugin_option_is_stated(report):
 
 
 def test_former_estimator_names_still_work():
-    from posgeom.report import ReportSettings
+    from posgeom._report import ReportSettings
 
     assert ReportSettings("sst2", estimator="corrected").estimator == "cross-fitted"
     assert ReportSettings("sst2", estimator="plugin").estimator == "plug-in"

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import posgeom as pg
 from posgeom.corpus import SequenceIncidence
-from posgeom.encodings.relative import _alibi_distances, _t5_bucket_distances
-from posgeom.geometry import plugin_distances
+from posgeom.encodings._relative import _alibi_distances, _t5_bucket_distances
+from posgeom.geometry._crossfit import corrected_distances, plugin_distances
 from posgeom.stress import (
     Candidate,
     mds_candidate,
@@ -270,7 +270,7 @@ def test_corrected_and_plugin_agree_on_a_large_sample():
     corr = stress_table(None, rows, data=inc, rng=0, n_boot=20)
     iu = np.triu_indices(n, 1)
     truth = pg.hellinger_distances(pg.synthetic_distributions(n, v, rng=5, regime="smooth"))
-    D_corr = pg.geometry.corrected_distances(inc, rng=0, n_splits=20).distances
+    D_corr = corrected_distances(inc, rng=0, n_splits=20).distances
     assert np.abs(D_corr - plugin_distances(inc))[iu].max() < 0.02
     assert np.abs(D_corr - truth)[iu].max() < 0.02
     for r in rows:
@@ -290,7 +290,7 @@ def test_corrected_point_estimate_lies_in_its_interval(corpus):
                 assert ci[0] - 1e-12 <= value <= ci[1] + 1e-12, (interval, r.name, value, ci)
                 assert all(np.isfinite(mc)) and min(mc) >= 0, r.name
     # the point estimate is the corrected estimate of the data with the same seed; a matching D is accepted
-    D_corr = pg.geometry.corrected_distances(inc, rng=3, n_splits=20).distances
+    D_corr = corrected_distances(inc, rng=3, n_splits=20).distances
     again = stress_table(D_corr, rows, data=inc, rng=3, n_boot=40, interval="basic")
     assert again.to_records() == table.to_records()
     assert np.array_equal(table.target, D_corr) and not table.target.flags.writeable

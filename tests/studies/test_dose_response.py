@@ -5,18 +5,16 @@ import functools
 import numpy as np
 import pytest
 
-from posgeom.nn import TrainConfig
-from posgeom.nn import order_task
+from posgeom.nn import TrainConfig, order_task
 from posgeom.studies.dose_response import (
+    DoseRuns,
+    _permute_rows,
     _scaled_mds_encoding,
     _split_pairs,
-    association_verdict,
-    dose_permutation_p_value,
+    _within_seed_spearman,
     extrapolation_runs,
-    permute_rows,
     seeded_dose_response,
     within_seed_power,
-    within_seed_spearman,
     xor_task,
 )
 
@@ -48,17 +46,36 @@ def test_xor_task_label_ignores_positions_and_is_balanced():
 def test_within_seed_spearman_rows_and_constant_rows():
     stress = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]])
     acc = np.array([[0.9, 0.8, 0.7], [0.1, 0.2, 0.3], [0.5, 0.5, 0.5]])
-    assert within_seed_spearman(stress, acc).tolist() == [-1.0, 1.0, 0.0]
-    with pytest.raises(ValueError):
-        within_seed_spearman(stress[:, :1], acc[:, :1])
+    assert _within_seed_spearman(stress, acc).tolist() == [-1.0, 1.0, 0.0]
 
 
-def test_dose_permutation_p_value_detects_an_effect_and_not_noise():
+def _runs(stress, accuracy):
+    return DoseRuns(fractions=np.linspace(0, 1, stress.shape[1]), seeds=tuple(range(len(stress))), stress=stress,
+                    test_accuracy=accuracy)
+
+
+def test_association_detects_an_effect_and_not_noise():
     rng = np.random.default_rng(0)
     stress = np.tile(np.arange(5.0), (20, 1))
-    assert dose_permutation_p_value(stress, -stress + rng.normal(0, 1, stress.shape), rng=0, n_permutations=999) < 0.01
-    noise = rng.normal(size=stress.shape)
-    assert dose_permutation_p_value(stress, noise, rng=0, n_permutations=999) > 0.01
+    effect = _runs(stress, -stress + rng.normal(0, 1, stress.shape)).association(power=0.9, rng=0, n_permutations=999)
+    assert effect.p_value < 0.01 and effect.interval.upper < 0 and effect.verdict == "lower stress, higher accuracy"
+    assert effect.r_s.shape == (20,) and effect.interval.estimate == pytest.approx(effect.r_s.mean())
+    # under the null (accuracy independent of the dose) the p-value is uniform: above 0.01 with probability 0.99
+    noise = _runs(stress, rng.normal(size=stress.shape))
+    assert noise.association(power=0.9, rng=0, n_permutations=999).p_value > 0.01
+    moved = noise.association(power=0.5, rng=0, first_dose=1, n_permutations=99)
+    assert np.array_equal(moved.r_s, _within_seed_spearman(stress[:, 1:], noise.test_accuracy[:, 1:]))
+    with pytest.raises(ValueError):
+        noise.association(power=0.9, rng=0, first_dose=4)
+
+
+def test_association_verdict():
+    stress = np.tile(np.arange(4.0), (6, 1))
+    up = np.tile([[0.0, 1.0, 2.0, 3.0], [1.0, 0.0, 3.0, 2.0]], (3, 1))  # r_s = 1 and 0.6
+    assert _runs(stress, up).association(power=0.1, rng=0, n_permutations=9).verdict == "lower stress, lower accuracy"
+    flat = np.tile([[1.0, 0.0, 3.0, 2.0], [2.0, 3.0, 0.0, 1.0]], (3, 1))  # r_s = 0.6 and -0.6
+    assert _runs(stress, flat).association(power=0.85, rng=0, n_permutations=9).verdict == "no association detected"
+    assert _runs(stress, flat).association(power=0.79, rng=0, n_permutations=9).verdict == "undetermined"
 
 
 def test_within_seed_power_has_its_level_and_grows_with_the_effect():
@@ -90,33 +107,20 @@ def test_extrapolation_runs_draws_fresh_test_sets_and_refuses_tables():
     task = functools.partial(order_task, regime="uniform")
     kwargs = dict(seeds=(0, 1), n_pairs=10, n_test_pairs=10, n_positions=6, vocab_size=10, d_model=8, config=TINY)
     run = extrapolation_runs("sinusoidal", task, **kwargs)
-    assert set(run.accuracy) == {"n", "n again", "2n"}
-    assert all(v.shape == (2,) for v in run.accuracy.values())
+    assert all(v.shape == (2,) and np.all((v >= 0) & (v <= 1)) for v in (run.at_n, run.at_n_again, run.at_2n))
     for scheme in ("learned", "fixed", "low_rank"):
         with pytest.raises(ValueError):
             extrapolation_runs(scheme, task, **kwargs)
 
 
-def test_association_verdict():
-    assert association_verdict(-0.5, -0.1, 0.5) == "lower stress, higher accuracy"
-    assert association_verdict(0.1, 0.5, 0.5) == "lower stress, lower accuracy"
-    assert association_verdict(-0.2, 0.2, 0.85) == "no association detected"
-    assert association_verdict(-0.2, 0.2, 0.79) == "undetermined"
-    with pytest.raises(ValueError):
-        association_verdict(0.2, -0.2, 0.9)
-
-
 def test_permute_rows_is_a_derangement_of_the_chosen_rows():
     P = np.random.default_rng(0).normal(size=(12, 5))
-    for f in (0.25, 0.5, 1.0):
-        Q = permute_rows(P, f, rng=3)
+    for f in (0.25, 0.5, 1.0, 1 / 12):
+        Q = _permute_rows(P, f, np.random.default_rng(3))
         moved = np.flatnonzero(np.any(Q != P, axis=1))
-        assert len(moved) == round(f * 12)  # every chosen row really moves
+        assert len(moved) == max(round(f * 12), 2)  # every chosen row really moves; one row alone cannot
         assert np.allclose(np.sort(Q, axis=0), np.sort(P, axis=0))
-    assert np.array_equal(permute_rows(P, 0.5, rng=3), permute_rows(P, 0.5, rng=3))
-    assert np.array_equal(permute_rows(P, 0.0, rng=3), P)
-    with pytest.raises(ValueError):
-        permute_rows(P, 1.5, rng=0)
+    assert np.array_equal(_permute_rows(P, 0.0, np.random.default_rng(3)), P)
 
 
 def test_scaled_mds_encoding_has_zero_stress_and_the_sinusoid_spread():

@@ -6,12 +6,10 @@ import pytest
 from posgeom.encodings import permutation_test, rank_correlations
 from posgeom.studies.monotone_seeds import (
     MeanSpearmanTest,
+    ScratchRuns,
+    _table_spearman,
     mean_spearman_test,
-    mean_test_power,
-    read_tables,
     scratch_runs,
-    seed_slopes,
-    table_spearman,
 )
 
 
@@ -23,7 +21,7 @@ def _line(n=12, d=4, noise=0.0, seed=0):
 def test_table_spearman_matches_rank_correlations():
     rng = np.random.default_rng(1)
     tables = rng.standard_normal((3, 10, 5))
-    rho = table_spearman(tables)
+    rho = _table_spearman(tables)
     assert rho.shape == (3,)
     for P, r in zip(tables, rho):
         assert r == pytest.approx(rank_correlations(P).spearman, abs=1e-10)
@@ -60,27 +58,32 @@ def test_mean_test_null_of_the_mean_shrinks_with_seeds():
 def test_mean_test_power_monotone_in_effect_and_seeds():
     null = np.random.default_rng(0).normal(0, 0.02, 4000)
     t5 = MeanSpearmanTest(0.0, np.zeros(5), null, 1.0)
-    powers = [mean_test_power(t5, e, 0.05) for e in (0.0, 0.05, 0.1, 0.2)]
+    powers = [t5.power(e, 0.05) for e in (0.0, 0.05, 0.1, 0.2)]
+    # at effect 0 the power is the level of a test against the null's 95% point, up to the normal approximation
     assert powers == sorted(powers) and powers[0] < 0.1 and powers[-1] > 0.99
     t20 = MeanSpearmanTest(0.0, np.zeros(20), null, 1.0)
-    assert mean_test_power(t20, 0.05, 0.05) > mean_test_power(t5, 0.05, 0.05)
+    assert t20.power(0.05, 0.05) > t5.power(0.05, 0.05)
     with pytest.raises(ValueError):
-        mean_test_power(t5, 0.1, 0.0)
+        t5.power(0.1, 0.0)
 
 
-def test_seed_slopes():
-    x = [1, 2, 4, 8]
-    values = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, 0.5, 0.5, 0.5], [0.4, 0.3, 0.2, 0.1]])
-    assert seed_slopes(values, x) == pytest.approx([0.1, 0.0, -0.1])
-    with pytest.raises(ValueError):
-        seed_slopes(values, [1, 2])
-
-
-def test_read_tables_skips_what_cannot_be_loaded(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    tables, skipped = read_tables(["all-MiniLM-L6-v2", "bert-base-uncased"])
-    assert list(tables) == ["all-MiniLM-L6-v2"] and tables["all-MiniLM-L6-v2"].shape == (512, 384)
-    assert "bert-base-uncased" in skipped and "OSError" in skipped["bert-base-uncased"]
+def test_slopes_against_log2_epochs_and_the_relabelled_control():
+    # rho of a line table with growing noise falls across budgets; the slope is the least-squares one on log2(epochs)
+    epochs = (0, 1, 2, 4, 8)
+    tables = np.stack([np.stack([_line(noise=k, seed=s) for k in (0.0, 0.5, 1.0, 2.0, 4.0)]) for s in range(3)])
+    runs = ScratchRuns(seeds=(0, 1, 2), epochs=epochs, tables=tables, final_loss=np.zeros(3), position_only=np.ones(3))
+    rho = _table_spearman(tables)[:, 1:]
+    expected = [np.polyfit(np.log2(epochs[1:]), r, 1)[0] for r in rho]
+    assert runs.slopes() == pytest.approx(expected, abs=1e-12)
+    assert np.all(runs.slopes() < 0)
+    relabel = np.random.default_rng(0).permutation(12)
+    assert runs.slopes(relabel=relabel) == pytest.approx(
+        [np.polyfit(np.log2(epochs[1:]), r, 1)[0] for r in _table_spearman(tables[:, :, relabel])[:, 1:]], abs=1e-12)
+    with pytest.raises(ValueError, match="permutation"):
+        runs.slopes(relabel=np.zeros(12, dtype=int))
+    with pytest.raises(ValueError, match="two budgets"):
+        ScratchRuns(seeds=(0,), epochs=(0, 1), tables=tables[:1, :2], final_loss=np.zeros(1),
+                    position_only=np.ones(1)).slopes()
 
 
 def test_scratch_runs_are_seeded_and_independent():

@@ -1,110 +1,106 @@
-"""Symmetry defects, seeded runs and per-unit accuracies of Chapter 3 (posgeom.studies.necessity_analysis)."""
+"""Symmetry defects and seeded runs of Chapter 3 (posgeom.studies.necessity_analysis)."""
 
 import numpy as np
 import pytest
 import torch
 
-from posgeom.nn import TransformerClassifier, seed_everything
-from posgeom.nn import order_task, probe_data
-from posgeom.studies.necessity_analysis import (
-    defect_table,
-    detectable_effect,
-    interval_power,
-    pair_lower_bounds,
-    plot_scheme_accuracy,
-    symmetry_defects,
-    train_seeds,
-    unit_accuracy,
-)
+from posgeom.inference import t_interval
+from posgeom.nn import TaskData, multiset_bound, order_task, predict, probe_data
+from posgeom.studies.necessity_analysis import SeedRuns, defect_table, plot_scheme_accuracy, train_runs
 
 IDS = torch.randint(0, 7, (8, 6), generator=torch.Generator().manual_seed(0))
 PERM = torch.tensor([2, 0, 5, 1, 4, 3])
+ARCH = dict(vocab_size=7, d_model=8, n_heads=2, n_layers=1)
 
 
 def test_defects_vanish_without_positions_and_not_with_them():
-    table = defect_table(["none", "learned"], IDS, PERM, vocab_size=7, d_model=8, n_heads=2, n_layers=1)
+    table = defect_table(["none", "learned"], IDS, PERM, **ARCH)
     rel = table["equivariance defect"] / table["output scale"]
     assert rel["none"] < 1e-5 and rel["learned"] > 1e-3
     assert list(table.columns) == ["equivariance defect", "invariance defect", "output scale"]
 
 
 def test_causal_mask_breaks_the_symmetry():
-    table = defect_table(["none"], IDS, PERM, vocab_size=7, d_model=8, n_heads=2, n_layers=1, causal=True)
-    assert table.loc["none", "invariance defect"] > 1e-3
+    table = defect_table(["none"], IDS, PERM, causal=True, **ARCH)
+    assert table.loc["none", "invariance defect"] > 1e-3 * table.loc["none", "output scale"]
 
 
-def test_symmetry_defects_of_the_identity_permutation_are_zero():
-    seed_everything(0)
-    model = TransformerClassifier(7, 6, 8, 2, 1, positional="rope").eval()
-    tok, pool, scale = symmetry_defects(model, IDS, torch.arange(6))
-    assert tok == 0.0 and pool == 0.0 and scale > 0
+def test_defects_of_the_identity_permutation_are_zero():
+    row = defect_table(["rope"], IDS, torch.arange(6), **ARCH).loc["rope"]
+    assert row["equivariance defect"] == 0.0 and row["invariance defect"] == 0.0 and row["output scale"] > 0
+
+
+def test_defect_table_rejects_a_non_permutation():
+    with pytest.raises(ValueError, match="perm"):
+        defect_table(["none"], IDS, [0, 0, 1, 2, 3, 4], **ARCH)
+
+
+def _flipped(data):
+    return TaskData(data.X, 1 - data.y)
 
 
 @pytest.fixture(scope="module")
-def runs():
-    data = order_task(40, 6, 6, rng=0, regime="uniform")
-    return data, train_seeds(data.X, data.y, positional="learned", seeds=[0, 1], epochs=2)
+def opposite_runs():
+    """Seed 0 trains on "a before b", seed 1 on the opposite labels: each run must follow its own training set."""
+    train = order_task(150, 6, 6, rng=0, regime="uniform")
+    test = order_task(100, 6, 6, rng=1, regime="uniform")
+    runs = train_runs([train, _flipped(train)], test, positional="learned", seeds=[0, 1], vocab_size=6)
+    return train, test, runs
 
 
-def test_train_seeds_gives_distinct_runs(runs):
-    data, models = runs
-    assert len(models) == 2
-    a, b = (m.positional_encoding() for m in models)
-    assert not torch.equal(a, b)
+def test_each_seed_trains_on_its_own_set(opposite_runs):
+    train, test, runs = opposite_runs
+    assert isinstance(runs, SeedRuns) and len(runs.models) == 2
+    # a run that ignored its own set would score alike; run 0's bound over independent pairs clears the
+    # ceiling 1/2 and run 1, taught the opposite labels, falls below it
+    assert runs.run_lower[0] > 0.5 > runs.accuracy[1]
+    own = [(predict(m, d.X).argmax(-1).numpy() == d.y).mean() for m, d in zip(runs.models, [train, _flipped(train)])]
+    assert np.allclose(runs.train_accuracy, own)
 
 
-def test_unit_accuracy_by_pair_and_by_sequence(runs):
-    data, models = runs
-    per_seq = unit_accuracy(models[0], data.X, data.y)
-    per_pair = unit_accuracy(models[0], data.X, data.y, pairs=True)
-    assert per_seq.shape == (len(data.X),) and per_pair.shape == (len(data.X) // 2,)
-    assert np.isclose(per_seq.mean(), per_pair.mean())
-    with pytest.raises(ValueError):
-        unit_accuracy(models[0], data.X[:-1], data.y[:-1], pairs=True)
+def test_scores_are_per_pair_and_match_the_predictions(opposite_runs):
+    train, test, runs = opposite_runs
+    assert runs.unit_accuracy.shape == (2, len(test) // 2)
+    assert set(np.unique(runs.unit_accuracy)) <= {0.0, 0.5, 1.0}
+    direct = [(predict(m, test.X).argmax(-1).numpy() == test.y).mean() for m in runs.models]
+    assert np.allclose(runs.accuracy, direct)
+    iv = t_interval(runs.accuracy, confidence=0.99)
+    assert (runs.interval.lower, runs.interval.upper) == (iv.lower, iv.upper)
+    assert np.all(runs.run_lower <= runs.accuracy)
 
 
-def test_unit_accuracy_of_token_labels_is_per_sequence():
-    X, y = probe_data(12, 5, bos=5, rng=np.random.default_rng(0))
-    models = train_seeds(X, y, positional="none", seeds=[0], n_classes=5, vocab_size=6, epochs=1)
-    acc = unit_accuracy(models[0], X, y)
-    assert acc.shape == (12,) and np.all((acc >= 0) & (acc <= 1))
+def test_position_free_runs_stay_at_the_multiset_ceiling():
+    train = [order_task(40, 6, 6, rng=s, regime="uniform") for s in (0, 1)]
+    test = order_task(30, 6, 6, rng=2, regime="uniform")
+    runs = train_runs(train, test, positional="none", seeds=[0, 1], vocab_size=6)
+    assert np.all(runs.accuracy <= multiset_bound(test.X, test.y))
+    assert np.all(runs.train_accuracy <= [multiset_bound(d.X, d.y) for d in train])
 
 
-def test_pair_lower_bounds_is_below_the_accuracy(runs):
-    data, models = runs
-    bounds = pair_lower_bounds(models, data.X, data.y, confidence=0.99)
-    accs = [unit_accuracy(m, data.X, data.y).mean() for m in models]
-    assert bounds.shape == (2,) and np.all(bounds <= np.array(accs) + 1e-12)
+def test_token_labels_are_scored_per_sequence():
+    train = [probe_data(30, 5, bos=5, rng=s) for s in (0, 1)]
+    X, y = probe_data(12, 5, bos=5, rng=2)
+    runs = train_runs(train, (X, y), positional="none", seeds=[0, 1], vocab_size=6, n_classes=5)
+    assert runs.unit_accuracy.shape == (2, 12)
+    lows = [t_interval(u, confidence=0.99).lower for u in runs.unit_accuracy]
+    assert np.allclose(runs.run_lower, lows)
 
 
-def test_plot_scheme_accuracy_draws_one_bar_per_configuration():
-    import pandas as pd
-
-    table = pd.DataFrame(
-        {"test accuracy": [0.5, 1.0], "low": [0.5, 0.9], "high": [0.5, 1.0], "seeds": [[0.5, 0.5], [1.0, 0.95]]},
-        index=pd.MultiIndex.from_tuples([("none", "bidirectional"), ("none", "causal")]),
-    )
-    fig = plot_scheme_accuracy(table, 0.5)
-    assert len(fig.axes[0].patches) == 2
-
-
-def test_interval_power_is_the_level_at_zero_and_matches_simulation():
-    from scipy import stats
-
-    assert np.isclose(interval_power(0.0, 5, confidence=0.99), 0.005)
-    assert interval_power(1.0, 5) < interval_power(2.0, 5) < interval_power(2.0, 10)
-    rng = np.random.default_rng(0)
-    x = rng.normal(2.5, 1.0, size=(20000, 5))  # effect 2.5 SDs over a reference of 0
-    t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / np.sqrt(5))
-    simulated = np.mean(t > stats.t.ppf(0.995, 4))
-    assert abs(simulated - interval_power(2.5, 5)) < 4 * np.sqrt(0.25 / 20000)
+def test_train_runs_rejects_one_shared_set_and_a_wrong_count():
+    data = order_task(10, 6, 6, rng=0, regime="uniform")
+    with pytest.raises(TypeError, match="one per seed"):
+        train_runs(data, data, positional="none", seeds=[0, 1], vocab_size=6)
+    with pytest.raises(TypeError, match="one per seed"):
+        train_runs((data.X, data.y), data, positional="none", seeds=[0, 1], vocab_size=6)
+    with pytest.raises(ValueError, match="one training set per seed"):
+        train_runs([data], data, positional="none", seeds=[0, 1], vocab_size=6)
+    with pytest.raises(ValueError, match="partners"):
+        train_runs([data], (data.X[:-1], data.y[:-1]), positional="none", seeds=[0], vocab_size=6)
 
 
-def test_detectable_effect_inverts_the_power():
-    d = detectable_effect(5, confidence=0.99, power=0.8)
-    assert np.isclose(interval_power(d, 5), 0.8)
-    assert detectable_effect(20) < d  # more seeds, smaller detectable effect
-    with pytest.raises(ValueError):
-        detectable_effect(5, power=0.001)
-    with pytest.raises(ValueError):
-        interval_power(1.0, 1)
+def test_plot_scheme_accuracy_draws_one_bar_per_configuration(opposite_runs):
+    _, _, runs = opposite_runs
+    fig = plot_scheme_accuracy({("learned", False): runs, ("learned", True): runs}, 0.5)
+    ax = fig.axes[0]
+    assert len(ax.patches) == 2
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["learned\nbidir.", "learned\ncausal"]

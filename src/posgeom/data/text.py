@@ -30,9 +30,8 @@ from .._io import atomic_open
 from .._validation import check_positive_int
 from ..corpus.counts import position_counts
 from .conventions import CountingConvention as CountingConvention
-from .conventions import _assemble, _check_texts, _special_ids
+from .conventions import _assemble, _check_texts, _iter_token_sequences, _special_ids
 from .conventions import corpus_position_counts as corpus_position_counts
-from .conventions import iter_token_sequences as iter_token_sequences
 from .conventions import load_tokenizer as load_tokenizer
 from .pretrained import _DEFAULT_MODEL
 
@@ -302,7 +301,7 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     texts = _check_texts(texts)
     max_pieces = check_positive_int(max_pieces, "max_pieces")
     conv = CountingConvention(max_pieces, special_tokens=False)
-    chunks = list(iter_token_sequences(texts, tokenizer, conv, batch_size=batch_size, progress=progress))
+    chunks = list(_iter_token_sequences(texts, tokenizer, conv, batch_size=batch_size, progress=progress))
     seqs = [s for chunk in chunks for s in chunk]
     lengths = np.fromiter((s.size for s in seqs), dtype=np.int64, count=len(seqs))
     ids = np.concatenate(seqs).astype(np.int32) if lengths.sum() else np.zeros(0, dtype=np.int32)

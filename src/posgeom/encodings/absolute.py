@@ -1,12 +1,12 @@
 """Absolute positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
 
-* :func:`sinusoidal_encoding` (Vaswani et al.) and its frequencies :func:`~posgeom.encodings.sinusoidal_frequencies`;
+* :func:`sinusoidal_encoding` (Vaswani et al.; its frequencies: ``_sinusoidal_frequencies``);
 * :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
   placed in ``R^d`` by an orthonormal map, see ``_place_in_width`` and ``_orthonormal_frame``);
 * :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
 
-Relative schemes (RoPE, ALiBi, T5) are in :mod:`posgeom.encodings.relative`; the stress-minimising SMACOF
-configuration is in :mod:`posgeom.stress.smacof`.
+Relative schemes (RoPE, ALiBi, T5) are in the private ``posgeom.encodings._relative``; the stress-minimising SMACOF
+configuration is behind :func:`posgeom.stress.stress_by_rank` (``method="smacof"``).
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_matrix, check_positive_int, check_rng
-from ..geometry.mds import classical_mds, eigenvector_signs
+from ..geometry.mds import _eigenvector_signs, classical_mds
 
 __all__ = [
-    "sinusoidal_frequencies",
     "sinusoidal_encoding",
     "mds_encoding",
     "low_rank_factors",
 ]
 
 
-def sinusoidal_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
+def _sinusoidal_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE.
 
     Parameters
@@ -49,7 +48,7 @@ def sinusoidal_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray
 
     Examples
     --------
-    >>> sinusoidal_frequencies(4, base=100.0)
+    >>> _sinusoidal_frequencies(4, base=100.0)
     array([1. , 0.1])
     """
     d = check_positive_int(d_model, "d_model")
@@ -75,7 +74,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
     d_model : int
         Model width (even).
     base : float, default 10000.0
-        Wavelength base of :func:`~posgeom.encodings.sinusoidal_frequencies`.
+        Wavelength base ``b`` of the frequencies ``b ** (-2k / d_model)``.
 
     Returns
     -------
@@ -98,7 +97,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
     array([1.414214, 1.414214, 1.414214])
     """
     n, d = check_positive_int(n_positions, "n_positions"), d_model
-    theta = sinusoidal_frequencies(d, base=base)
+    theta = _sinusoidal_frequencies(d, base=base)
     angles = np.arange(n, dtype=float)[:, None] * theta[None, :]
     P = np.empty((n, d))
     P[:, 0::2] = np.sin(angles)
@@ -366,6 +365,6 @@ def low_rank_factors(P: ArrayLike, r: int) -> LowRankFactors:
     if r > min(n, d):
         raise ValueError(f"r={r} exceeds min(n, d) = {min(n, d)} for P of shape {P.shape}; use r <= {min(n, d)}")
     U, s, Vt = np.linalg.svd(P, full_matrices=False)
-    signs = eigenvector_signs(U)
+    signs = _eigenvector_signs(U)
     U, Vt = U * signs, Vt * signs[:, None]
     return LowRankFactors(left=U[:, :r] * s[:r], right=Vt[:r].copy(), singular_values=s)

@@ -33,13 +33,8 @@ from scipy.stats import kendalltau
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int, check_rng
 from ..geometry.euclidean import pairwise_distances
-from ..inference import (
-    PermutationTest,
-    pearson_rows,
-    permutation_p_value,
-    rank,
-    spearman,
-)
+from ..inference import PermutationTest, permutation_p_value, spearman
+from ..inference._correlation import pearson_rows, rank
 
 __all__ = [
     "rank_correlations",

@@ -4,7 +4,6 @@
 ``PlugIn``          the empirical distributions put into the Hellinger formula (biased upward)
 ``CrossFitted``     the cross-fitted estimator (its estimand drifts with the number of texts)
 ``Resolved``        the cross-fitted, equal-reach estimator of the resolved estimand (the default)
-``ESTIMATORS``      the estimators' command-line names
 ==================  ==============================================================================
 
 Each has ``.label``, ``.describe_estimand(data)``, ``.distances(data, *, rng)`` (a
@@ -19,7 +18,7 @@ import numpy as np
 from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
 from ..inference import BootstrapEstimate
-from .crossfit import _distances_from_squared, corrected_distances, plugin_distances
+from ._crossfit import _distances_from_squared, corrected_distances, plugin_distances
 from .distance_estimate import DistanceEstimate as DistanceEstimate
 from .distance_estimate import _check_incidence, _Estimator, _point_statistic, _summarise
 from .noise import bootstrap_statistic
@@ -29,7 +28,6 @@ __all__ = [
     "PlugIn",
     "CrossFitted",
     "Resolved",
-    "ESTIMATORS",
 ]
 
 
@@ -123,7 +121,7 @@ class PlugIn(_Estimator):
 
 
 class CrossFitted(_Estimator):
-    """The cross-fitted estimator (:func:`~posgeom.geometry.corrected_distances`), averaged over random splits.
+    """The cross-fitted estimator (``posgeom.geometry._crossfit.corrected_distances``), averaged over random splits.
 
     Its estimand, ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, depends on how many texts
     reach each position: it grows with the corpus and is not 0 for equal distributions reached by different
@@ -425,7 +423,7 @@ class Resolved(_Estimator):
 
 
 #: The estimators by their command-line names.
-ESTIMATORS = ("resolved", "cross-fitted", "plug-in")
+_ESTIMATORS = ("resolved", "cross-fitted", "plug-in")
 
 
 def _as_estimator(name: str) -> PlugIn | CrossFitted | Resolved:
@@ -451,5 +449,5 @@ def _as_estimator(name: str) -> PlugIn | CrossFitted | Resolved:
     """
     table = {"resolved": Resolved, "cross-fitted": CrossFitted, "plug-in": PlugIn}
     if name not in table:
-        raise ValueError(f"unknown estimator {name!r}: choose one of {', '.join(ESTIMATORS)}")
+        raise ValueError(f"unknown estimator {name!r}: choose one of {', '.join(_ESTIMATORS)}")
     return table[name]()

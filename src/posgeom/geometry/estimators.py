@@ -4,7 +4,7 @@
 ``bootstrap_corrected``    bootstrap over texts of the corrected estimator, or of a statistic of it
 =========================  ========================================================================
 
-The point estimators are in :mod:`posgeom.geometry.crossfit` (re-exported here).
+The point estimators are in the private ``posgeom.geometry._crossfit``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,15 @@ from .._blas import single_threaded_blas
 from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import SequenceIncidence
 from ..inference import BootstrapEstimate
-from .crossfit import CorrectedDistances as CorrectedDistances
-from .crossfit import _check_enough_sequences, _check_incidence, _corrected_from_gram, _CrossFitter
-from .crossfit import _distances_from_squared as _distances_from_squared
-from .crossfit import corrected_distances as corrected_distances
-from .crossfit import plugin_distances as plugin_distances
+from ._crossfit import CorrectedDistances as CorrectedDistances
+from ._crossfit import (
+    _check_enough_sequences,
+    _check_incidence,
+    _corrected_from_gram,
+    _CrossFitter,
+    corrected_distances,
+)
+from ._crossfit import _distances_from_squared as _distances_from_squared
 
 __all__ = [
     "bootstrap_corrected",
@@ -108,7 +112,7 @@ def bootstrap_corrected(incidence: SequenceIncidence, *, statistic: Callable[[np
     n_splits : int, default 1
         Random splits averaged inside each resample. One suffices: see Notes.
     estimate_splits : int, default 20
-        Random splits of the full-sample point estimate (:func:`corrected_distances`).
+        Random splits of the full-sample point estimate (as in :class:`~posgeom.geometry.CrossFitted`).
     confidence : float, default 0.95
     interval : {"percentile", "basic"}, default "percentile"
         ``"percentile"``: ``centre + [q_lo, q_hi]`` of the centred bootstrap errors; ``"basic"``: the reflected
@@ -139,13 +143,13 @@ def bootstrap_corrected(incidence: SequenceIncidence, *, statistic: Callable[[np
     **Resampling.** A resample draws ``m`` sequences with replacement. It is split at the level of the *draws*: the
     first ``floor(m/2)`` draws form half ``A``, the others half ``B``. The draws are i.i.d. from the empirical
     distribution of the sequences, so the two halves are independent i.i.d. samples of it, and the exact expectation
-    of the corrected estimator (see :func:`corrected_distances`) holds in the bootstrap world with the empirical
+    of the corrected estimator (``_crossfit.corrected_distances``) holds in the bootstrap world with the empirical
     ``mu_i`` as the truth. A sequence drawn twice may then land in both halves: that is what independent sampling
     does, and what the independence argument needs. (Keeping all copies of a sequence in one half instead makes the
     halves dependent: with a position that copies another, the replicates of a zero distance then average -0.23;
     see ``tests/geometry/test_corrected.py``.)
 
-    **Intervals.** By the Proposition of :func:`corrected_distances` the estimator targets
+    **Intervals.** By the Proposition of ``_crossfit.corrected_distances`` the estimator targets
     ``theta_ij = ||alpha_i - alpha_j||^2 / 2`` (``d_H^2`` up to a second-order term), and in the bootstrap world,
     where the halves are independent, the replicates' mean estimates the bootstrap world's ``theta*`` exactly. The
     law of ``estimate - theta`` is approximated by that of the centred errors ``E_b = replicate_b - mean(replicates)``:

@@ -3,9 +3,9 @@
 ======================  ====================================================================================
 ``flat_corpus``         a corpus built to be flat (every position one distribution, the real texts' lengths)
 ``subsample``           a random share of the texts
-``Ladder``              one estimand on all texts, a half, a quarter, an eighth
-``stability_ladder``    a Ladder from an estimator and a statistic
-``verdict``             two quantities ranked only if their paired difference keeps its sign on every rung
+``stability_ladder``    one estimand on all texts, a half, a quarter, an eighth (a ``Ladder``)
+``Ladder``              result of ``stability_ladder``; two quantities are ranked only if their paired
+                        difference keeps its sign on every rung (``_verdict``)
 ======================  ====================================================================================
 """
 
@@ -23,9 +23,7 @@ from ..corpus.incidence import SequenceIncidence
 __all__ = [
     "flat_corpus",
     "subsample",
-    "Ladder",
     "stability_ladder",
-    "verdict",
 ]
 
 
@@ -265,7 +263,7 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     return Ladder(fractions=fractions, rungs=tuple(rungs), estimator=rungs[0].label)
 
 
-def verdict(ladder: Ladder, a: int, b: int, *, names: Sequence[str] = ("a", "b")) -> str:
+def _verdict(ladder: Ladder, a: int, b: int, *, names: Sequence[str] = ("a", "b")) -> str:
     """Rank two components of a ladder's statistic only if their paired difference keeps its sign on every rung.
 
     Parameters
@@ -291,7 +289,7 @@ def verdict(ladder: Ladder, a: int, b: int, *, names: Sequence[str] = ("a", "b")
     >>> from posgeom.inference import BootstrapEstimate
     >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
     >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
-    >>> verdict(Ladder((1.0, 0.5), (r, r), "toy"), 0, 1, names=("x", "y"))
+    >>> _verdict(Ladder((1.0, 0.5), (r, r), "toy"), 0, 1, names=("x", "y"))
     'x < y'
     """
     signs = set()

@@ -2,8 +2,6 @@
 
 ==========================  =================================================================================
 ``ClassicalMDS``            result of ``classical_mds``: embedding, eigenvalues, eigenvectors, numerical rank
-``double_centered_gram``    ``B = -1/2 J D^2 J``
-``eigenvector_signs``       a deterministic sign for each eigenvector
 ``classical_mds``           the embedding from the largest positive eigenvalues of ``B``
 ==========================  =================================================================================
 """
@@ -19,8 +17,6 @@ from numpy.typing import ArrayLike
 from .._validation import check_distance_matrix, check_positive_int
 
 __all__ = [
-    "eigenvector_signs",
-    "double_centered_gram",
     "classical_mds",
 ]
 
@@ -70,7 +66,7 @@ class ClassicalMDS:
         return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
 
 
-def eigenvector_signs(U: ArrayLike) -> np.ndarray:
+def _eigenvector_signs(U: ArrayLike) -> np.ndarray:
     """The sign rule of the package: flip each column so that its largest-magnitude entry is positive.
 
     Eigen- and singular vectors are defined up to sign; this rule makes MDS coordinates and low-rank factors
@@ -93,7 +89,7 @@ def eigenvector_signs(U: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> eigenvector_signs(np.array([[0.6, -0.1], [-0.8, 0.2]]))
+    >>> _eigenvector_signs(np.array([[0.6, -0.1], [-0.8, 0.2]]))
     array([-1.,  1.])
     """
     U = np.asarray(U, dtype=float)
@@ -103,7 +99,7 @@ def eigenvector_signs(U: ArrayLike) -> np.ndarray:
     return np.where(signs == 0, 1.0, signs)
 
 
-def double_centered_gram(D: ArrayLike) -> np.ndarray:
+def _double_centered_gram(D: ArrayLike) -> np.ndarray:
     """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration).
 
     Parameters
@@ -123,7 +119,7 @@ def double_centered_gram(D: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> double_centered_gram([[0.0, 2.0], [2.0, 0.0]])
+    >>> _double_centered_gram([[0.0, 2.0], [2.0, 0.0]])
     array([[ 1., -1.],
            [-1.,  1.]])
     """
@@ -199,12 +195,12 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
     >>> classical_mds(D, rank=1).embedding.shape
     (3, 1)
     """
-    B = double_centered_gram(D)
+    B = _double_centered_gram(D)
     n = B.shape[0]
     lam, U = scipy.linalg.eigh(B)
     order = np.argsort(lam)[::-1]
     lam, U = lam[order], U[:, order]
-    U = U * eigenvector_signs(U)
+    U = U * _eigenvector_signs(U)
     if tol is None:
         tol = n * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
     r_num = _numerical_rank(lam, tol)

@@ -21,8 +21,9 @@ import numpy as np
 from .._blas import single_threaded_blas
 from .._validation import check_confidence, check_positive_int, check_rng
 from ..corpus.incidence import _as_incidence
-from ..inference import BootstrapEstimate, percentile_bootstrap
-from .crossfit import plugin_distances
+from ..inference import BootstrapEstimate
+from ..inference._bootstrap import percentile_bootstrap
+from ._crossfit import plugin_distances
 from .hellinger import _hellinger_from_products
 
 __all__ = [

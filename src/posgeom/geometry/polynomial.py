@@ -13,7 +13,7 @@ from numpy.polynomial import chebyshev
 
 from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
-from .crossfit import _distances_from_squared
+from ._crossfit import _distances_from_squared
 from .distance_estimate import DistanceEstimate, _check_incidence, _Estimator, _point_statistic, _summarise
 
 __all__ = [

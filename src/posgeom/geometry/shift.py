@@ -1,7 +1,6 @@
 """Shift-equivariance: lag profiles, Toeplitz structure, and the Fourier modes of MDS.
 
 =====================================  ================================================================
-``lag_profile``                        mean distance at each gap ``|i - j|``
 ``shift_equivariance_defect``          ``||D - T(D)||_F / ||D||_F``
 ``shift_equivariant_distributions``    distributions whose distances depend on ``i - j`` only
 ``fourier_basis``                      the discrete Fourier (or cosine) basis
@@ -21,7 +20,6 @@ from .._validation import check_distance_matrix, check_matrix, check_positive_in
 from .mds import classical_mds
 
 __all__ = [
-    "lag_profile",
     "shift_equivariance_defect",
     "shift_equivariant_distributions",
     "fourier_basis",
@@ -30,7 +28,7 @@ __all__ = [
 ]
 
 
-def lag_profile(D: ArrayLike) -> np.ndarray:
+def _lag_profile(D: ArrayLike) -> np.ndarray:
     """Mean distance at each lag: ``profile[k] = mean_i D[i, i + k]`` for ``k = 0..n-1`` (``profile[0] = 0``).
 
     If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
@@ -54,7 +52,7 @@ def lag_profile(D: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> D = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
-    >>> lag_profile(D)
+    >>> _lag_profile(D)
     array([0., 1., 2., 3.])
     """
     D = check_distance_matrix(D)
@@ -72,7 +70,7 @@ def _toeplitz_part(D) -> np.ndarray:
     Returns
     -------
     (n, n) float ndarray
-        ``T[i, j] = lag_profile(D)[|i - j|]``.
+        ``T[i, j] = _lag_profile(D)[|i - j|]``.
 
     Raises
     ------
@@ -86,7 +84,7 @@ def _toeplitz_part(D) -> np.ndarray:
            [2., 0., 2.],
            [2., 2., 0.]])
     """
-    profile = lag_profile(D)
+    profile = _lag_profile(D)
     n = profile.size
     return profile[np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])]
 

@@ -2,16 +2,12 @@
 
 ==========================  =======================================================================================
 ``BootstrapEstimate``       the one bootstrap result: estimate, replicates, interval, Monte Carlo error of its ends
-``percentile_bootstrap``    a BootstrapEstimate from replicates
-``rank``                    average ranks along an axis
-``pearson_rows``            Pearson correlation of matching rows
 ``spearman``                Spearman's rho of two vectors
 ``PermutationTest``         a statistic, its permutation null and p-value
 ``permutation_p_value``     p-value against a permutation null (never 0 for a Monte Carlo null)
 ``sign_flip_p_value``       exact sign-flip p-value of a mean over independent units
 ``Interval``                a point estimate with a two-sided interval
 ``t_interval``              Student-t interval for a mean over seeds
-``wilson_interval``         Wilson interval for a proportion
 ``power_law_fit``           exponent of a power law with its t interval
 ``Equivalence``             result of ``equivalence_test``
 ``equivalence_test``        two one-sided t tests (TOST) against a margin fixed in advance
@@ -25,14 +21,11 @@ from __future__ import annotations
 
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from ._bootstrap import BootstrapEstimate as BootstrapEstimate
-from ._bootstrap import percentile_bootstrap
 from ._correlation import (
     PermutationTest as PermutationTest,
 )
 from ._correlation import (
-    pearson_rows,
     permutation_p_value,
-    rank,
     sign_flip_p_value,
     spearman,
 )
@@ -49,18 +42,13 @@ from ._intervals import (
     t_interval,
     t_test_power,
     tost_power,
-    wilson_interval,
 )
 
 __all__ = [
-    "rank",
-    "pearson_rows",
     "spearman",
     "permutation_p_value",
     "sign_flip_p_value",
-    "percentile_bootstrap",
     "t_interval",
-    "wilson_interval",
     "power_law_fit",
     "t_test_power",
     "detectable_effect",

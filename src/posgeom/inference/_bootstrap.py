@@ -33,7 +33,7 @@ class BootstrapEstimate:
         What was resampled (e.g. the estimator and its estimand).
     point : object, optional
         The full-sample estimate behind ``estimate`` when it is the output of an estimator (e.g. the
-        :class:`~posgeom.geometry.crossfit.CorrectedDistances` of the cross-fitted bootstrap).
+        ``CorrectedDistances`` of the cross-fitted bootstrap).
 
     Examples
     --------

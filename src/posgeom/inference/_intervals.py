@@ -265,6 +265,19 @@ class Equivalence:
     power_at_margin: float
 
 
+def _nct_sf(q: float, df: int, nc: float) -> float:
+    """``P(T > q)`` for noncentral ``T`` (``df``, ``nc``); scipy's value, or where it is nan (far tails, huge
+    ``nc``) the same probability from its definition, ``E[Phi(nc - q sqrt(V / df))]`` over ``V ~ chi2(df)``."""
+    value = float(stats.nct.sf(q, df, nc))
+    if np.isfinite(value):
+        return value
+    from scipy import integrate
+
+    value, _ = integrate.quad(lambda v: stats.norm.cdf(nc - q * math.sqrt(v / df)) * stats.chi2.pdf(v, df),
+                              0.0, np.inf, limit=200)
+    return float(min(max(value, 0.0), 1.0))
+
+
 def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alternative: str = "two-sided") -> float:
     """Power of the one-sample (or paired) ``t`` test over seeds for a standardised effect ``mean / sd``.
 
@@ -299,14 +312,14 @@ def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alter
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     nc = effect_size * np.sqrt(n)
     if alternative == "greater":
-        return float(stats.nct.sf(stats.t.ppf(1 - alpha, n - 1), n - 1, nc))
+        return _nct_sf(stats.t.ppf(1 - alpha, n - 1), n - 1, nc)
     if alternative != "two-sided":
         raise ValueError(f'alternative must be "two-sided" or "greater", got {alternative!r}')
     q = stats.t.ppf(1 - alpha / 2, n - 1)
     lower = stats.nct.cdf(-q, n - 1, nc)
     if not np.isfinite(lower):  # scipy's far tail can be nan; the same tail by the symmetry T(nc) = -T(-nc)
-        lower = stats.nct.sf(q, n - 1, -nc)
-    return float(stats.nct.sf(q, n - 1, nc) + lower)
+        lower = _nct_sf(q, n - 1, -nc)
+    return float(_nct_sf(q, n - 1, nc) + lower)
 
 
 def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,

@@ -4,16 +4,16 @@ initialised after ``seed_everything(s)``, mini-batch order from a generator seed
 * :class:`ModelSpec`, :class:`TrainConfig` -- what is trained (architecture, start of the position table) and how;
 * :func:`fit` -- the one training entry point (one seed), returning a :class:`FitResult`;
 * :func:`fit_ensemble` -- many seeds at once in one batched model, behind the same interface;
-* :class:`TransformerClassifier` -- the model, its positional scheme named by a string (``posgeom.encodings.SCHEMES``);
-* :func:`seed_everything`, :class:`TrainingHistory`, :func:`predict`,
-  :func:`evaluate_loss` -- the deterministic loop under :func:`fit` and evaluation;
+* :class:`TransformerClassifier` -- the model, its positional scheme named by a string;
+* :func:`seed_everything`, :class:`TrainingHistory`, :func:`predict` -- the deterministic loop under :func:`fit`
+  and prediction;
 * :mod:`~posgeom.nn.tasks` -- the labelled synthetic tasks (:class:`~posgeom.nn.tasks.TaskData`): :func:`order_task`,
   :func:`centre_task`, :func:`probe_data`, :func:`transposition_task`, :func:`pair_distributions`;
 * :mod:`~posgeom.nn.conditions` -- the three conditions of Theorem 4 measured on labelled data:
   :func:`non_stationarity`, :func:`multiset_bound`, :func:`sequence_bound`, :func:`order_sensitivity`,
   :func:`non_degeneracy`;
-* :class:`MaskedSlot`, :func:`init_masked_slot`, :func:`train_masked_slot`, :func:`ntk_blocks`,
-  :func:`output_trajectory`, :func:`kernel_regime_distances` -- the masked-slot model of the NTK appendix.
+* :func:`output_trajectory`, :func:`kernel_regime_distances` -- the infinite-width predictions of the NTK appendix
+  (the finite masked-slot network is the private ``posgeom.nn._masked_slot``).
 """
 
 from __future__ import annotations
@@ -25,14 +25,8 @@ from .conditions import multiset_bound, non_degeneracy, non_stationarity, order_
 from .ensemble import fit_ensemble
 from .models import TransformerClassifier
 from .ntk import (
-    MaskedSlot as MaskedSlot,
-)
-from .ntk import (
-    init_masked_slot,
     kernel_regime_distances,
-    ntk_blocks,
     output_trajectory,
-    train_masked_slot,
 )
 from .spec import ModelSpec, TrainConfig
 from .tasks import TaskData as TaskData
@@ -41,7 +35,6 @@ from .training import (
     TrainingHistory as TrainingHistory,
 )
 from .training import (
-    evaluate_loss,
     predict,
     seed_everything,
 )
@@ -54,10 +47,6 @@ __all__ = [
     "TransformerClassifier",
     "seed_everything",
     "predict",
-    "evaluate_loss",
-    "init_masked_slot",
-    "train_masked_slot",
-    "ntk_blocks",
     "output_trajectory",
     "kernel_regime_distances",
     "order_task",

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from .._validation import check_matrix, check_positive_int
-from ..encodings.schemes import SCHEMES
+from ..encodings._schemes import SCHEMES
 
 #: Target value of a token that does not count in the loss or the accuracy (torch's cross-entropy convention).
 IGNORE_INDEX = -100

@@ -1,5 +1,5 @@
 """The positional schemes of :class:`~posgeom.nn.TransformerClassifier`, one ``nn.Module`` each, built by
-:func:`make_positional` from a name of ``posgeom.encodings.SCHEMES``.
+:func:`make_positional` from a name of ``posgeom.encodings._schemes.SCHEMES``.
 
 A scheme acts through one of three hooks of :class:`PositionalScheme` (the others are the identity):
 
@@ -9,8 +9,8 @@ A scheme acts through one of three hooks of :class:`PositionalScheme` (the other
 * ``bias`` -- ALiBi adds ``-m_h |i - j|`` to the attention logits of head ``h`` (``"alibi"``).
 
 ``"none"`` uses no hook (Theorem 1). Positions are ``0..L-1`` with ``L <= n_positions`` for every scheme.
-Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings.sinusoidal_frequencies`` (RoPE: per-head width,
-pairs ``(2k, 2k+1)``, the layout of the sinusoidal encoding); ALiBi slopes are those of Press et al. (2022).
+Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings.absolute._sinusoidal_frequencies`` (RoPE: per-head
+width, pairs ``(2k, 2k+1)``, the layout of the sinusoidal encoding); ALiBi slopes are those of Press et al. (2022).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import torch
 from torch import nn
 
 from .._validation import check_positive_int
-from ..encodings.absolute import sinusoidal_encoding, sinusoidal_frequencies
-from ..encodings.relative import alibi_slopes
+from ..encodings._relative import alibi_slopes
+from ..encodings.absolute import _sinusoidal_frequencies, sinusoidal_encoding
 from ._checks import check_heads, check_scheme, check_table
 
 
@@ -262,7 +262,7 @@ class RotaryPosition(PositionalScheme):
         d_head = self.d_model // self.n_heads
         if d_head % 2:
             raise ValueError(f"RoPE needs an even per-head width, got d_model/n_heads = {d_head}")
-        angles = np.arange(self.n_positions)[:, None] * sinusoidal_frequencies(d_head, base=base)[None, :]
+        angles = np.arange(self.n_positions)[:, None] * _sinusoidal_frequencies(d_head, base=base)[None, :]
         self.register_buffer("cos", torch.tensor(np.cos(angles), dtype=torch.float32))
         self.register_buffer("sin", torch.tensor(np.sin(angles), dtype=torch.float32))
 

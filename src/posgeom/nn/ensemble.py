@@ -114,7 +114,7 @@ def _logits(model, params, buffers, X, mask, pooled, chunk=1024):
 
 def _evaluate(model, params, buffers, X, y, mask, *, loss: bool):
     """Per-member accuracy on its data (per sequence, or per non-ignored token), (S,) float64, and, with ``loss``,
-    the per-member mean cross-entropy as :func:`posgeom.nn.evaluate_loss` computes it, (S,) (else None)."""
+    the per-member mean cross-entropy as ``posgeom.nn.training._evaluate_loss`` computes it, (S,) (else None)."""
     with torch.no_grad():
         logits = _logits(model, params, buffers, X, mask, y.ndim == 2)
         S = logits.shape[0]

@@ -207,7 +207,7 @@ class TransformerClassifier(nn.Module):
         Heads per attention layer and number of blocks.
     positional : str, default "learned"
         The positional scheme, one of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``,
-        ``"fixed"``, ``"low_rank"`` (``posgeom.encodings.SCHEMES``).
+        ``"fixed"``, ``"low_rank"``.
     causal : bool, default False
         Causal (decoder) attention: position ``i`` attends to ``j <= i`` only.
     rank : int, optional

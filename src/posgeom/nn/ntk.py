@@ -1,10 +1,5 @@
-"""The masked-slot model of the NTK appendix: the part of a masked-language model that sees only the masked slot.
+"""The infinite-width (kernel-regime) predictions of the NTK appendix for the masked-slot model.
 
-* :class:`MaskedSlot` -- the parameters ``P`` (n x w), ``W`` (w x w), ``A`` (V x w) of
-  ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)``, the logits at position ``i``;
-* :func:`init_masked_slot` -- their initialisation;
-* :func:`train_masked_slot` -- full-batch gradient descent on the network or on its linearisation at the start;
-* :func:`ntk_blocks` -- its exact empirical neural tangent kernel, blocks ``Theta[i, j]`` (V x V);
 * :func:`output_trajectory` -- ``F_t(y)``, the infinite-width dynamics of one position's logits;
 * :func:`kernel_regime_distances` -- the infinite-width prediction of the trained distances ``||p_i - p_j||``.
 
@@ -13,323 +8,22 @@ Conventions: NTK parametrisation with one width ``w`` (``W``, ``A`` i.i.d. ``N(0
 positions (``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``; ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log
 softmax(f_i)_v``), so that time is ``t = lr * steps``; float64 throughout. The appendix derives the limit and
 measures the rates.
+
+The finite network itself (its initialisation, training and empirical kernel) is in the private
+``posgeom.nn._masked_slot``.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
-import torch
 
-from .._validation import check_matrix, check_positive_int, check_real
+from .._validation import check_positive_int, check_real
+from ._masked_slot import _check_loss, _check_targets
 
 __all__ = [
-    "init_masked_slot",
-    "train_masked_slot",
-    "ntk_blocks",
     "output_trajectory",
     "kernel_regime_distances",
 ]
-
-
-_LOSSES = ("mse", "cross_entropy")
-
-
-_DTYPE = torch.float64
-
-
-def _check_loss(loss) -> str:
-    if loss not in _LOSSES:
-        raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
-    return loss
-
-
-def _check_targets(targets, loss: str) -> np.ndarray:
-    Y = check_matrix(targets, "targets", min_rows=2)
-    if loss == "cross_entropy":
-        if Y.min() < 0 or not np.allclose(Y.sum(axis=1), 1.0, atol=1e-8):
-            raise ValueError("cross_entropy targets must be probability distributions (rows >= 0 summing to 1)")
-    return Y
-
-
-@dataclass(frozen=True, kw_only=True)
-class MaskedSlot:
-    """The parameters of the masked-slot network, float64 tensors (from :func:`init_masked_slot`).
-
-    Attributes
-    ----------
-    P : torch.Tensor
-        (n, w): the position table, row ``i`` is ``p_i``.
-    W : torch.Tensor
-        (w, w): the hidden layer.
-    A : torch.Tensor
-        (V, w): the output layer.
-
-    Examples
-    --------
-    >>> th = init_masked_slot(4, 3, 8, seed=0)
-    >>> th.P.shape, th.W.shape, th.A.shape
-    (torch.Size([4, 8]), torch.Size([8, 8]), torch.Size([3, 8]))
-    """
-
-    P: torch.Tensor
-    W: torch.Tensor
-    A: torch.Tensor
-
-
-def _as_dict(params: MaskedSlot) -> dict[str, torch.Tensor]:
-    """``{"P": ..., "W": ..., "A": ...}``: the parameters as the pytree ``torch.func`` differentiates."""
-    if not isinstance(params, MaskedSlot):
-        raise TypeError(f"params must be a MaskedSlot (from init_masked_slot), got {type(params).__name__}")
-    return {"P": params.P, "W": params.W, "A": params.A}
-
-
-def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5,
-                     seed: int) -> MaskedSlot:
-    """Initial parameters of the masked-slot network (float64 tensors).
-
-    Parameters
-    ----------
-    n_positions : int
-        ``n``: rows of the position table ``P``.
-    n_outputs : int
-        ``V``: number of logits (vocabulary size of the masked slot).
-    width : int
-        ``w``: the embedding width and the hidden width.
-    sigma0 : float, default 0.5
-        Initial embedding norm scale: ``P_ik ~ N(0, sigma0^2 / w)``, so ``E ||p_i(0)||^2 = sigma0^2``. ``0`` starts
-        every position at the origin.
-    seed : int
-        Seed of a private ``torch.Generator`` (the global generator is not touched).
-
-    Returns
-    -------
-    MaskedSlot
-        ``P`` (n, w), ``W`` (w, w), ``A`` (V, w), float64.
-
-    Raises
-    ------
-    ValueError
-        If ``n_positions < 2``, ``n_outputs`` or ``width`` is not positive, or ``sigma0 < 0``.
-    TypeError
-        If a size or the seed is not an integer, or ``sigma0`` is not a finite real number.
-
-    Examples
-    --------
-    >>> th = init_masked_slot(4, 3, 8, sigma0=0.5, seed=0)
-    >>> tuple(th.P.shape), tuple(th.W.shape), tuple(th.A.shape)
-    ((4, 8), (8, 8), (3, 8))
-    >>> bool((init_masked_slot(4, 3, 8, sigma0=0.0, seed=0).P == 0).all())
-    True
-    """
-    n = check_positive_int(n_positions, "n_positions", minimum=2)
-    V = check_positive_int(n_outputs, "n_outputs")
-    w = check_positive_int(width, "width")
-    sigma0 = check_real(sigma0, "sigma0", strict=False)
-    seed = check_positive_int(seed, "seed", minimum=0)
-    g = torch.Generator().manual_seed(seed)
-    P = torch.randn(n, w, generator=g, dtype=_DTYPE) * (sigma0 / math.sqrt(w))
-    W = torch.randn(w, w, generator=g, dtype=_DTYPE)
-    return MaskedSlot(P=P, W=W, A=torch.randn(V, w, generator=g, dtype=_DTYPE))
-
-
-def _masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` of every position.
-
-    Parameters
-    ----------
-    params : dict of str to torch.Tensor
-        ``"P"`` (n, w), ``"W"`` (w, w) and ``"A"`` (V, w) (``_as_dict`` of a :class:`MaskedSlot`); differentiable
-        (the function is used with ``torch.func``).
-
-    Returns
-    -------
-    torch.Tensor
-        (n, V): row ``i`` is ``f_i``.
-
-    Examples
-    --------
-    >>> th = init_masked_slot(4, 3, 8, seed=0)
-    >>> tuple(_masked_slot_logits(_as_dict(th)).shape)
-    (4, 3)
-    >>> float(_masked_slot_logits(_as_dict(init_masked_slot(4, 3, 8, sigma0=0.0, seed=0))).abs().max())  # tanh(0) = 0
-    0.0
-    """
-    P, W, A = params["P"], params["W"], params["A"]
-    w = P.shape[1]
-    return torch.tanh(P @ W.T / math.sqrt(w)) @ A.T / math.sqrt(w)
-
-
-def _masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> torch.Tensor:
-    """The loss of the module docstring, summed over positions.
-
-    Parameters
-    ----------
-    logits : torch.Tensor
-        (n, V) logits ``f_i``, e.g. from ``_masked_slot_logits``.
-    targets : torch.Tensor
-        (n, V) float64: ``y_i`` for ``"mse"``, distributions ``mu_i`` for ``"cross_entropy"`` (not validated here;
-        :func:`train_masked_slot` validates).
-    loss : {"mse", "cross_entropy"}
-        ``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``; ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log softmax(f_i)_v``.
-        Any other value is treated as ``"cross_entropy"``.
-
-    Returns
-    -------
-    torch.Tensor
-        A scalar (0-dimensional) tensor.
-
-    Examples
-    --------
-    >>> import torch
-    >>> f, y = torch.zeros(2, 2, dtype=torch.float64), torch.ones(2, 2, dtype=torch.float64)
-    >>> float(_masked_slot_loss(f, y, "mse"))
-    2.0
-    >>> round(float(_masked_slot_loss(f, y / 2, "cross_entropy")), 6)  # 2 positions x log 2
-    1.386294
-    """
-    if loss == "mse":
-        return 0.5 * ((logits - targets) ** 2).sum()
-    return -(targets * torch.log_softmax(logits, dim=-1)).sum()
-
-
-def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr: float, steps: int,
-                      linearised: bool = False) -> MaskedSlot:
-    """Full-batch gradient descent on the masked-slot network or on its linearisation.
-
-    Parameters
-    ----------
-    params : MaskedSlot
-        Initial parameters from :func:`init_masked_slot` (not modified).
-    targets : (n, V) array
-        ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
-    loss : {"mse", "cross_entropy"}
-        The loss, summed over positions (``"mse"`` or ``"cross_entropy"``, see the module docstring).
-    lr : float
-        Learning rate; training time is ``t = lr * steps``. Stability needs ``lr`` below ``2 / lambda_max`` of the
-        NTK (``lambda_max -> 1`` as the width grows; ``lr <= 0.5`` is safe from width 64 on).
-    steps : int
-        Number of full-batch gradient steps (>= 1).
-    linearised : bool, default False
-        Train ``f(theta_0) + J(theta_0)(theta - theta_0)`` instead of the network (the Jacobian is never formed:
-        one ``jvp`` and one ``vjp`` at ``theta_0`` per step).
-
-    Returns
-    -------
-    MaskedSlot
-        The trained parameters (new tensors, the shapes of ``params``).
-
-    Raises
-    ------
-    ValueError
-        If ``loss`` is unknown, ``lr <= 0``, ``targets`` does not have shape (n, V), or cross-entropy targets are
-        not probability distributions.
-    TypeError
-        If ``linearised`` is not a bool, ``steps`` is not an integer or ``lr`` is not a finite real number.
-    FloatingPointError
-        The loss diverged (lower ``lr``).
-
-    Examples
-    --------
-    A wide network trained on ``y`` with the squared loss fits it, as the kernel regime predicts
-    (``F_t(y) = (1 - (1 - lr)^steps) y``):
-
-    >>> import numpy as np
-    >>> y = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
-    >>> th = init_masked_slot(3, 2, 256, sigma0=0.5, seed=0)
-    >>> out = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20)
-    >>> bool(np.abs(_masked_slot_logits(_as_dict(out)).numpy() - y).max() < 0.05)
-    True
-    >>> lin = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20, linearised=True)
-    >>> lin.P.shape == th.P.shape
-    True
-    """
-    from torch.func import jvp, vjp
-
-    loss = _check_loss(loss)
-    lr = check_real(lr, "lr")
-    steps = check_positive_int(steps, "steps")
-    if not isinstance(linearised, bool):
-        raise TypeError(f"linearised must be True or False, got {linearised!r}")
-    Y = _check_targets(targets, loss)
-    params = _as_dict(params)
-    n, V = params["P"].shape[0], params["A"].shape[0]
-    if Y.shape != (n, V):
-        raise ValueError(f"targets must have shape (n_positions, n_outputs) = ({n}, {V}), got {Y.shape}")
-    Yt = torch.tensor(Y, dtype=_DTYPE)
-    theta0 = {k: v.detach().clone() for k, v in params.items()}
-    theta = {k: v.clone() for k, v in theta0.items()}
-    if linearised:
-        f0, vjp_fn = vjp(_masked_slot_logits, theta0)
-    for _ in range(steps):
-        if linearised:
-            delta = {k: theta[k] - theta0[k] for k in theta}
-            _, df = jvp(_masked_slot_logits, (theta0,), (delta,))
-            f = (f0 + df).requires_grad_(True)
-            value = _masked_slot_loss(f, Yt, loss)
-            (r,) = torch.autograd.grad(value, f)
-            (grads,) = vjp_fn(r)
-        else:
-            current = {k: v.requires_grad_(True) for k, v in theta.items()}
-            value = _masked_slot_loss(_masked_slot_logits(current), Yt, loss)
-            grads = dict(zip(current, torch.autograd.grad(value, list(current.values()))))
-        if not torch.isfinite(value):
-            raise FloatingPointError(f"the loss became {float(value.detach())}; lower lr (now {lr})")
-        with torch.no_grad():
-            theta = {k: theta[k].detach() - lr * grads[k] for k in theta}
-    return MaskedSlot(**{k: v.detach() for k, v in theta.items()})
-
-
-def ntk_blocks(params: MaskedSlot) -> np.ndarray:
-    """The exact empirical NTK of the masked-slot network, as blocks ``Theta[i, j]`` (V x V).
-
-    ``Theta[i, j] = sum_theta (d f_i / d theta)(d f_j / d theta)^T``, the sum of three parts (``u_i = W p_i /
-    sqrt(w)``, ``phi_i = tanh(u_i)``, ``phi'_i = 1 - phi_i^2``):
-
-    * from ``P`` (``f_i`` depends on ``p_i`` only): ``delta_ij J_i J_i^T`` with
-      ``J_i = A diag(phi'_i) W / w``;
-    * from ``A``: ``<phi_i, phi_j> / w * I_V``;
-    * from ``W``: ``<p_i, p_j> / w^2 * A diag(phi'_i * phi'_j) A^T``.
-
-    Parameters
-    ----------
-    params : MaskedSlot
-        As from :func:`init_masked_slot` (or trained by :func:`train_masked_slot`).
-
-    Returns
-    -------
-    numpy.ndarray
-        (n, n, V, V) float64. At infinite width (with ``||p_i|| = O(1)``) it tends to ``delta_ij I_V``: the
-        diagonal blocks deviate from ``I_V`` by ``O(w^(-1/2))``, the off-diagonal blocks are ``O(w^(-3/2))``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> K = ntk_blocks(init_masked_slot(3, 2, 2048, sigma0=0.5, seed=0))
-    >>> K.shape
-    (3, 3, 2, 2)
-    >>> bool(np.abs(K[0, 0] - np.eye(2)).max() < 0.2 and np.abs(K[0, 1]).max() < 0.01)
-    True
-    """
-    params = _as_dict(params)
-    P, W, A = (params[k].detach() for k in ("P", "W", "A"))
-    w = P.shape[1]
-    n, V = P.shape[0], A.shape[0]
-    u = P @ W.T / math.sqrt(w)
-    phi = torch.tanh(u)
-    dphi = 1 - phi**2
-    theta = torch.zeros(n, n, V, V, dtype=_DTYPE)
-    # A part and W part (all pairs).
-    theta += (phi @ phi.T / w)[:, :, None, None] * torch.eye(V, dtype=_DTYPE)
-    gram = P @ P.T / w**2
-    theta += gram[:, :, None, None] * torch.einsum("vk,ik,jk,uk->ijvu", A, dphi, dphi, A)
-    # P part (diagonal blocks).
-    for i in range(n):
-        J = (A * dphi[i]) @ W / w
-        theta[i, i] += J @ J.T
-    return theta.numpy()
 
 
 def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) -> np.ndarray:
@@ -346,7 +40,7 @@ def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) 
     loss : {"mse", "cross_entropy"}
         The per-position loss ``l(f; y)``.
     lr : float
-        Learning rate (> 0), as in :func:`train_masked_slot`.
+        Learning rate (> 0), as in the network's training.
     steps : int
         Number of steps (>= 1).
 
@@ -400,7 +94,7 @@ def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps:
     steps : int
         Its number of steps (>= 1).
     sigma0 : float
-        Its initial embedding scale (>= 0), as in :func:`init_masked_slot`.
+        Its initial embedding scale (>= 0): ``||p_i(0)|| ~ sigma0`` at every width.
 
     Returns
     -------

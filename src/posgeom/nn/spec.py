@@ -44,7 +44,8 @@ class ModelSpec:
     n_heads, n_layers : int, default 2 and 1
         Heads per attention layer, number of blocks.
     positional : str, default "learned"
-        One of :data:`posgeom.encodings.SCHEMES`.
+        The positional scheme, one of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``,
+        ``"fixed"``, ``"low_rank"``.
     causal : bool, default False
         Decoder (causal) attention.
     rank : int, optional

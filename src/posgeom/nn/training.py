@@ -29,7 +29,6 @@ from ._checks import IGNORE_INDEX
 __all__ = [
     "seed_everything",
     "predict",
-    "evaluate_loss",
 ]
 
 
@@ -242,7 +241,7 @@ def _train_classifier(
         if on_epoch_end is not None and on_epoch_end(epoch, model) is True:
             stopped_early = epoch < epochs
             break
-    return TrainingHistory(loss=tuple(losses), final_loss=evaluate_loss(model, X, y, padding_mask=mask),
+    return TrainingHistory(loss=tuple(losses), final_loss=_evaluate_loss(model, X, y, padding_mask=mask),
                            epochs=len(losses), stopped_early=stopped_early, seed=seed)
 
 
@@ -299,7 +298,7 @@ def predict(
 
 
 @torch.no_grad()
-def evaluate_loss(
+def _evaluate_loss(
     model: nn.Module,
     X: np.ndarray | torch.Tensor,
     y: np.ndarray | torch.Tensor,
@@ -334,7 +333,7 @@ def evaluate_loss(
     >>> from posgeom.nn import TransformerClassifier
     >>> seed_everything(0)
     >>> model = TransformerClassifier(5, 4, 8, 2, 1)
-    >>> loss = evaluate_loss(model, np.ones((3, 4), dtype=int), [0, 1, 0])
+    >>> loss = _evaluate_loss(model, np.ones((3, 4), dtype=int), [0, 1, 0])
     >>> 0.0 < loss < 5.0
     True
     """

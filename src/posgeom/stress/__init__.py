@@ -1,8 +1,7 @@
 """Stress of an encoding against the positional geometry of a corpus.
 
 * :mod:`~posgeom.stress.core`: raw and scale-optimal stress, the optimal scale.
-* :mod:`~posgeom.stress.smacof`: SMACOF, a configuration that minimises raw stress.
-* :mod:`~posgeom.stress.rank_curve`: stress and strain of MDS against its rank.
+* :mod:`~posgeom.stress.rank_curve`: stress and strain of MDS (or SMACOF) against its rank.
 * :mod:`~posgeom.stress.candidates`: the rows of a stress table (the encodings in use, MDS).
 * :mod:`~posgeom.stress.table` / :mod:`~posgeom.stress.results`: the stress table, its rows and paired comparisons.
 * :mod:`~posgeom.stress.ladder`: the stress table on each rung of the subsampling ladder, and its verdicts.
@@ -32,13 +31,10 @@ from .rank_curve import (
     stress_by_rank,
 )
 from .results import (
-    StressTable,
+    StressTable as StressTable,
 )
 from .shift_invariant import (
     shift_invariant_decomposition,
-)
-from .smacof import (
-    smacof_encoding,
 )
 from .split_half import (
     split_half_stress,
@@ -49,12 +45,10 @@ __all__ = [
     "optimal_scale",
     "stress_of_distances",
     "stress_of_encoding",
-    "smacof_encoding",
     "stress_by_rank",
     "Candidate",
     "mds_candidate",
     "standard_candidates",
-    "StressTable",
     "stress_table",
     "shift_invariant_decomposition",
     "stress_ladder",

@@ -17,9 +17,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from ..encodings._relative import alibi_slopes
+from ..encodings._schemes import induced_distances
 from ..encodings.absolute import sinusoidal_encoding
-from ..encodings.relative import alibi_slopes
-from ..encodings.schemes import induced_distances
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
 
@@ -103,7 +103,7 @@ def _fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candi
 
     Examples
     --------
-    >>> from posgeom.encodings.relative import _alibi_distances
+    >>> from posgeom.encodings._relative import _alibi_distances
     >>> c = _fixed_distances("ALiBi", _alibi_distances(3), description="slope 1")
     >>> c.distances(None)[0], c.fitted
     (array([0., 1., 2.]), False)
@@ -273,16 +273,16 @@ def standard_candidates(
     -----
     * **sinusoidal**: :func:`posgeom.sinusoidal_encoding` of width ``d`` (the model's width).
     * **RoPE**: the distance between the rotated copies of one unit-block vector in every head,
-      ``sqrt(n_heads) * _rope_distances(n, d_head)`` (``posgeom.encodings.relative._rope_distances``, head width
+      ``sqrt(n_heads) * _rope_distances(n, d_head)`` (``posgeom.encodings._relative._rope_distances``, head width
       ``d_head = d / n_heads``): all heads together rotate ``d / 2`` blocks, as many as the sinusoidal encoding of width
       ``d`` has, so the two share their scale and differ only in the frequency grid (``d_head / 2`` frequencies, each
       used by ``n_heads`` heads, against ``d / 2``). One head alone is ``1 / sqrt(n_heads)`` of this, a scale that only
       raw stress sees.
     * **ALiBi**: the heads' linear biases ``-m_h |i - j|`` (slopes of Press et al. for ``n_heads`` heads,
-      :func:`posgeom.encodings.alibi_slopes`), read as the distance between the concatenated one-dimensional
+      ``posgeom.encodings._relative.alibi_slopes``), read as the distance between the concatenated one-dimensional
       configurations ``x_i = (m_1 i, ..., m_h i)``: ``||m||_2 |i - j|``. Rank 1; its scale-optimal stress does not
       depend on the slopes at all.
-    * **T5 buckets**: ``encodings.relative._t5_bucket_distances`` (32 buckets, maximum distance 128, bidirectional).
+    * **T5 buckets**: ``encodings._relative._t5_bucket_distances`` (32 buckets, maximum distance 128, bidirectional).
     * **learned (pretrained)**: rows ``offset .. offset + n - 1`` of a pretrained model's position embeddings
       (:func:`posgeom.data.learned_position_embeddings`). ``offset`` maps the corpus's position ``i`` to the
       model's position ``i + offset``: 0 when ``mu_0`` counts ``[CLS]`` (BERT's position 0), 1 when only word pieces are

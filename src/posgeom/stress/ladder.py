@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..geometry.estimators import _distances_from_squared
-from ..geometry.ladder import Ladder, stability_ladder, verdict
+from ..geometry.ladder import Ladder, _verdict, stability_ladder
 from .candidates import Candidate
 from .table import _evaluate
 
@@ -121,7 +121,8 @@ class StressLadder:
         """``"a < b"``, ``"a > b"`` or ``"undetermined"``: ranked only if the sign holds on every rung.
 
         The paired difference of the two rows' scale-optimal stress on the same resamples must exclude 0 on the same
-        side on every rung (:func:`posgeom.geometry.verdict`).
+        side on every rung (the centred interval of :meth:`contrast`: the estimate plus the quantiles of the paired
+        replicates' deviations from their mean). This is the rule of every verdict of the book.
 
         Parameters
         ----------
@@ -137,7 +138,7 @@ class StressLadder:
         >>> _toy_ladder().verdict("x", "y")
         'x < y'
         """
-        return verdict(self.ladder, self._index(a), self._index(b), names=(a, b))
+        return _verdict(self.ladder, self._index(a), self._index(b), names=(a, b))
 
     def contrast(self, a: str, b: str) -> np.ndarray:
         """The paired difference ``stress*(a) - stress*(b)`` on each rung: rows ``(estimate, lower, upper)``.

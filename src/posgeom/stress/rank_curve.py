@@ -4,7 +4,7 @@ Two criteria, two optimal methods (Borg & Groenen, 2005):
 
 * **strain** ``||B - X X^T||_F / ||B||_F`` with ``B = -1/2 J D^2 J`` and ``X`` centred. By Eckart-Young, classical
   MDS (the top-``r`` positive eigenpairs of ``B``) minimises it over all rank-``r`` configurations;
-* **stress** (the paper's, :mod:`posgeom.stress`), minimised locally by SMACOF (:func:`posgeom.stress.smacof_encoding`).
+* **stress** (the paper's, :mod:`posgeom.stress`), minimised locally by SMACOF (``posgeom.stress._smacof``).
 
 :func:`stress_by_rank` computes the whole curve: from one eigendecomposition for classical MDS, one SMACOF fit per
 rank for SMACOF.
@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
-from ..geometry.mds import classical_mds, double_centered_gram
+from ..geometry.mds import _double_centered_gram, classical_mds
+from ._smacof import smacof_encoding
 from .core import stress_of_encoding as _stress
-from .smacof import smacof_encoding
 
 __all__ = [
     "stress_by_rank",
@@ -34,7 +34,7 @@ _METHODS = ("classical", "smacof")
 def _strain(X, D) -> float:
     """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``.
 
-    ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (:func:`~posgeom.geometry.double_centered_gram`) and
+    ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (``posgeom.geometry.mds._double_centered_gram``) and
     ``Xc`` is ``X`` with its column means removed (the Gram matrix of a centred configuration). 0 iff ``X``
     reproduces ``B``.
 
@@ -62,7 +62,7 @@ def _strain(X, D) -> float:
     (0.0, 0.782)
     """
     X = check_matrix(X, "X", min_rows=2)
-    B = double_centered_gram(D)
+    B = _double_centered_gram(D)
     if X.shape[0] != B.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but D describes {B.shape[0]} positions")
     norm = float(np.linalg.norm(B))
@@ -119,7 +119,7 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
         ``B`` (above ``tol``); for ``"smacof"`` at most ``n - 1``.
     method : {"classical", "smacof"}
         ``"classical"``: one eigendecomposition, ``X_r = U_r L_r^{1/2}`` for all ranks. ``"smacof"``: one
-        :func:`posgeom.stress.smacof_encoding` fit per rank, started from classical MDS (plus ``n_init - 1``
+        SMACOF fit per rank, started from classical MDS (plus ``n_init - 1``
         random starts).
     rng : int or numpy.random.Generator, default 0
         The random starts of ``"smacof"``; ignored by ``"classical"``.

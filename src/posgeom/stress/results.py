@@ -16,9 +16,7 @@ import numpy as np
 
 from .._validation import check_positive_int
 
-__all__ = [
-    "StressTable",
-]
+__all__: list[str] = []  # result types, importable from posgeom.stress and documented in book/api.md
 
 ESTIMATORS = ("resolved", "corrected", "plugin")
 _ESTIMATOR_LABELS = {"resolved": "resolved (fixed vocabulary resolution, equal reach)",

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_confidence, check_distance_matrix, check_positive_int, check_rng
-from ..geometry.estimators import _distances_from_squared, plugin_distances
+from ..geometry._crossfit import _distances_from_squared, plugin_distances
 from .candidates import (
     _MDS_CACHE,
     Candidate,
@@ -118,13 +118,13 @@ def stress_table(
     every output format:
 
     * ``estimator="corrected"`` (default): ``D`` is the cross-fitted, bias-corrected estimate
-      (:func:`posgeom.geometry.corrected_distances`, ``n_splits`` random splits). With ``data``, the intervals come
+      (``geometry._crossfit.corrected_distances``, ``n_splits`` random splits). With ``data``, the intervals come
       from :func:`posgeom.geometry.bootstrap_corrected` with the whole table's evaluation as its statistic: every
       resample's corrected ``D`` is computed (one random split per resample), fitted rows (MDS) are refitted on it,
       and every row is evaluated on it. The intervals are *centred* percentile intervals (point estimate plus the
       quantiles of the replicates' deviations from their mean), so they contain their own point estimate; the
       Monte Carlo errors of their ends are stored (``StressRow.raw_ci_mc``, ``optimal_ci_mc``).
-    * ``estimator="plugin"``: ``D`` is the plug-in estimate (:func:`posgeom.geometry.plugin_distances`), biased
+    * ``estimator="plugin"``: ``D`` is the plug-in estimate (``posgeom.geometry._crossfit.plugin_distances``), biased
       upward by sampling noise, and the intervals come from :func:`posgeom.geometry.bootstrap_statistic`
       (percentile or basic; a plug-in percentile interval can exclude its own estimate, because the replicates are
       shifted upward: see ``StressRow.raw_bias``).
@@ -281,7 +281,8 @@ def stress_table(
                 lower, upper = np.maximum(lower, 0.0), np.maximum(upper, 0.0)
                 lower_mc, upper_mc = mc_hi, mc_lo
         else:
-            from ..geometry.estimators import bootstrap_corrected, corrected_distances
+            from ..geometry._crossfit import corrected_distances
+            from ..geometry.estimators import bootstrap_corrected
 
             if D is not None:  # the bootstrap's point estimate draws its splits first from the same generator
                 expected = corrected_distances(data, rng=copy.deepcopy(rng), n_splits=n_splits).distances

@@ -11,13 +11,11 @@
 
 from __future__ import annotations
 
-from .dose_response import permute_rows
 from .parametrisation import parallel_analysis
-from .sinusoid import random_centred_subspaces, sinusoid_alignment
+from .sinusoid import reference_subspaces, sinusoid_alignment
 
 __all__ = [
     "parallel_analysis",
     "sinusoid_alignment",
-    "random_centred_subspaces",
-    "permute_rows",
+    "reference_subspaces",
 ]

@@ -1,44 +1,28 @@
 """Chapter 6: the signal rank of ``B`` by parallel analysis.
 
 * :func:`parallel_analysis` -- eigenvalues of ``B`` above those of position-shuffled copies of the corpus
-  (:class:`ParallelAnalysis`)
+* :func:`detection_curve` -- the signal rank against the number of texts
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_confidence, check_positive_int, check_rng
 from ..geometry.hellinger import hellinger_distances
 from ..geometry.mds import classical_mds
 
-__all__ = [
-    "ParallelAnalysis",
-    "parallel_analysis",
-]
+__all__ = ["parallel_analysis", "detection_curve"]
 
 
 @dataclass(frozen=True)
 class ParallelAnalysis:
-    """Result of :func:`parallel_analysis`.
-
-    Attributes
-    ----------
-    eigenvalues : (n,) array
-        Eigenvalues of ``B`` of the corpus, descending.
-    null_quantile : (n,) array
-        For every rank ``k``, the ``quantile`` of the ``k``-th eigenvalue over the null corpora.
-    quantile : float
-    n_null : int
-
-    Examples
-    --------
-    >>> ParallelAnalysis(np.array([3.0, 1.0, 0.0]), np.array([2.0, 2.0, 0.0]), 0.95, 100).signal_rank
-    1
-    """
+    """Result of :func:`parallel_analysis`: the ``eigenvalues`` of ``B`` of the corpus (descending) and, for every
+    rank ``k``, the ``null_quantile`` (``quantile`` over ``n_null`` null corpora) of the ``k``-th eigenvalue."""
 
     eigenvalues: np.ndarray
     null_quantile: np.ndarray
@@ -47,8 +31,7 @@ class ParallelAnalysis:
 
     @property
     def signal_rank(self) -> int:
-        """Number of leading eigenvalues above their null quantile (counted until the first that is not; at most
-        ``n - 1``, the rank of any ``B``: the last eigenvalue is 0 up to rounding)."""
+        """Leading eigenvalues above their null quantile, counted until the first that is not (at most ``n - 1``)."""
         above = (self.eigenvalues > self.null_quantile)[:-1]
         return int(np.argmin(above)) if not above.all() else int(above.size)
 
@@ -60,13 +43,17 @@ def _distances(X, mask, V):
     return hellinger_distances(C / C.sum(axis=1, keepdims=True))
 
 
+def _mask(X: np.ndarray, padding_mask) -> np.ndarray:
+    mask = np.zeros(X.shape, dtype=bool) if padding_mask is None else np.asarray(padding_mask, dtype=bool)
+    if mask.shape != X.shape:
+        raise ValueError(f"padding_mask must have shape {X.shape}, got {mask.shape}")
+    return mask
+
+
 def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Generator,
                       padding_mask: ArrayLike | None = None, n_null: int = 100,
                       quantile: float = 0.95) -> ParallelAnalysis:
     """Signal rank of ``B`` against copies of the corpus with each sequence's tokens shuffled among its positions.
-
-    The null keeps the per-position sample sizes, the vocabulary, the plug-in bias and the dependence between the
-    tokens of one text, and has no positional signal.
 
     Parameters
     ----------
@@ -96,29 +83,64 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     if X.ndim != 2 or X.shape[1] < 2 or not np.issubdtype(X.dtype, np.integer):
         raise ValueError(f"X must be an (N, n) integer array with n >= 2, got shape {X.shape}, dtype {X.dtype}")
     V = check_positive_int(vocab_size, "vocab_size")
-    mask = np.zeros(X.shape, dtype=bool) if padding_mask is None else np.asarray(padding_mask, dtype=bool)
-    if mask.shape != X.shape:
-        raise ValueError(f"padding_mask must have shape {X.shape}, got {mask.shape}")
+    mask = _mask(X, padding_mask)
     real = X[~mask]
     if real.size and (real.min() < 0 or real.max() >= V):
         raise ValueError(f"token ids must lie in [0, {V})")
     if np.any(mask.all(axis=0)):
         raise ValueError("every position needs at least one token")
     B = check_positive_int(n_null, "n_null")
-    quantile = float(quantile)
-    if not 0 < quantile < 1:
-        raise ValueError(f"quantile must lie in (0, 1), got {quantile}")
+    quantile = check_confidence(quantile, "quantile")
     rng = check_rng(rng)
-    # Only the tokens that occur matter (shuffling within sequences keeps every sequence's tokens): renumber them
-    # 0..V'-1 in their order, so each null corpus counts into an n x V' table instead of n x V.
+    # Shuffling within sequences keeps every sequence's tokens: renumber the tokens that occur 0..V'-1.
     present = np.bincount(real.astype(np.int64), minlength=V) > 0
     V = max(int(present.sum()), 1)
     X = np.where(mask, 0, (np.cumsum(present) - 1)[np.where(mask, 0, X)]).astype(np.int64)
-    n = X.shape[1]
     observed = classical_mds(_distances(X, mask, V)).eigenvalues
-    null = np.empty((B, n))
+    null = np.empty((B, X.shape[1]))
     for b in range(B):
         keys = np.where(mask, 2.0, rng.random(X.shape))  # padding sorts last and stays in place
         shuffled = np.take_along_axis(X, np.argsort(keys, axis=1), axis=1)
         null[b] = classical_mds(_distances(shuffled, mask, V)).eigenvalues
     return ParallelAnalysis(observed, np.quantile(null, quantile, axis=0), quantile, B)
+
+
+def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng: int | np.random.Generator,
+                    padding_mask: ArrayLike | None = None, n_null: int = 40, repeats: int = 1) -> np.ndarray:
+    """Signal rank of :func:`parallel_analysis` on random subsamples of each size.
+
+    Parameters
+    ----------
+    X : (N, n) int array
+    vocab_size : int
+    sizes : sequence of int
+        Subsample sizes, each at most ``N``.
+    rng : int or numpy.random.Generator
+    padding_mask : (N, n) bool array, optional
+    n_null : int, default 40
+    repeats : int, default 1
+        Subsamples per size.
+
+    Returns
+    -------
+    (len(sizes), repeats) int array
+
+    Examples
+    --------
+    >>> from posgeom import synthetic_corpus
+    >>> X = synthetic_corpus(400, 8, 20, rng=0, regime="abrupt")
+    >>> detection_curve(X, 20, [400], rng=0, n_null=10).shape
+    (1, 1)
+    """
+    X = np.asarray(X)
+    mask = _mask(X, padding_mask)
+    rng = check_rng(rng)
+    out = np.empty((len(sizes), check_positive_int(repeats, "repeats")), dtype=int)
+    for i, size in enumerate(sizes):
+        if not 0 < size <= X.shape[0]:
+            raise ValueError(f"every size must lie in [1, {X.shape[0]}] (the number of sequences), got {size}")
+        for j in range(repeats):
+            idx = rng.choice(X.shape[0], int(size), replace=False)
+            out[i, j] = parallel_analysis(X[idx], vocab_size, padding_mask=mask[idx], rng=rng,
+                                          n_null=n_null).signal_rank
+    return out

@@ -1,4 +1,5 @@
-"""A stress report for any corpus and model: the pipeline behind ``posgeom report``.
+"""Private (the pipeline behind ``posgeom report``, :func:`posgeom.cli.main`): a stress report for any corpus and
+model.
 
 corpus texts → WordPiece tokens under a stated :class:`~posgeom.data.CountingConvention` → Hellinger distances
 between positions → classical MDS → the stress table of the encodings in use (:func:`posgeom.stress.stress_table`)
@@ -23,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ._report_floor import noise_floor_summary
 from ._validation import check_positive_int
-from .geometry.estimation import ESTIMATORS
-from .report_floor import noise_floor_summary
-from .report_ladder import FRACTIONS as LADDER_FRACTIONS
+from .geometry.estimation import _ESTIMATORS as ESTIMATORS
+from .report_ladder import _FRACTIONS as LADDER_FRACTIONS
 
 __all__ = [
     "ReportSettings",
@@ -72,12 +73,12 @@ class ReportSettings:
     scheduler : str, optional
         Tokenise the shards on Dask (``"local"`` for a local cluster, or a scheduler address; not with a named
         corpus): each shard is tokenised on a worker, the parts are concatenated in the order in which one process
-        reads the corpus (:func:`posgeom.data.sharded_tokenized_corpus`), and the estimator runs in this process on
-        the same data. The report is identical, bit for bit, to the one without a scheduler.
+        reads the corpus (``posgeom.data._distributed.sharded_tokenized_corpus``), and the estimator runs in this
+        process on the same data. The report is identical, bit for bit, to the one without a scheduler.
     estimator : {"resolved", "cross-fitted", "plug-in"}
         Estimator of the Hellinger distances (``posgeom.geometry.estimation._as_estimator``): the resolved estimate
         (default, :class:`posgeom.geometry.Resolved`; its estimand is stated in the report), the cross-fitted one
-        (:func:`posgeom.geometry.corrected_distances`) or the plug-in one (biased upward by the noise floor). The
+        (:class:`posgeom.geometry.CrossFitted`) or the plug-in one (biased upward by the noise floor). The
         former names ``"corrected"`` and ``"plugin"`` are accepted and stored as ``"cross-fitted"`` and
         ``"plug-in"``.
     sample_texts : int, optional
@@ -205,7 +206,7 @@ def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, 
 
         texts = (datasets.load_sst2 if corpus == "sst2" else datasets.load_imdb)(split).texts
     else:
-        from .data.shards import read_shard, shard_paths
+        from .data._shards import read_shard, shard_paths
 
         texts = [doc for path in shard_paths(corpus) for doc in read_shard(path, text_field=text_field)]
     if not texts:
@@ -224,7 +225,7 @@ def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, 
     """The indices of the texts a report uses: the first ``limit``, then a seeded subset of ``sample_texts``.
 
     The one selection of both routes (``_load_texts`` + ``_sample_texts`` in one process, and the ``select``
-    of :func:`posgeom.data.sharded_tokenized_corpus` on Dask), so that both use the same texts.
+    of ``sharded_tokenized_corpus`` on Dask), so that both use the same texts.
     """
     m = min(n_texts, limit) if limit else n_texts
     if sample_texts is None:
@@ -237,9 +238,9 @@ def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, 
 def _model_shape(model: str) -> tuple[int, int]:
     from transformers import AutoConfig
 
-    from .data.pretrained import resolve_model
+    from .data.pretrained import _resolve_model
 
-    config = AutoConfig.from_pretrained(str(resolve_model(model)))
+    config = AutoConfig.from_pretrained(str(_resolve_model(model)))
     return int(config.hidden_size), int(config.num_attention_heads)
 
 
@@ -305,10 +306,10 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
 
     from .data.pretrained import learned_position_embeddings
     from .data.text import load_tokenizer, tokenize_corpus
+    from .geometry._crossfit import corrected_distances
     from .geometry.estimation import CrossFitted, PlugIn, Resolved
-    from .geometry.estimators import corrected_distances
     from .geometry.mds import classical_mds
-    from .plotting import distance_heatmap, spectrum_plot
+    from .plotting import _spectrum_plot, distance_heatmap
     from .stress import standard_candidates, stress_table
     from .stress.rank_curve import stress_by_rank
 
@@ -329,7 +330,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     if settings.scheduler is not None:
         # only the tokenising runs on Dask: the shards' tokens, concatenated in the order of the one-pass route
         # (shards sorted by path, documents in file order), feed the same estimator code below
-        from .data.distributed import sharded_tokenized_corpus
+        from .data._distributed import sharded_tokenized_corpus
 
         if settings.corpus in _NAMED_CORPORA:
             raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
@@ -397,10 +398,10 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     lines += ["", table.to_markdown(), ""]
     ladder = None
     if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
-        from .report_ladder import ladder_markdown, plot_ladder, report_ladder
+        from .report_ladder import _ladder_markdown, plot_ladder, report_ladder
 
         ladder = report_ladder(candidates, data, table_estimator, rng=settings.seed, n_resamples=settings.ladder)
-        lines.append(ladder_markdown(ladder))
+        lines.append(_ladder_markdown(ladder))
         fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
         plot_ladder(ladder, ax=fig.subplots())
         fig.savefig(out / "ladder.png", dpi=120, bbox_inches="tight")
@@ -418,7 +419,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     mds = classical_mds(D)
     fig = Figure(figsize=(5, 3.4))
     ax = fig.subplots()
-    spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
+    _spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
     ax.set_title(f"spectrum of B (numerical rank {mds.rank})")
     fig.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
     ranks = list(range(1, min(10, mds.rank) + 1))

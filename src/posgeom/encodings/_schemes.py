@@ -1,4 +1,5 @@
-"""The positional schemes of the book by name, and the one distance each induces between positions.
+"""Private (used by :mod:`posgeom.stress.candidates` and :mod:`posgeom.nn`). The positional schemes of the book by
+name, and the one distance each induces between positions.
 
 Every chapter that compares schemes by stress (Chapter 7's tables, Chapter 9's runs, ``posgeom report``) calls
 :func:`induced_distances`, so one convention holds throughout the book:
@@ -11,7 +12,7 @@ positional signals the *whole model* receives at ``i`` and at ``j``, summed over
   the concatenated rotated vectors are at distance ``sqrt(n_heads) * _rope_distances(n, d_head)``; this has the
   same scale as the sinusoid (both signals have norm ``sqrt(d_model / 2)``);
 * ``"alibi"``: head ``h`` adds ``-m_h |i - j|``; the vector of biases over heads changes by ``||m|| |i - j|``, with
-  ``m`` the slopes of :func:`~posgeom.encodings.alibi_slopes` for ``n_heads`` heads;
+  ``m`` the slopes of :func:`alibi_slopes` for ``n_heads`` heads;
 * ``"t5"``: ``bucket(|i - j|)`` with 32 buckets and maximum distance 128 (one bias per bucket);
 * ``"none"``: all zeros (every position is the same point);
 * ``"learned"``, ``"fixed"``, ``"low_rank"``: ``||p_i - p_j||`` of the given ``encoding`` (rows = positions).
@@ -25,8 +26,8 @@ import numpy as np
 
 from .._validation import check_matrix, check_positive_int
 from ..geometry.euclidean import pairwise_distances
+from ._relative import _alibi_distances, _rope_distances, _t5_bucket_distances, alibi_slopes
 from .absolute import sinusoidal_encoding
-from .relative import _alibi_distances, _rope_distances, _t5_bucket_distances, alibi_slopes
 
 __all__ = ["SCHEMES", "induced_distances"]
 
@@ -45,7 +46,7 @@ def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: i
     Parameters
     ----------
     scheme : str
-        One of :data:`~posgeom.encodings.SCHEMES` or ``"t5"``.
+        One of :data:`SCHEMES` or ``"t5"``.
     n_positions : int
         Number of positions ``n >= 2``.
     d_model : int

@@ -1,6 +1,7 @@
-"""The noise-floor line of a report: the median split-half floor of the positions over the median distance.
+"""Private (``posgeom report``): the noise-floor line of a report, the median split-half floor of the positions
+over the median distance.
 
-Used by :func:`posgeom.report.make_report` for the cross-fitted and plug-in estimators (the resolved estimand is 0
+Used by ``posgeom._report.make_report`` for the cross-fitted and plug-in estimators (the resolved estimand is 0
 for equal distributions and carries no upward floor).
 """
 
@@ -57,7 +58,7 @@ def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str | None =
     D : (n, n) array
         The reported distances (off-diagonal entries are summarised).
     floors : (n,) array or None
-        Split-half noise floors of the positions (``floors`` of :class:`posgeom.geometry.CorrectedDistances`);
+        Split-half noise floors of the positions (``floors`` of ``CorrectedDistances``);
         ``None`` when they could not be measured.
     reason : str, optional
         Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split).

@@ -1,9 +1,9 @@
 """Relative positional schemes as numpy objects: ALiBi's slopes, RoPE's rotations, T5's buckets, and the distance
-each induces between positions.
+each induces between positions. Private but for :func:`~posgeom.encodings.alibi_slopes`.
 
 ALiBi, RoPE and T5 add no vector to the tokens, so their stress needs an *induced distance* between positions
 (the paper leaves this open; the book's convention, used by every chapter, is in
-:func:`posgeom.encodings.induced_distances`):
+``posgeom.encodings._schemes.induced_distances``):
 
 * ALiBi: ``m |i - j|``, the magnitude of its linear attention bias (``_alibi_distances``), with head slopes
   ``m_h`` from :func:`alibi_slopes`;
@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int
 from ..geometry.euclidean import pairwise_distances
-from .absolute import sinusoidal_frequencies
+from .absolute import _sinusoidal_frequencies
 
 __all__ = [
     "alibi_slopes",
@@ -135,7 +135,7 @@ def _rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x:
     d_model : int
         Head dimension (even).
     base : float, default 10000.0
-        Wavelength base of :func:`~posgeom.encodings.sinusoidal_frequencies`.
+        Wavelength base of the sinusoidal frequencies (as in :func:`~posgeom.encodings.sinusoidal_encoding`).
     x : (d,) array, optional
         The rotated vector. Default: every block of unit norm, ``x = (0, 1, 0, 1, ...)``. With this choice
         ``R_i x`` is *exactly* row ``i`` of :func:`sinusoidal_encoding` and the distances are exactly
@@ -160,7 +160,7 @@ def _rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x:
     True
     """
     n, d = check_positive_int(n_positions, "n_positions", minimum=2), d_model
-    theta = sinusoidal_frequencies(d, base=base)
+    theta = _sinusoidal_frequencies(d, base=base)
     if x is None:
         x = np.tile([0.0, 1.0], d // 2)
     else:

@@ -1,4 +1,5 @@
-"""The plug-in and the cross-fitted (bias-corrected) Hellinger distances of a corpus.
+"""Private (behind :class:`~posgeom.geometry.PlugIn` and :class:`~posgeom.geometry.CrossFitted`): the plug-in and
+the cross-fitted (bias-corrected) Hellinger distances of a corpus.
 
 =========================  ==========================================================================
 ``plugin_distances``       the empirical ``mu_i`` put into the Hellinger formula (biased upward)

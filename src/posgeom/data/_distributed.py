@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .shards import read_shard, shard_paths
+from ._shards import read_shard, shard_paths
 
 __all__ = [
     "sharded_tokenized_corpus",
@@ -89,7 +89,7 @@ def sharded_tokenized_corpus(
     Parameters
     ----------
     source : folder, file or glob
-        The shards (see :mod:`posgeom.data.shards` for the formats).
+        The shards (see ``posgeom.data._shards`` for the formats).
     max_pieces : int
         Word pieces kept per document: the largest ``n_positions`` the result can serve.
     model : str, default "all-MiniLM-L6-v2"

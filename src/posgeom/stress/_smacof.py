@@ -1,4 +1,4 @@
-"""SMACOF: a configuration that minimises the paper's raw stress directly.
+"""Private (behind ``stress_by_rank(..., method="smacof")``). SMACOF: a configuration that minimises raw stress.
 
 Classical MDS (:func:`posgeom.classical_mds`) minimises *strain*, a least-squares fit of inner products; truncated to
 rank ``r`` it is not the stress-optimal configuration. :func:`smacof_encoding` minimises the raw stress numerator
@@ -27,7 +27,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SmacofResult:
-    """Result of :func:`~posgeom.stress.smacof_encoding`.
+    """Result of :func:`smacof_encoding`.
 
     Attributes
     ----------
