@@ -37,9 +37,10 @@ NAMES_CEILING = 118
 #: Target of issue #24: ``posgeom.studies`` (one chapter's experiment each) at most 1,500 lines in all. Measured
 #: 2,443 when this ceiling was written (after the synthetic tasks and Theorem 4's conditions, which three chapters
 #: and the benchmarks share, moved to ``posgeom.nn``); 1,662 after each study exported only what its chapter calls
-#: and took its generic statistics from ``posgeom.inference``. The ceiling may only go down, to the target.
+#: and took its generic statistics from ``posgeom.inference``; 1,489 (the target met) after their docstrings were
+#: cut to short numpydoc. The ceiling may only go down.
 STUDIES_LINES_TARGET = 1500
-STUDIES_LINES_CEILING = 1662
+STUDIES_LINES_CEILING = 1489
 
 #: No module over 500 lines. Modules still over the limit would be listed here with the length measured when they
 #: were listed: each must stay over the limit (else delete its entry) and must not grow. None is, at present.

@@ -36,6 +36,9 @@ from ._intervals import (
     Interval as Interval,
 )
 from ._intervals import (
+    SlopeFit as SlopeFit,
+)
+from ._intervals import (
     detectable_effect,
     equivalence_test,
     power_law_fit,

@@ -73,12 +73,6 @@ def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.r
     Returns
     -------
     posgeom.nn.TaskData
-
-    Examples
-    --------
-    >>> data = xor_task(50, 8, 12, rng=0)
-    >>> bool(np.array_equal(data.y, (data.X == 0).any(axis=1) ^ (data.X == 1).any(axis=1)))
-    True
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     X = _background(2 * n_pairs, n, vocab_size, rng, regime)
@@ -103,7 +97,6 @@ class Association:
     """Result of :meth:`DoseRuns.association`: ``r_s`` (S,), each seed's Spearman correlation of stress and test
     accuracy; its mean's t ``interval``; the two-sided ``p_value`` of permuting the doses within every seed; the
     ``verdict``: "lower stress, higher/lower accuracy", "no association detected" (powered) or "undetermined"."""
-
     r_s: np.ndarray
     interval: Interval
     p_value: float
@@ -114,7 +107,6 @@ class Association:
 class DoseRuns:
     """Result of :func:`seeded_dose_response`: ``fractions`` (F,), ``seeds`` (S) and (S, F) arrays: ``stress``
     (scale-optimal, of each frozen encoding against its seed's training corpus) and ``test_accuracy``."""
-
     fractions: np.ndarray
     seeds: tuple
     stress: np.ndarray
@@ -124,10 +116,8 @@ class DoseRuns:
                     n_permutations: int = 10000, target_power: float = 0.8) -> Association:
         """The within-seed association of stress and test accuracy over the doses from ``first_dose`` on.
 
-        ``power`` is the design's power for the named effect (:func:`within_seed_power`): an interval that contains
-        0 reads "no association detected" if it reaches ``target_power``, else "undetermined". ``rng`` draws the
-        ``n_permutations`` permutations of the doses within every seed.
-        """
+        ``power`` is the design's power (:func:`within_seed_power`): an interval containing 0 reads "no association
+        detected" if it reaches ``target_power``, else "undetermined"; ``rng`` draws the ``n_permutations``."""
         x, y = self.stress[:, first_dose:], self.test_accuracy[:, first_dose:]
         if x.shape[1] < 2:
             raise ValueError(f"need at least two doses from first_dose={first_dose} on, got {x.shape[1]}")
@@ -156,12 +146,10 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
 
     Parameters
     ----------
-    task : callable
+    task, seeds, fractions : callable, sequence of int, sequence of at least two floats in [0, 1]
         ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired task, e.g. :func:`xor_task`.
-    seeds, fractions : sequence of int, sequence of at least two floats in [0, 1]
-    n_pairs, n_test_pairs, n_positions, vocab_size : int
-        Pairs in each seed's training and test set; the task's shape.
-    config, d_model, n_heads, n_layers : posgeom.nn.TrainConfig, int, int, int
+    n_pairs, n_test_pairs, n_positions, vocab_size, config, d_model, n_heads, n_layers
+        Pairs in each seed's training and test set; the task's shape; a posgeom.nn.TrainConfig; the model.
 
     Returns
     -------
@@ -192,20 +180,12 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
 
     Parameters
     ----------
-    n_seeds, n_doses : int
-        At least 2 and 3; each seed draws ``n_doses`` bivariate normal pairs with correlation ``rho``.
-    rho : float in (-1, 1)
-    rng, alpha, n_sim : int or numpy.random.Generator, float, int
-        Randomness; the level; simulated experiments.
+    n_seeds, n_doses, rho, rng, alpha, n_sim : int, int, float in (-1, 1), int or numpy.random.Generator, float, int
+        Seeds (>= 2) each drawing ``n_doses`` (>= 3) normal pairs of correlation ``rho``; the draw; level; simulations.
 
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> within_seed_power(20, 5, -0.6, rng=0) > 0.9
-    True
     """
     n_seeds = check_positive_int(n_seeds, "n_seeds", minimum=2)
     n_doses = check_positive_int(n_doses, "n_doses", minimum=3)
@@ -222,7 +202,6 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
 class ExtrapolationRuns:
     """Result of :func:`extrapolation_runs`: ``seeds`` and (S,) test accuracies ``at_n``, ``at_n_again`` (a second
     fresh test set of the training length) and ``at_2n``."""
-
     seeds: tuple
     at_n: np.ndarray
     at_n_again: np.ndarray
@@ -240,9 +219,8 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
     ----------
     scheme, task : {"sinusoidal", "rope", "alibi", "none"}, callable
         A scheme defined beyond the training length; ``task(n_pairs, n_positions, vocab_size, *, rng)``.
-    seeds, n_pairs, n_test_pairs, n_positions, vocab_size : sequence of int, int, int, int, int
-        Pairs in the training set and in each test set; the task's shape.
-    config, d_model, n_heads : posgeom.nn.TrainConfig, int, int
+    seeds, n_pairs, n_test_pairs, n_positions, vocab_size, config, d_model, n_heads
+        The seeds; pairs in the training set and in each test set; the task's shape; the training and the model.
 
     Returns
     -------

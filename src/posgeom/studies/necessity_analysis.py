@@ -37,14 +37,10 @@ def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, voc
 
     Parameters
     ----------
-    schemes : sequence of str
-        Positional schemes; one model each, built after ``seed_everything(seed)``.
-    ids, perm : (N, L) and (L,) int arrays or LongTensors
-        Token ids and a permutation of the positions.
-    vocab_size, d_model, n_heads, n_layers, causal, seed
-        The architecture and the seed of the initialisation.
-    extra : dict, optional
-        Options per scheme, e.g. ``{"low_rank": {"rank": 3}}``.
+    schemes, ids, perm : sequence of str, (N, L) and (L,) int arrays or LongTensors
+        Positional schemes, one model each, built after ``seed_everything(seed)``; token ids; a permutation of them.
+    vocab_size, d_model, n_heads, n_layers, causal, extra, seed
+        The architecture, options per scheme (e.g. ``{"low_rank": {"rank": 3}}``), the seed of the initialisation.
 
     Returns
     -------
@@ -53,8 +49,7 @@ def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, voc
 
     Examples
     --------
-    >>> ids = torch.randint(0, 5, (2, 4), generator=torch.Generator().manual_seed(0))
-    >>> t = defect_table(["none", "learned"], ids, [1, 0, 3, 2], vocab_size=5, d_model=8)
+    >>> t = defect_table(["none", "learned"], np.arange(8).reshape(2, 4) % 5, [1, 0, 3, 2], vocab_size=5, d_model=8)
     >>> bool(t.loc["none", "equivariance defect"] < 1e-5 < t.loc["learned", "equivariance defect"])
     True
     """
@@ -80,19 +75,13 @@ class SeedRuns:
 
     Attributes
     ----------
-    models : tuple of posgeom.nn.TransformerClassifier
-        One per seed, in eval mode.
-    train_accuracy : (n_seeds,) array
-        Per run, the accuracy on its own training set.
-    unit_accuracy : (n_seeds, n_units) array
-        Accuracy per independent test unit: a swapped pair, or a sequence of token labels.
-    interval : posgeom.inference.Interval
-        ``t`` interval of the mean test accuracy across the runs.
+    models, train_accuracy : tuple of posgeom.nn.TransformerClassifier, (n_seeds,) array
+        One per seed, in eval mode; per run, the accuracy on its own training set.
+    unit_accuracy, interval : (n_seeds, n_units) array, posgeom.inference.Interval
+        Accuracy per independent test unit (a swapped pair, or a sequence); ``t`` interval of its mean across runs.
     run_lower : (n_seeds,) array
-        Per run, a lower bound on its test accuracy: the Wilson bound of its share of fully correct pairs, or the
-        ``t`` bound over sequences.
+        Per run, a lower bound on its test accuracy: Wilson's on its fully correct pairs, or ``t``'s over sequences.
     """
-
     models: tuple[TransformerClassifier, ...]
     train_accuracy: np.ndarray
     unit_accuracy: np.ndarray
@@ -109,33 +98,19 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
                causal: bool = False, n_classes: int = 2, confidence: float = 0.99) -> SeedRuns:
     """Train one configuration per seed with :func:`posgeom.nn.fit_ensemble`, seed ``k`` on ``train[k]``; score it.
 
-    ``d_model=32``, two heads, one layer, mean pooling; 12 epochs of AdamW at ``lr=3e-3``, batches of 64. The test
-    unit is the pair (sequence labels; ``test`` holds sequences, then their partners, as from
-    :func:`posgeom.nn.order_task`) or the sequence (token labels).
+    ``d_model=32``, two heads, one layer, mean pooling; 12 epochs of AdamW at ``lr=3e-3``, batches of 64. Test unit:
+    the pair (sequence labels; ``test``: sequences, then partners, as from :func:`posgeom.nn.order_task`) or sequence.
 
     Parameters
     ----------
-    train : list of TaskData or (X, y)
-        One training set per seed.
-    test : TaskData or (X, y)
-        The test set shared by the runs.
-    positional, seeds, vocab_size, causal, n_classes
-        The scheme, the seeds and the architecture.
-    confidence : float, default 0.99
-        Of the interval across runs and of each run's lower bound.
+    train, test : list of TaskData or (X, y), TaskData or (X, y)
+        One training set per seed; the test set shared by the runs.
+    positional, seeds, vocab_size, causal, n_classes, confidence
+        The scheme, the seeds, the architecture; the level of the interval and of each run's lower bound.
 
     Returns
     -------
     SeedRuns
-
-    Examples
-    --------
-    >>> from posgeom.nn import order_task
-    >>> train = [order_task(20, 6, 6, rng=s, regime="uniform") for s in (0, 1)]
-    >>> runs = train_runs(train, order_task(10, 6, 6, rng=2, regime="uniform"), positional="none",
-    ...                   seeds=[0, 1], vocab_size=6)
-    >>> runs.unit_accuracy.shape, bool(runs.accuracy.max() <= 0.5)
-    ((2, 10), True)
     """
     if not isinstance(train, (list, tuple)) or not all(hasattr(d, "X") or isinstance(d, tuple) for d in train):
         raise TypeError("train must be a list of training sets (TaskData or (X, y)), one per seed")
@@ -166,16 +141,13 @@ def plot_scheme_accuracy(runs: Mapping[tuple[str, bool], SeedRuns], ceiling: flo
 
     Parameters
     ----------
-    runs : mapping of (scheme, causal) to SeedRuns
-    ceiling : float
-    ax : matplotlib Axes, optional
+    runs, ceiling, ax : mapping of (scheme, causal) to SeedRuns, float, matplotlib Axes or None
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(7, 3.4)) if ax is None else (ax.figure, ax)
     for k, r in enumerate(runs.values()):
         iv = r.interval

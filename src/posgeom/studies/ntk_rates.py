@@ -31,11 +31,8 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
 
     Parameters
     ----------
-    n_positions, vocab_size : int
-        Positions and output size of the masked-slot network.
-    widths : sequence of int
-    sigma0 : float
-        Initial embedding scale.
+    n_positions, vocab_size, widths, sigma0 : int, int, sequence of int, float
+        Positions and output size of the masked-slot network; its widths; the initial embedding scale.
     n_seeds, seed0 : int
         Networks per width; network ``s`` at the ``k``-th width gets seed ``seed0 + 10^m k + s``, ``10^m >= n_seeds``.
 
@@ -43,12 +40,6 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
     -------
     pandas.DataFrame
         Columns width, seed, diagonal, off-diagonal.
-
-    Examples
-    --------
-    >>> k = kernel_deviations(3, 2, [8, 16], sigma0=0.5, n_seeds=2, seed0=0)
-    >>> len(k), bool(k["seed"].is_unique)
-    (4, True)
     """
     n, vocab = n_positions, vocab_size
     iu = np.triu_indices(n, k=1)
@@ -73,30 +64,15 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
 
     Parameters
     ----------
-    target : (n, V) array
-        ``sqrt(mu)`` for ``"mse"``, ``mu`` for ``"cross_entropy"``.
-    widths : sequence of int
-    loss : {"mse", "cross_entropy"}
-    sigma0 : callable
-        Width to initial embedding scale.
-    lr : float
-    steps : int
-    n_seeds, seed0 : int
-        As in :func:`kernel_deviations`.
-    linearised : bool, default True
+    target, widths, loss, sigma0 : (n, V) array, sequence of int, {"mse", "cross_entropy"}, callable
+        ``sqrt(mu)`` for ``"mse"``, ``mu`` for ``"cross_entropy"``; ``sigma0`` maps a width to the initial scale.
+    lr, steps, n_seeds, seed0, linearised : float, int, int, int, bool
+        ``n_seeds`` and ``seed0`` as in :func:`kernel_deviations`.
 
     Returns
     -------
-    runs : pandas.DataFrame
-    D : (n, n) array
-        The learned distances of the last run.
-
-    Examples
-    --------
-    >>> runs, D = train_runs(np.full((3, 2), 0.7), [8], loss="mse", sigma0=lambda w: 0.5, lr=0.5, steps=2,
-    ...                      n_seeds=2, seed0=0, linearised=False)
-    >>> len(runs), D.shape
-    (2, (3, 3))
+    runs, D : pandas.DataFrame, (n, n) array
+        The runs; the learned distances of the last run.
     """
     target = np.asarray(target)
     n, vocab = target.shape

@@ -63,10 +63,8 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     rng : int or numpy.random.Generator
     padding_mask : (N, n) bool array, optional
         ``True`` at padding (neither counted nor shuffled).
-    n_null : int, default 100
-        Null corpora.
-    quantile : float, default 0.95
-        The null quantile an eigenvalue must exceed.
+    n_null, quantile : int, float, default 100, 0.95
+        Null corpora, and the quantile of theirs an eigenvalue must exceed.
 
     Returns
     -------
@@ -111,26 +109,17 @@ def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng:
 
     Parameters
     ----------
-    X : (N, n) int array
-    vocab_size : int
+    X, vocab_size, padding_mask
+        As in :func:`parallel_analysis`.
     sizes : sequence of int
         Subsample sizes, each at most ``N``.
     rng : int or numpy.random.Generator
-    padding_mask : (N, n) bool array, optional
-    n_null : int, default 40
-    repeats : int, default 1
-        Subsamples per size.
+    n_null, repeats : int, default 40, 1
+        Null corpora per analysis; subsamples per size.
 
     Returns
     -------
     (len(sizes), repeats) int array
-
-    Examples
-    --------
-    >>> from posgeom import synthetic_corpus
-    >>> X = synthetic_corpus(400, 8, 20, rng=0, regime="abrupt")
-    >>> detection_curve(X, 20, [400], rng=0, n_null=10).shape
-    (1, 1)
     """
     X = np.asarray(X)
     mask = _mask(X, padding_mask)

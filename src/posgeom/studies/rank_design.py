@@ -49,9 +49,6 @@ class _Verdict(str):
 def decide(eq: Equivalence, *, min_power: float = 0.8) -> str:
     """The verdict on one arm from its :func:`posgeom.inference.equivalence_test` of "full minus arm".
 
-    "loses" (interval above 0) or "equivalent" (inside the margin) when both powers of the design reach
-    ``min_power``, else "undetermined".
-
     Parameters
     ----------
     eq : posgeom.inference.Equivalence
@@ -60,12 +57,7 @@ def decide(eq: Equivalence, *, min_power: float = 0.8) -> str:
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> from posgeom.inference import equivalence_test
-    >>> decide(equivalence_test([0.01, -0.012, 0.0, 0.015, -0.005, 0.008], 0.05))
-    equivalent
+        "loses" (interval > 0) or "equivalent" (in the margin) if both powers reach ``min_power``, else "undetermined".
     """
     at_margin = 1.0 if math.isnan(eq.power_at_margin) else eq.power_at_margin  # nan: a vanishing SD
     powered = eq.power >= min_power and at_margin >= min_power
@@ -98,24 +90,20 @@ def rank_comparison(mu: ArrayLike, *, n_blocks: int, n_train: int, n_test: int, 
                     seeds: Sequence[int], config: TrainConfig, d_model: int, n_heads: int = 2) -> RankComparison:
     """Train one ensemble of ``seeds`` per encoding on the block-swap task of ``mu`` and score it.
 
-    Seed ``s`` is one independent run: its training and test sets are drawn from ``default_rng([s, 0])`` and
-    ``default_rng([s, 1])`` (half the sequences with two of ``n_blocks`` equal blocks of positions exchanged, label
-    1), and it fixes the initialisation and mini-batch order (:func:`posgeom.nn.fit_ensemble`). Every encoding gets
-    the same seeds, so the comparison is paired by seed.
+    Seed ``s`` draws its training and test sets from ``default_rng([s, 0])`` and ``default_rng([s, 1])`` and fixes the
+    initialisation and batch order (:func:`posgeom.nn.fit_ensemble`); every encoding gets the same seeds (paired).
 
     Parameters
     ----------
     mu : (n, V) array
         Positional distributions.
     n_blocks : int
-        Equal blocks of positions; must divide ``n``.
-    n_train, n_test : int
-        Sequences per seed.
-    ranks : sequence of int
-        Ranks of the learned low-rank tables.
-    seeds : sequence of int
+        Equal blocks of positions (must divide ``n``); label 1 has two of them exchanged, in half the sequences.
+    n_train, n_test, d_model, n_heads : int
+        Sequences per seed; the model's width and heads.
+    ranks, seeds : sequence of int
+        Ranks of the learned low-rank tables; the seeds, one independent run each.
     config : posgeom.nn.TrainConfig
-    d_model, n_heads : int
 
     Returns
     -------

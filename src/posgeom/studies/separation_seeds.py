@@ -1,9 +1,7 @@
 """Chapter 4's experiment: Theorem 4 at stationary points of the regularised loss, seed by seed.
 
-* :func:`role_task` -- the whole population of a task with pair A = (0, 1) (a strong, a weak or no cause) and
-  pair B = (2, 3) (never a cause)
-* :func:`train_regularised` -- an AdamW warm start, then float64 L-BFGS on ``CE + lam / 2 ||theta||^2`` until
-  ``||grad|| <= tol * lam ||theta||`` (returns a :class:`RegularisedRuns`)
+* :func:`role_task` -- the whole two-pair task: pair A = (0, 1) with a strong, a weak or no cause, pair B = (2, 3)
+* :func:`train_regularised` -- AdamW warm start, then float64 L-BFGS to a stationary point of ``CE + lam/2 ||theta||^2``
 """
 
 from __future__ import annotations
@@ -17,10 +15,7 @@ import numpy as np
 from .._validation import check_positive_int, check_real, check_seeds
 from ..nn.tasks import TaskData
 
-__all__ = [
-    "role_task",
-    "train_regularised",
-]
+__all__ = ["role_task", "train_regularised"]
 
 _CAUSES = ("strong", "weak", "none")
 
@@ -28,9 +23,8 @@ _CAUSES = ("strong", "weak", "none")
 def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
     """Every sequence of the two-pair task once: pair A = (0, 1) with a cause, pair B = (2, 3) without.
 
-    Label ``y = 2 a + b`` with ``b = [x_2 + x_3 >= V]``. ``a`` is, for ``"strong"``, whether a low and a high token
-    were exchanged; for ``"weak"``, ``[x_0 < x_1]`` when both tokens are 0 or 1, else ``[x_0 + x_1 >= V]``; for
-    ``"none"``, ``[x_0 + x_1 >= V]``.
+    Label ``y = 2 a + b``, ``b = [x_2 + x_3 >= V]``; ``a = [x_0 + x_1 >= V]`` for ``"none"``, the same for ``"weak"``
+    but ``[x_0 < x_1]`` when both tokens are 0 or 1, and for ``"strong"`` whether a low and a high token were exchanged.
 
     Parameters
     ----------
@@ -42,11 +36,6 @@ def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
     -------
     TaskData
         ``2 (V/2)^2 V^2`` sequences of length 4 for ``"strong"``, ``V^4`` otherwise.
-
-    Examples
-    --------
-    >>> role_task("strong").X.shape, role_task("none").X.shape
-    ((128, 4), (256, 4))
     """
     V = check_positive_int(vocab_size, "vocab_size", minimum=4)
     if V % 2:
@@ -73,18 +62,12 @@ class RegularisedRuns:
 
     Attributes
     ----------
-    initial : (S, L, d) array
-        The position tables before training.
-    params : dict of str to (S, ...) array
-        Every final parameter (float64), named as in the model.
-    start_ratio : (S,) array
-        ``||grad L_lam|| / (lam ||theta||)`` of the warm start, before L-BFGS.
-    grad_norm, grad_positions : (S,) arrays
-        ``||grad L_lam||`` at the end, over all parameters and over the position table.
-    iterations : (S,) int array
-        L-BFGS iterations (``max_iter`` for a member that never met the criterion).
-    ce, penalty, accuracy : (S,) arrays
-        Cross-entropy, ``lam / 2 ||theta||^2`` and training accuracy at the end.
+    initial, params : (S, L, d) array, dict of str to (S, ...) array
+        The position tables before training; every final parameter (float64), named as in the model.
+    start_ratio, grad_norm, grad_positions : (S,) arrays
+        ``||grad L_lam|| / (lam ||theta||)`` of the warm start; ``||grad L_lam||`` at the end, all parameters, table.
+    iterations, ce, penalty, accuracy : (S,) arrays
+        L-BFGS iterations (``max_iter``: criterion missed); cross-entropy, ``lam / 2 ||theta||^2``, accuracy at the end.
     lam : float
     """
 
@@ -111,23 +94,10 @@ class RegularisedRuns:
 
 
 def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
-    """L-BFGS on ``S`` separate objectives at once, each row of ``x`` with its own history and line search.
+    """L-BFGS on ``S`` separate objectives (rows of ``x``), each with its own history and Armijo line search (``c1``).
 
-    Parameters
-    ----------
-    f : callable
-        ``f(x_rows, rows)`` returns the losses (k,) and gradients (k, n) of the members ``rows``.
-    x : (S, n) tensor
-    done : callable
-        ``done(x, grad)``: the members that meet their criterion (left where they are).
-    max_iter, memory, c1
-        Iteration cap, pairs of history, Armijo constant of the backtracking line search.
-
-    Returns
-    -------
-    x, grad : (S, n) tensors
-    iterations : (S,) tensor
-    """
+    ``f(x_rows, rows)`` gives the losses (k,) and gradients (k, n) of members ``rows``; ``done(x, grad)`` the members
+    that meet their criterion (left where they are). Returns ``x``, ``grad`` and the iterations per member."""
     import torch
 
     S, n = x.shape
@@ -184,31 +154,22 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
     """Warm-start one model per seed, then minimise ``L_lam = CE + lam / 2 ||theta||^2`` to a stationary point.
 
     One layer, two heads, no layer normalisation; seed ``s`` draws the initial position table (``N(0, 1)``), the
-    other weights and the batch order of the warm start (:func:`posgeom.nn.fit_ensemble`, AdamW, cosine schedule).
-    Then every member runs full-batch float64 L-BFGS on ``L_lam`` (all parameters) until
-    ``||grad L_lam|| <= tol * lam ||theta||`` or ``max_iter`` iterations; a miss is recorded, not hidden.
+    other weights and the warm start's batch order (:func:`posgeom.nn.fit_ensemble`, AdamW, cosine schedule). Then
+    full-batch float64 L-BFGS on all parameters until ``||grad L_lam|| <= tol * lam ||theta||`` or ``max_iter``.
 
     Parameters
     ----------
     data : TaskData
     seeds : sequence of int
-        Distinct seeds ``>= 0``.
-    lam, tol : float, default 2e-2, 1e-3
-        The penalty and the stationarity criterion, both ``> 0``.
+        Distinct, ``>= 0``.
+    lam, tol, max_iter, memory : default 2e-2, 1e-3, 3000, 50
+        The penalty and the stationarity criterion (both ``> 0``); L-BFGS iterations and pairs of history per member.
     width, epochs, lr, weight_decay, batch_size : default 8, 40, 0.02, 0.5, 64
         Model width and the :class:`posgeom.nn.TrainConfig` of the warm start.
-    max_iter, memory : int, default 3000, 50
-        L-BFGS iterations and pairs of history per member.
 
     Returns
     -------
     RegularisedRuns
-
-    Examples
-    --------
-    >>> runs = train_regularised(role_task("strong"), seeds=[0, 1], epochs=1, max_iter=5)
-    >>> runs.final.shape, int(runs.iterations.max())
-    ((2, 4, 8), 5)
     """
     import torch
     from torch.func import stack_module_state

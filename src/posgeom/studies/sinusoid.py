@@ -39,8 +39,7 @@ def reference_subspaces(n_positions: int, rank: int, *, kind: str = "random", n_
     kind : {"random", "step", "all steps"}, default "random"
         Uniformly random subspaces; the centred piecewise-constant functions with ``rank`` jumps at random places;
         or with every possible set of ``rank`` jumps (``n_draws`` and ``rng`` unused).
-    n_draws : int, default 2000
-    rng : int or numpy.random.Generator, default 0
+    n_draws, rng : int, int or numpy.random.Generator, default 2000, 0
 
     Returns
     -------
@@ -84,10 +83,7 @@ def _null_alignment(Q: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 def _sinusoid_directions(n: int, d_model: int) -> np.ndarray:
-    """The sinusoid's principal directions, eigenvalues decreasing.
-
-    Two operands on purpose: ``Pc @ Pc.T`` (below) takes numpy's symmetric product, equal up to the last bits.
-    """
+    """The sinusoid's principal directions, decreasing; two operands on purpose (``Pc @ Pc.T`` differs in last bits)."""
     P = sinusoidal_encoding(n, d_model)
     return scipy.linalg.eigh((P - P.mean(axis=0)) @ (P - P.mean(axis=0)).T)[1][:, ::-1]
 
@@ -103,14 +99,10 @@ def _sinusoid_pca(n: int, d_model: int):
 
 @dataclass(frozen=True)
 class SinusoidAlignment:
-    """Result of :func:`sinusoid_alignment`.
-
-    Fields: ``rank``, ``d_model``; ``alignment`` (mean squared cosine of the principal angles between the sinusoid's
-    top-``rank`` and the MDS subspace) and its null ``alignment_threshold`` (the ``quantile`` of random centred
-    subspaces instead); ``variance_share`` (of the sinusoid's centred variance inside the MDS subspace), its
-    ``variance_ceiling`` (inside its own top-``rank`` subspace) and ``share_threshold``; ``aligned`` and
-    ``share_exceeds_null`` (above the thresholds); ``directions``, the sinusoid's top-``rank`` principal directions.
-    """
+    """Result of :func:`sinusoid_alignment`: ``alignment`` (mean squared cosine of the principal angles between the
+    MDS subspace and the sinusoid's top-``rank`` ``directions``), ``variance_share`` (of the sinusoid's centred
+    variance inside the MDS subspace; ``variance_ceiling`` inside its own), their null ``alignment_threshold`` and
+    ``share_threshold`` (``quantile`` of random centred subspaces), ``aligned`` and ``share_exceeds_null`` (above)."""
 
     rank: int
     d_model: int
@@ -132,15 +124,11 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
     ----------
     D : (n, n) array
         Distances between positions, not all zero.
-    rank : int
-        At most the number of positive eigenvalues of ``-1/2 J D^2 J``.
-    d_model : int
-        Width of the sinusoid, at least ``2 rank``.
+    rank, d_model : int
+        At most the number of positive eigenvalues of ``-1/2 J D^2 J``; the sinusoid's width, at least ``2 rank``.
     rng : int or numpy.random.Generator
-        Seed of the null subspaces.
-    n_null : int, default 2000
-    quantile : float, default 0.99
-        Null quantile used as threshold.
+    n_null, quantile : int, float, default 2000, 0.99
+        Random centred subspaces of the null, and its quantile used as threshold.
 
     Returns
     -------
@@ -209,14 +197,10 @@ class _AlignmentStatistic:
 
 @dataclass(frozen=True)
 class RealTextAlignment:
-    """Result of :func:`real_text_alignment`.
-
-    Fields: ``estimand``; the statistic's ``ranks`` and the verdict's ``rank``; ``ladder`` and ``flat_ladder`` (the
-    alignment at every rank on every rung, corpus and flat control); the null ``thresholds`` at every rank and the
-    ``threshold`` at ``rank``; the ``verdict`` and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still
-    and every rung lies above/below the threshold, else "undetermined"); the ``leading_position`` of the leading MDS
-    direction.
-    """
+    """Result of :func:`real_text_alignment`: the alignment at every one of ``ranks`` on every rung of the ``ladder``
+    and of its ``flat_ladder`` control, the null ``thresholds`` (``threshold`` at the verdict's ``rank``), ``verdict``
+    and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
+    threshold, else "undetermined"), ``estimand`` and the ``leading_position`` of the leading MDS direction."""
 
     estimand: str
     ranks: tuple
@@ -243,20 +227,17 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
                         n_resamples: int = 100) -> RealTextAlignment:
     """The sinusoid-MDS alignment of the resolved estimand on all, 1/2, 1/4 and 1/8 of the texts, with a flat control.
 
-    The resolved estimator is fixed at the resolution of the smallest rung; the intervals are 95% bootstrap intervals,
-    the threshold the 99th percentile of 2,000 random centred subspaces; the control is
-    :func:`posgeom.geometry.flat_corpus`.
+    The resolved estimator is fixed at the smallest rung's resolution; intervals are 95% bootstrap, the threshold the
+    99th percentile of 2,000 random centred subspaces, the control :func:`posgeom.geometry.flat_corpus`.
 
     Parameters
     ----------
     incidence : posgeom.corpus.SequenceIncidence
     rng : int or numpy.random.Generator
-    rank : int, default 3
-        The rank of the verdict, one of ``ranks``.
-    ranks : sequence of int, default 1..6
-    d_model : int, default 768
-    n_resamples : int, default 100
-        Bootstrap resamples per rung.
+    rank, ranks : int, sequence of int, default 3, 1..6
+        The rank of the verdict, one of the ranks of the statistic.
+    d_model, n_resamples : int, default 768, 100
+        The sinusoid's width; bootstrap resamples per rung.
 
     Returns
     -------
