@@ -58,6 +58,16 @@ CASES = [
      lambda: _models().TransformerClassifier(10, 8, 16, 2, 1)(
          __import__("torch").zeros(1, 9, dtype=__import__("torch").long)),
      ValueError, "8"),
+    ("NaN initial table scale",
+     lambda: __import__("posgeom.nn._schemes", fromlist=["LearnedPosition"]).LearnedPosition(
+         8, 4, 2, init_std=float("nan")), TypeError, "init_std must be a finite real"),
+    # --- inference ---------------------------------------------------------------------------------------------
+    ("NaN seed SD in a power calculation", lambda: pg.inference.tost_power(float("nan"), 5, 0.1), TypeError,
+     "sd must be a finite real"),
+    ("negative equivalence margin", lambda: pg.inference.equivalence_test([0.1, 0.2, 0.0], -0.05), ValueError,
+     "margin must be > 0"),
+    ("unknown alternative", lambda: pg.inference.t_test_power(0.5, 5, alternative="less"), ValueError,
+     "alternative must be"),
     # --- the report -------------------------------------------------------------------------------------------
     ("unknown estimator of the report",
      lambda: __import__("posgeom._report", fromlist=["ReportSettings"]).ReportSettings("sst2", estimator="unbiased"),

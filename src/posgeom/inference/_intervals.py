@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
-from .._validation import check_confidence, check_positive_int
+from .._validation import check_confidence, check_positive_int, check_real
 
 
 @dataclass(frozen=True)
@@ -386,8 +386,7 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
 
     confidence = check_confidence(confidence)
     n = check_positive_int(n_samples, "n_samples", minimum=2)
-    if not (sd > 0 and margin > 0 and math.isfinite(sd) and math.isfinite(margin)):
-        raise ValueError(f"sd and margin must be finite and positive, got {sd!r} and {margin!r}")
+    sd, margin = check_real(sd, "sd"), check_real(margin, "margin")
     se, df = sd / math.sqrt(n), n - 1
     q = float(stats.t.ppf((1 + confidence) / 2, df))
     k, theta = margin / se, difference / se
@@ -438,8 +437,7 @@ def equivalence_test(x: ArrayLike, margin: float, *, confidence: float = 0.95) -
     """
     interval = t_interval(x, confidence=confidence)
     x = np.asarray(x, dtype=float)
-    if not (margin > 0 and math.isfinite(margin)):
-        raise ValueError(f"margin must be finite and positive, got {margin!r}")
+    margin = check_real(margin, "margin")
     n, sd = int(x.size), float(x.std(ddof=1))
     df, m = n - 1, interval.estimate
     if sd == 0:  # a degenerate sample: the interval is the point itself

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_real
 from ..encodings._relative import alibi_slopes
 from ..encodings.absolute import _sinusoidal_frequencies, sinusoidal_encoding
 from ._checks import check_heads, check_scheme, check_table
@@ -199,9 +199,7 @@ class LearnedPosition(AbsolutePosition):
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, init_std: float = 0.02):
         super().__init__(n_positions, d_model, n_heads)
-        init_std = float(init_std)
-        if not math.isfinite(init_std) or init_std < 0:
-            raise ValueError(f"init_std must be a finite number >= 0, got {init_std}")
+        init_std = check_real(init_std, "init_std", strict=False)
         self.weight = nn.Parameter(torch.randn(self.n_positions, self.d_model) * init_std)
 
     def encoding_matrix(self) -> torch.Tensor:
