@@ -127,7 +127,7 @@ def bootstrap_corrected(incidence: SequenceIncidence, *, statistic: Callable[[np
         ``replicates`` (the statistic of each resample; by default the *unclipped squared* corrected matrices, in
         float32, so that the intervals are formed on the ``d_H^2`` scale and mapped to distances), ``lower``,
         ``upper``, the Monte Carlo errors of the ends, and ``point`` (the full-sample
-        :class:`CorrectedDistances`).
+        ``CorrectedDistances``: the corrected distances, their unclipped squares and the noise floors).
 
     Raises
     ------

@@ -21,6 +21,9 @@ from __future__ import annotations
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from ._fit import FitResult as FitResult
 from ._fit import fit
+from .conditions import NonDegeneracy as NonDegeneracy
+from .conditions import NonStationarity as NonStationarity
+from .conditions import OrderSensitivity as OrderSensitivity
 from .conditions import multiset_bound, non_degeneracy, non_stationarity, order_sensitivity, sequence_bound
 from .ensemble import fit_ensemble
 from .models import TransformerClassifier

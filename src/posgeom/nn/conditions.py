@@ -24,7 +24,7 @@ __all__ = ["non_stationarity", "multiset_bound", "sequence_bound", "order_sensit
 
 @dataclass(frozen=True)
 class NonStationarity:
-    """Result of :func:`non_stationarity`.
+    """Result of :func:`~posgeom.nn.non_stationarity`.
 
     Attributes
     ----------
@@ -176,7 +176,7 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class OrderSensitivity:
-    """Result of :func:`order_sensitivity`: the two bounds, their ``gap`` and whether it ``holds`` (gap > 0).
+    """Result of :func:`~posgeom.nn.order_sensitivity`: the two bounds, their ``gap`` and whether it ``holds`` (gap > 0).
 
     Attributes
     ----------
@@ -230,7 +230,7 @@ def order_sensitivity(X: ArrayLike, y: ArrayLike) -> OrderSensitivity:
 
 @dataclass(frozen=True)
 class NonDegeneracy:
-    """Result of :func:`non_degeneracy`.
+    """Result of :func:`~posgeom.nn.non_degeneracy`.
 
     Attributes
     ----------

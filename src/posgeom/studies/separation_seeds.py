@@ -84,12 +84,12 @@ class RegularisedRuns:
 
     @property
     def final(self) -> np.ndarray:
-        """(S, L, d) array: the position tables at the end."""
+        """The position tables at the end, one (L, d) table per seed."""
         return self.params["positional.weight"]
 
     @property
     def gradient_ratio(self) -> np.ndarray:
-        """(S,) array: ``||grad L_lam|| / (lam ||theta||)`` at the end (0 at a stationary point)."""
+        """Per seed, ``||grad L_lam|| / (lam ||theta||)`` at the end (0 at a stationary point)."""
         return self.grad_norm / np.sqrt(2 * self.lam * self.penalty)
 
 
