@@ -176,7 +176,7 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class OrderSensitivity:
-    """Result of :func:`~posgeom.nn.order_sensitivity`: the two bounds, their ``gap`` and whether it ``holds`` (gap > 0).
+    """Result of :func:`~posgeom.nn.order_sensitivity`: the two bounds, their ``gap``, whether it ``holds`` (> 0).
 
     Attributes
     ----------
