@@ -58,9 +58,9 @@ check: $(STAMP)
 #  * test-built: `make book`, then `make pdf` (which checks the PDF: tests/book/test_pdf.py), then the built site
 #    opened in headless Chromium (tests/book/test_site.py) and the longest unit test (LONGEST_TEST below, the known-
 #    truth coverage study: about 2.5 of the unit tests' 6 minutes run alone), here only to even out the two streams.
-#  * test-package: ruff (one second), then the Colab path (tests/book/test_colab.py: nbval on every chapter in a fresh environment that
-#    holds only the built wheel; it needs the wheel and the corpora, not the build), then the other unit, property
-#    and doctests. The caches both streams write are written atomically, so they can run while the book executes.
+#  * test-package: ruff (one second), then the Colab path (tests/book/test_colab.py: nbval on every chapter in a
+#    fresh environment that holds only the built wheel; it needs the wheel and the corpora, not the build), then the
+#    other unit, property and doctests. The caches both streams write are written atomically, so they can run while the book executes.
 # Make buffers each stream's output (--output-sync) so the two logs do not interleave. The streams name no
 # `browser` prerequisite (`test` has run it): a prerequisite still running there made Make start them one after the
 # other.
