@@ -316,10 +316,8 @@ def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alter
     if alternative != "two-sided":
         raise ValueError(f'alternative must be "two-sided" or "greater", got {alternative!r}')
     q = stats.t.ppf(1 - alpha / 2, n - 1)
-    lower = stats.nct.cdf(-q, n - 1, nc)
-    if not np.isfinite(lower):  # scipy's far tail can be nan; the same tail by the symmetry T(nc) = -T(-nc)
-        lower = _nct_sf(q, n - 1, -nc)
-    return float(_nct_sf(q, n - 1, nc) + lower)
+    # the lower tail P(T(nc) < -q) is the upper tail P(T(-nc) > q), by the symmetry T(nc) = -T(-nc)
+    return float(_nct_sf(q, n - 1, nc) + _nct_sf(q, n - 1, -nc))
 
 
 def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_positive_int, check_rng, check_seeds
+from ..corpus import position_counts, position_distributions
 from ..inference import permutation_p_value
 from ..inference._correlation import pearson_rows, rank
 from ..nn import ModelSpec, TrainConfig, fit
@@ -107,9 +108,7 @@ def _masked_lm_data(X: np.ndarray, *, n_kept: int, rng: np.random.Generator, mas
     compact = lookup[X]
     mask = rng.random(X.shape) < mask_rate
     mask[:, 0] = mask[:, -1] = False
-    mu = np.zeros((X.shape[1], int(compact.max()) + 1))
-    np.add.at(mu, (np.broadcast_to(np.arange(X.shape[1]), compact.shape), compact), 1.0)
-    mu = mu / mu.sum(axis=1, keepdims=True)
+    mu = position_distributions(position_counts(compact, X.shape[1], int(compact.max()) + 1)).toarray()
     position_only = float(-np.mean(np.log(mu[np.nonzero(mask)[1], compact[mask]])))
     return np.where(mask, K + 1, compact), np.where(mask, compact, -100), K, position_only
 
