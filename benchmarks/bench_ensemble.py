@@ -10,14 +10,20 @@ mostly measures the other jobs), wall time is printed beside it. Each side is ti
 faster kept. Target: >= 4x.
 
 What bounds the ratio: the ensemble does each member's arithmetic with the same kernels as ``fit`` (its results are
-``fit``'s up to rounding), so it saves only the per-step overhead of the loop (Python, dispatch, the optimiser's
-per-tensor loop), not arithmetic. Where one seed's step is already arithmetic-bound (Chapter 6: 4,000 tokens per
-step, GELU, LayerNorm and attention over 16 positions), batching cannot reach 4x; where the loop is overhead-bound
-(Chapter 4: 1,024 tokens per step) it comes closest. Both sides run in this process, on the same inputs.
+``fit``'s up to rounding), so it saves only the per-step cost that does not grow with the tokens of a step (Python,
+dispatch, the optimiser's per-tensor loop, building the model), not arithmetic. The benchmark estimates that bound
+in the same run (Amdahl's law): one seed trained by ``fit`` with ``b`` and with ``4b`` sequences per step (the data
+tiled four times, the same number of steps) gives the time per step that grows with the tokens, ``c = (T(4b) -
+T(b)) / 3``, and the rest, ``a = T(b) - c``. A batch of ``S`` seeds costs at least ``S c``, so no batching that keeps
+the kernels can beat ``S T(b) / (S c)``, i.e. the ceiling ``T(b) / c = 1 + a / c``. The 4x target needs ``a >= 3c``
+(three quarters of a step's time overhead); the ratio is also printed as a share of the ceiling. The estimate
+assumes a step's time is linear in its tokens; the ensemble can pass it by a little, because it keeps its groups of
+members cache-sized and multiplies with other kernels (``bmm`` for ``mm``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 
@@ -57,6 +63,17 @@ def _time(fn) -> tuple[float, float]:
     return time.process_time() - c0, time.perf_counter() - w0
 
 
+def batching_ceiling(spec, data, config) -> float:
+    """``T(b) / c``: the most a batch of seeds can gain over the loop with the loop's kernels (module docstring)."""
+    X, y = np.asarray(data.X), np.asarray(data.y)
+    b = config.batch(X.shape[0])
+    tiled = (np.tile(X, (4, 1)), np.tile(y, (4,) + (1,) * (y.ndim - 1)))
+    one = min(_time(lambda s=s: fit(spec, data, seed=s, config=config))[0] for s in SEEDS[:3])
+    four = min(_time(lambda s=s: fit(spec, tiled, seed=s, config=dataclasses.replace(config, batch_size=4 * b)))[0]
+               for s in SEEDS[:3])
+    return one / ((four - one) / 3)
+
+
 def run() -> list[dict]:
     rows = []
     for name, (specs, data, config) in cases().items():
@@ -67,15 +84,17 @@ def run() -> list[dict]:
                                                                    for m, s in zip(sp, SEEDS)]))
             ens_s.append(_time(lambda sp=specs, d=data, c=config: fit_ensemble(sp, d, seeds=SEEDS, config=c)))
         (loop, loop_wall), (ens, ens_wall) = min(loop_s), min(ens_s)
-        ratio = loop / ens
+        ratio, ceiling = loop / ens, batching_ceiling(specs[0], data, config)
         print(f"{name}: CPU loop {loop:.2f} s, ensemble {ens:.2f} s, ratio {ratio:.2f}; wall {loop_wall:.2f} s and "
-              f"{ens_wall:.2f} s, ratio {loop_wall / ens_wall:.2f} (load {os.getloadavg()[0]:.1f})", flush=True)
+              f"{ens_wall:.2f} s, ratio {loop_wall / ens_wall:.2f}; batching ceiling {ceiling:.2f}x, reached "
+              f"{ratio / ceiling:.0%} (load {os.getloadavg()[0]:.1f})", flush=True)
         rows.append({"benchmark": f"16 seeds, {name}: fit_ensemble vs fit loop", "measured": ens, "baseline": loop,
                      "unit": "CPU s (ratio = loop / ensemble)", "ratio": ratio, "target": f">= {TARGET:g}x",
-                     "met": bool(ratio >= TARGET)})
+                     "met": bool(ratio >= TARGET), "batching_ceiling": ceiling,
+                     "target_above_ceiling": bool(TARGET > ceiling)})
     return rows
-
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['benchmark']}: {row['ratio']:.2f}x (target {row['target']}): {'met' if row['met'] else 'NOT met'}")
+        print(f"{row['benchmark']}: {row['ratio']:.2f}x (target {row['target']}): {'met' if row['met'] else 'NOT met'}"
+              f"; batching ceiling {row['batching_ceiling']:.2f}x")
