@@ -112,13 +112,14 @@ def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
             break
         g = grad[active]
         q, alphas, order = g.clone(), [], [(it - 1 - j) % memory for j in range(memory)]  # newest pair first
+        s_act, y_act, rho_act = s_hist[:, active], y_hist[:, active], rho[:, active]  # one gather per iteration
         for i in order:
-            a = rho[i, active] * (s_hist[i, active] * q).sum(1)
-            q -= a[:, None] * y_hist[i, active]
+            a = rho_act[i] * (s_act[i] * q).sum(1)
+            q -= a[:, None] * y_act[i]
             alphas.append(a)
         r = gamma[active, None] * q
         for i, a in zip(reversed(order), reversed(alphas)):
-            r += s_hist[i, active] * (a - rho[i, active] * (y_hist[i, active] * r).sum(1))[:, None]
+            r += s_act[i] * (a - rho_act[i] * (y_act[i] * r).sum(1))[:, None]
         d, slope = -r, -(r * g).sum(1)
         uphill = slope >= 0  # not a descent direction: fall back on the gradient
         d[uphill], slope[uphill] = -g[uphill], -(g[uphill] ** 2).sum(1)
