@@ -173,6 +173,23 @@ def test_subsample_and_flat_corpus_keep_what_they_promise(zipf_corpus):
         subsample(zipf_corpus, 1.5, rng=0)
 
 
+def test_flat_corpus_can_keep_each_texts_edges():
+    rng = np.random.default_rng(3)
+    texts = [np.r_[100, rng.integers(0, 50, size=length), 101] for length in rng.integers(1, 12, size=400)]
+    inc = SequenceIncidence.from_sequences(texts, 13, 102)
+    kept = flat_corpus(inc, rng=0, keep_edges=True)
+    assert np.array_equal(kept.lengths, inc.lengths)
+    counts = kept.counts().toarray()
+    assert counts[0, 100] == inc.n_sequences  # every text still opens with its marker ...
+    assert np.array_equal(counts[:, 101], np.bincount(inc.lengths - 1, minlength=13))  # ... and closes where it did
+    a = np.bincount(kept.tokens, weights=kept.cell_counts(), minlength=102)
+    b = np.bincount(inc.tokens, weights=inc.cell_counts(), minlength=102)
+    assert np.array_equal(a, b)  # the same tokens, only moved
+    assert not np.array_equal(kept.tokens, inc.tokens)  # and moved
+    with pytest.raises(TypeError, match="keep_edges"):
+        flat_corpus(inc, rng=0, keep_edges="yes")
+
+
 def test_estimators_share_one_interface(zipf_corpus):
     for name in ("resolved", "cross-fitted", "plug-in"):
         est = _as_estimator(name)

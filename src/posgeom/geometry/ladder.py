@@ -41,17 +41,23 @@ def _contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
     return inc.tokens[inc.cell]
 
 
-def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator) -> SequenceIncidence:
+def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
+                keep_edges: bool = False) -> SequenceIncidence:
     """A flat control: the corpus's tokens pooled, shuffled and dealt back into texts of the same lengths.
 
     Every position then has the same distribution (the pooled one), and only the number of texts reaching each
     position differs, as in the real corpus. An estimator of a stable estimand gives distances within noise of 0.
+    With ``keep_edges`` each text keeps its first and last token in place (under BERT's view its ``[CLS]`` and
+    ``[SEP]``) and only the tokens between them are pooled and shuffled: no word order is left, but the end markers
+    stay where the lengths put them, so what remains of the geometry is the lengths'.
 
     Parameters
     ----------
     data : SequenceIncidence
         The real corpus (texts filling positions ``0 .. length - 1``).
     rng : int or numpy.random.Generator
+    keep_edges : bool, default False
+        Keep every text's first and last token in place and shuffle only the others.
 
     Returns
     -------
@@ -69,11 +75,25 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator) -> S
     >>> flat = flat_corpus(inc, rng=0)
     >>> flat.lengths, np.bincount(flat.tokens[flat.cell], minlength=3)
     (array([3, 2, 1]), array([3, 2, 1]))
+    >>> marked = SequenceIncidence.from_sequences([[5, 0, 1, 6], [5, 2, 6]], 4, 7)
+    >>> kept = flat_corpus(marked, rng=0, keep_edges=True)
+    >>> [int(kept.tokens[kept.cell][i]) for i in (0, 3, 4, 6)]  # every text still opens with 5 and closes with 6
+    [5, 6, 5, 6]
     """
     inc = _check(data)
     gen = check_rng(rng)
+    if not isinstance(keep_edges, bool):
+        raise TypeError(f"keep_edges must be True or False, got {keep_edges!r}")
     tokens = _contiguous_tokens(inc).copy()
-    gen.shuffle(tokens)
+    if keep_edges:
+        ends = np.cumsum(inc.lengths)
+        inner = np.ones(tokens.size, dtype=bool)
+        inner[ends - inc.lengths] = inner[ends - 1] = False
+        middle = tokens[inner]
+        gen.shuffle(middle)
+        tokens[inner] = middle
+    else:
+        gen.shuffle(tokens)
     return SequenceIncidence.from_contiguous(tokens, inc.lengths, inc.n_positions, inc.vocab_size)
 
 
