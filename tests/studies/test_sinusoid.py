@@ -110,6 +110,8 @@ def test_real_text_alignment_is_aligned_on_smooth_text_and_not_on_its_flat_contr
     assert res.verdict == "aligned"
     assert res.flat_verdict != "aligned", "negative control: a flat corpus has no MDS direction to align"
     assert res.ladder.fractions == (1.0, 0.5, 0.25, 0.125) and "resolved" in res.estimand
+    U = res.leading_directions  # the whole corpus's two leading MDS directions: orthonormal and centred
+    assert U.shape == (12, 2) and np.allclose(U.T @ U, np.eye(2)) and np.allclose(U.sum(axis=0), 0.0)
     # a stationary corpus (no positional signal): not aligned
     noise = SequenceIncidence.from_sequences(pg.synthetic_corpus(4000, 12, 30, rng=1, regime="stationary"), 12, 30)
     assert real_text_alignment(noise, rank=2, ranks=(1, 2, 3), d_model=64, rng=0, n_resamples=40).verdict != "aligned"

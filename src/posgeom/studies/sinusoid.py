@@ -200,7 +200,7 @@ class RealTextAlignment:
     """Result of :func:`real_text_alignment`: the alignment at every one of ``ranks`` on every rung of the ``ladder``
     and of its ``flat_ladder`` control, the null ``thresholds`` (``threshold`` at the verdict's ``rank``), ``verdict``
     and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
-    threshold, else "undetermined"), ``estimand`` and the ``leading_position`` of the leading MDS direction."""
+    threshold, else "undetermined"), ``estimand`` and the whole corpus's two ``leading_directions`` (MDS)."""
 
     estimand: str
     ranks: tuple
@@ -211,7 +211,7 @@ class RealTextAlignment:
     threshold: float
     verdict: str
     flat_verdict: str
-    leading_position: int
+    leading_directions: np.ndarray
 
 
 def _verdict(ladder: Ladder, k: int, threshold: float) -> str:
@@ -254,9 +254,9 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     ladder = stability_ladder(estimator, incidence, statistic=stat, rng=gen, n_resamples=n_resamples)
     flat = flat_corpus(incidence, rng=gen)
     flat_ladder = stability_ladder(estimator, flat, statistic=stat, rng=gen, n_resamples=n_resamples)
-    u1 = stat.mds_subspace(ladder.rungs[0].point.squared)[:, 0]  # the whole corpus's point estimate
+    leading = stat.mds_subspace(ladder.rungs[0].point.squared)[:, :2]  # the whole corpus's point estimate
     k = ranks.index(int(rank))
     threshold = float(stat.thresholds[k])
     return RealTextAlignment(estimator.describe_estimand(), ranks, int(rank), ladder, flat_ladder, stat.thresholds,
                              threshold, _verdict(ladder, k, threshold), _verdict(flat_ladder, k, threshold),
-                             int(np.argmax(np.abs(u1))))
+                             leading)
