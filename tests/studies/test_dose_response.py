@@ -103,6 +103,24 @@ def test_seeded_dose_response_is_reproducible_and_moves_stress_only_with_the_dos
         seeded_dose_response(order_task, **{**kwargs, "fractions": (0.5,)})
 
 
+def test_seeded_dose_response_takes_its_dose_from_a_callable():
+    kwargs = dict(seeds=(0,), fractions=(0.0, 1.0), n_pairs=20, n_test_pairs=10, n_positions=6, vocab_size=10,
+                  d_model=8, config=TINY)
+    seen = []
+
+    def scale_up(P, fraction, rng):  # distances all grow by the same factor: scale-optimal stress stays 0
+        seen.append(fraction)
+        return P * (1 + fraction)
+
+    runs = seeded_dose_response(order_task, dose=scale_up, **kwargs)
+    assert seen == [0.0, 1.0] and np.all(runs.stress < 1e-9)
+    default = seeded_dose_response(order_task, **kwargs)
+    explicit = seeded_dose_response(order_task, dose=_permute_rows, **kwargs)
+    assert np.array_equal(default.stress, explicit.stress)
+    with pytest.raises(TypeError, match="dose"):
+        seeded_dose_response(order_task, dose="line", **kwargs)
+
+
 def test_extrapolation_runs_draws_fresh_test_sets_and_refuses_tables():
     task = functools.partial(order_task, regime="uniform")
     kwargs = dict(seeds=(0, 1), n_pairs=10, n_test_pairs=10, n_positions=6, vocab_size=10, d_model=8, config=TINY)

@@ -29,8 +29,7 @@ __all__ = ["xor_task", "seeded_dose_response", "within_seed_power", "extrapolati
 
 def _split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
     """Split a paired task (rows ``k`` and ``P + k`` are partners) into two, partners kept together."""
-    P = len(data) // 2
-    if len(data) % 2 or not 0 < n_first < P:
+    if len(data) % 2 or not 0 < n_first < (P := len(data) // 2):
         raise ValueError(f"need an even number of sequences and 0 < n_first < {P} pairs, got n_first={n_first}")
     first, second = np.r_[0:n_first, P : P + n_first], np.r_[n_first:P, P + n_first : 2 * P]
     return TaskData(data.X[first], data.y[first]), TaskData(data.X[second], data.y[second])
@@ -138,18 +137,19 @@ class DoseRuns:
 
 def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int], fractions: Sequence[float],
                          n_pairs: int, n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig,
-                         d_model: int = 16, n_heads: int = 2, n_layers: int = 1) -> DoseRuns:
-    """Stress and accuracy of the frozen MDS encoding with a growing fraction of its rows moved, seed by seed.
+                         d_model: int = 16, n_heads: int = 2, n_layers: int = 1,
+                         dose: Callable[..., np.ndarray] | None = None) -> DoseRuns:
+    """Stress and accuracy of the frozen MDS encoding ``P`` at growing doses ``f``, seed by seed.
 
-    Seed ``s`` draws its task with ``rng=[s, 0]``, moves ``round(f n)`` rows by a random derangement with
-    ``rng=[s, 1]`` and trains the ``F`` models at once (:func:`posgeom.nn.fit_ensemble`, seeds ``s F + a``).
+    Seed ``s`` draws its task with ``rng=[s, 0]``, gives dose ``f`` the encoding ``dose(P, f, rng)`` (``rng=[s, 1]``;
+    default: ``round(f n)`` rows moved by a random derangement) and trains the ``F`` models at once (seeds ``s F + a``).
 
     Parameters
     ----------
     task, seeds, fractions : callable, sequence of int, sequence of at least two floats in [0, 1]
         ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired task, e.g. :func:`xor_task`.
-    n_pairs, n_test_pairs, n_positions, vocab_size, config, d_model, n_heads, n_layers
-        Pairs in each seed's training and test set; the task's shape; a posgeom.nn.TrainConfig; the model.
+    n_pairs, n_test_pairs, n_positions, vocab_size, config, d_model, n_heads, n_layers, dose
+        Pairs in each seed's training and test set; the task's shape; a posgeom.nn.TrainConfig; the model; the dose.
 
     Returns
     -------
@@ -158,6 +158,8 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
     seeds, fractions = check_seeds(seeds), np.asarray(fractions, dtype=float)
     if fractions.ndim != 1 or fractions.size < 2 or np.any((fractions < 0) | (fractions > 1)):
         raise ValueError(f"fractions must be at least two numbers in [0, 1], got {fractions}")
+    if dose is not None and not callable(dose):
+        raise TypeError(f"dose must be callable(P, fraction, rng) -> encoding, or None, got {type(dose).__name__}")
     F = fractions.size
     stress, accuracy = np.zeros((len(seeds), F)), np.zeros((len(seeds), F))
     for b, s in enumerate(seeds):
@@ -165,7 +167,7 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
         train, test = _split_pairs(data, n_pairs)
         D = hellinger_distances(position_distributions(position_counts(train.X, train.length, train.vocab_size)))
         P, rng = _scaled_mds_encoding(D, d_model), np.random.default_rng([s, 1])
-        Qs = [_permute_rows(P, float(f), rng) for f in fractions]
+        Qs = [(dose or _permute_rows)(P, float(f), rng) for f in fractions]
         stress[b] = [stress_of_distances(pairwise_distances(Q), D, scale="optimal") for Q in Qs]
         specs = [ModelSpec(vocab_size=vocab_size, n_positions=n_positions, d_model=d_model, n_heads=n_heads,
                            n_layers=n_layers, positional="fixed", encoding=Q) for Q in Qs]

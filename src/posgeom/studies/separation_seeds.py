@@ -185,8 +185,7 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
     initial = np.stack([np.random.default_rng(s).standard_normal((L, width)) for s in seeds])
     specs = [ModelSpec(vocab_size=V, n_positions=L, d_model=width, n_heads=2, n_layers=1,
                        n_classes=int(data.y.max()) + 1, init_encoding=P0, layer_norm=False) for P0 in initial]
-    config = TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size, weight_decay=weight_decay,
-                         schedule="cosine")
+    config = TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size, weight_decay=weight_decay, schedule="cosine")
     runs = fit_ensemble(specs, data, seeds=seeds, config=config)
     params, buffers = stack_module_state([r.model for r in runs])
     S, model0 = len(seeds), runs[0].model
@@ -219,8 +218,7 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
         ce = member_losses(out, y.expand(S, -1), -100)
         acc = (out.argmax(-1) == y).double().mean(dim=1)
     grad_positions = unflatten(grad)["positional.weight"].numpy().reshape(S, -1)
-    return RegularisedRuns(
-        initial=initial, params={k: v.numpy() for k, v in unflatten(x.detach()).items()},
+    return RegularisedRuns(initial=initial, params={k: v.numpy() for k, v in unflatten(x.detach()).items()},
         start_ratio=(grad_start / (lam * x0.norm(dim=1))).numpy(), grad_norm=grad.norm(dim=1).numpy(),
         grad_positions=np.linalg.norm(grad_positions, axis=1), iterations=iterations.numpy(), ce=ce.numpy(),
         penalty=(lam / 2 * x.pow(2).sum(dim=1)).numpy(), accuracy=acc.numpy(), lam=float(lam))
