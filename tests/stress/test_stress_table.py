@@ -378,7 +378,7 @@ def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in
         lad.equivalent("line", "constant", 0.0)
 
 
-def test_split_half_stress_scores_mds_out_of_sample_against_the_floor():
+def test_split_half_stress_scores_mds_out_of_sample_against_the_reference():
     from posgeom.corpus import synthetic_corpus
     from posgeom.stress import Candidate, mds_candidate, split_half_stress
 
@@ -388,10 +388,10 @@ def test_split_half_stress_scores_mds_out_of_sample_against_the_floor():
     permuted = Candidate("permuted", "control", lambda D: mds_candidate().distances(D)[np.ix_(p, p)], True)
     rows = [mds_candidate(rank=None, name="MDS"), _fixed_distances("constant", 1 - np.eye(n)), permuted]
     s = split_half_stress(rows, inc, rng=0, n_splits=3)
-    assert s.names == ("MDS", "constant", "permuted", "split-half floor") and s.values.shape == (3, 4)
+    assert s.names == ("MDS", "constant", "permuted", "split-half reference") and s.values.shape == (3, 4)
     assert np.all((s.values >= 0) & (s.values <= 1))
-    # MDS of half A is at the floor (it nearly reproduces D_A) and below the unordered and permuted rows
-    assert abs(s.paired("MDS", "split-half floor")[0]) < 0.05
+    # MDS of half A is at the reference (it nearly reproduces D_A) and below the unordered and permuted rows
+    assert abs(s.paired("MDS", "split-half reference")[0]) < 0.05
     assert s.paired("MDS", "constant")[2] < 0 and s.paired("MDS", "permuted")[2] < 0
     assert s.to_frame().shape == (4, 3)
     with pytest.raises(TypeError):

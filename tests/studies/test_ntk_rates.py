@@ -26,7 +26,7 @@ def sweep():
 def test_train_runs_makes_independent_runs(sweep):
     runs, D = sweep
     assert len(runs) == 6 and runs["seed"].is_unique
-    assert set(runs.columns) >= {"width", "seed", "error", "rho", "discordance", "gap"}
+    assert set(runs.columns) >= {"width", "seed", "error", "displacement", "rho", "discordance", "gap"}
     assert D.shape == (5, 5) and np.all(runs["error"] > 0)
 
 
@@ -40,3 +40,10 @@ def test_train_runs_is_reproducible(sweep):
 def test_train_runs_rho_is_the_learned_distances_spearman_with_the_lag(sweep):
     runs, D = sweep
     assert runs["rho"].iloc[-1] == rank_correlations(D, kind="distances").spearman
+
+
+def test_displacement_equals_error_when_the_table_starts_at_zero():
+    mu = pg.synthetic_distributions(5, 4, rng=0, regime="smooth")
+    runs, _ = train_runs(np.sqrt(mu), WIDTHS, loss="mse", sigma0=lambda w: 0.0, lr=0.5, steps=5, n_seeds=1,
+                         seed0=100, linearised=False)
+    assert np.allclose(runs["displacement"], runs["error"]) and np.all(runs["displacement"] > 0)

@@ -73,17 +73,54 @@ def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():
         detection_curve(X, 40, [2000], rng=0)
 
 
-def test_decide_requires_power_and_reads_as_plain_text():
-    from posgeom.inference import equivalence_test
+def test_decide_rules_holm_adjustment_and_plain_text():
+    from scipy import stats
+
     from posgeom.studies.rank_design import decide
 
     rng = np.random.default_rng(0)
-    small = rng.normal(0.0, 0.01, 12)
-    assert decide(equivalence_test(small, 0.05)) == "equivalent"
-    assert decide(equivalence_test(small + 0.2, 0.05)) == "loses"
-    # a noisy design: the interval may lie above 0, but without power the verdict is undetermined
-    assert decide(equivalence_test(rng.normal(0.0, 0.2, 4), 0.05)) == "undetermined"
-    assert repr(decide(equivalence_test(small, 0.05))) == "equivalent"
+    small = rng.normal(0.0, 0.005, 12)
+    # a noisy but clear deficit: the design could not have shown equivalence (TOST power far below 0.8), yet the
+    # adjusted test rejects, and a rejection stands whatever the power; its mirror image (the arm better than the
+    # reference) is no loss, and not inside the margin either
+    noisy = rng.normal(0.0, 0.03, 12)
+    noisy += 0.03 - noisy.mean()
+    arms = [small, small + 0.2, noisy, -noisy, rng.normal(0.0, 0.2, 4)]
+    out = decide(arms, 0.02)
+    assert [d.verdict for d in out] == ["equivalent", "loses", "loses", "undetermined", "undetermined"]
+    assert out[2].test.power < 0.8 and out[2].test.lower > 0  # the case the old power gate withheld
+    assert repr(out[0].verdict) == "equivalent"
+    # Holm's step-down, computed independently from scipy's t test p-values
+    p = np.array([stats.ttest_1samp(x, 0.0).pvalue for x in arms])
+    m, order = len(p), np.argsort(p)
+    expected = np.empty(m)
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p[i]))
+        expected[i] = running
+    np.testing.assert_allclose([d.p_holm for d in out], expected, rtol=1e-9)
+    # the adjustment matters: a deficit significant alone but not after Holm over many arms is not a loss
+    borderline = noisy - noisy.mean() + 0.9 * noisy.std(ddof=1)  # t = 0.9 sqrt(12) = 3.1, p about 0.01
+    alone = decide([borderline], 0.02)[0]
+    many = decide([borderline] + [rng.normal(0.0, 0.01, 12) for _ in range(20)], 0.02)[0]
+    assert alone.p_holm < 0.05 <= many.p_holm and alone.verdict == "loses" != many.verdict
+
+
+def test_decide_calls_identical_arms_equivalent_at_the_rate_of_the_tost():
+    # three arms truly identical to the reference: no power gate, so each is called equivalent at the TOST's exact
+    # power (not about half as often, as a gate at the observed SD made it), and "loses" at most at the level
+    from posgeom.inference import tost_power
+    from posgeom.studies.rank_design import decide
+
+    rng = np.random.default_rng(1)
+    sd, n_designs = 0.019, 60
+    verdicts = np.array([[d.verdict for d in decide(rng.normal(0.0, sd, (3, 12)), 0.02)] for _ in range(n_designs)])
+    power = tost_power(sd, 12, 0.02)
+    assert 0.7 < power < 0.9  # the regime where the old gate failed
+    rate = np.mean(verdicts == "equivalent")
+    assert abs(rate - power) < 4 * np.sqrt(power * (1 - power) / verdicts.size)
+    family_loss = np.mean(np.any(verdicts == "loses", axis=1))
+    assert family_loss < 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_designs)
 
 
 def test_parallel_analysis_depends_only_on_the_tokens_that_occur():

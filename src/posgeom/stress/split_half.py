@@ -1,8 +1,8 @@
 """MDS tested out of sample: fitted on one half of the texts, scored against the other half's distances.
 
-* :class:`SplitHalfStress`: per random split, each row's scale-optimal stress against half B, and the floor.
+* :class:`SplitHalfStress`: per random split, each row's scale-optimal stress against half B, and the reference.
 * :func:`split_half_stress`: fits MDS on half A's distances, scores it and every fixed row against half B's, and
-  computes the split-half floor ``stress*(D_A; D_B)`` (what half A's own distances score on half B).
+  computes the split-half reference ``stress*(D_A; D_B)`` (what half A's own distances score on half B).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ __all__ = [
     "split_half_stress",
 ]
 
-FLOOR = "split-half floor"
+REFERENCE = "split-half reference"
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class SplitHalfStress:
     Attributes
     ----------
     names : tuple of str
-        The rows, then ``"split-half floor"`` (``D_A`` itself scored against ``D_B``).
+        The rows, then ``"split-half reference"`` (``D_A`` itself scored against ``D_B``).
     values : ndarray, shape ``(n_splits, len(names))``
         Scale-optimal stress against half B's distances, one row per random split.
     estimand : str
@@ -43,8 +43,8 @@ class SplitHalfStress:
 
     Examples
     --------
-    >>> s = SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.1, 0.3]]), "toy")
-    >>> s.mean("MDS"), round(s.paired("MDS", "split-half floor")[0], 6)
+    >>> s = SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.1, 0.3]]), "toy")
+    >>> s.mean("MDS"), round(s.paired("MDS", "split-half reference")[0], 6)
     (0.1, -0.15)
     """
 
@@ -65,7 +65,7 @@ class SplitHalfStress:
 
         Examples
         --------
-        >>> SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.3, 0.4]])).column("MDS")
+        >>> SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]])).column("MDS")
         array([0.1, 0.3])
         """
         try:
@@ -86,7 +86,7 @@ class SplitHalfStress:
 
         Examples
         --------
-        >>> SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.3, 0.4]])).mean("MDS")
+        >>> SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]])).mean("MDS")
         0.2
         """
         return float(self.column(name).mean())
@@ -104,8 +104,8 @@ class SplitHalfStress:
 
         Examples
         --------
-        >>> s = SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.3], [0.3, 0.2]]))
-        >>> tuple(round(x, 6) for x in s.paired("MDS", "split-half floor"))
+        >>> s = SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.3], [0.3, 0.2]]))
+        >>> tuple(round(x, 6) for x in s.paired("MDS", "split-half reference"))
         (-0.05, -0.2, 0.1)
         """
         d = self.column(a) - self.column(b)
@@ -120,7 +120,7 @@ class SplitHalfStress:
 
         Examples
         --------
-        >>> SplitHalfStress(("MDS", "split-half floor"), np.array([[0.1, 0.2], [0.3, 0.4]])).to_frame().shape
+        >>> SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]])).to_frame().shape
         (2, 3)
         """
         import pandas as pd
@@ -137,9 +137,10 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     For each of ``n_splits`` random splits of the texts into halves A and B, ``D_A`` and ``D_B`` are estimated
     separately with ``estimator`` (default :class:`posgeom.geometry.Resolved`, its resolution fixed once on the
     whole corpus for a half, so both halves estimate one estimand). A fitted row computes its distances from
-    ``D_A``; every row is scored by ``stress*(E; D_B)``. The last column is the **split-half floor**
-    ``stress*(D_A; D_B)``: what the first half's distances themselves score against the second's. An encoding
-    fitted in sample scores near 0 whatever the data; out of sample, only the floor is free of fitting.
+    ``D_A``; every row is scored by ``stress*(E; D_B)``. The last column is the **split-half reference**
+    ``stress*(D_A; D_B)``: what the first half's distances themselves score against the second's. It carries the
+    estimation noise of both halves (about twice one half's, when the noise is small), so it is a reference, not a
+    floor: a row fitted on ``D_A`` can score below it. An encoding fitted in sample scores near 0 whatever the data.
 
     Parameters
     ----------
@@ -162,7 +163,7 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
     >>> s = split_half_stress(rows, inc, rng=0, n_splits=2)
     >>> s.names, s.values.shape
-    (('MDS', 'constant', 'split-half floor'), (2, 3))
+    (('MDS', 'constant', 'split-half reference'), (2, 3))
     """
     from ..corpus.incidence import SequenceIncidence
     from ..geometry.estimation import Resolved
@@ -193,6 +194,6 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
         row = [stress_of_distances(c.distances(D_A), D_B, scale="optimal") for c in candidates]
         row.append(stress_of_distances(D_A, D_B, scale="optimal"))
         values.append(row)
-    names = tuple(c.name for c in candidates) + (FLOOR,)
+    names = tuple(c.name for c in candidates) + (REFERENCE,)
     estimand = estimator.describe_estimand(data) if hasattr(estimator, "describe_estimand") else ""
     return SplitHalfStress(names=names, values=np.array(values), estimand=estimand)

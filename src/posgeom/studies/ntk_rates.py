@@ -41,14 +41,13 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
     pandas.DataFrame
         Columns width, seed, diagonal, off-diagonal.
     """
-    n, vocab = n_positions, vocab_size
-    iu = np.triu_indices(n, k=1)
+    iu = np.triu_indices(n_positions, k=1)
     rows = []
     for k, w in enumerate(widths):
         for s in range(n_seeds):
             seed = _seed(seed0, k, s, n_seeds)
-            K = ntk_blocks(init_masked_slot(n, vocab, int(w), sigma0=sigma0, seed=seed))
-            diag = np.sqrt(np.mean([((K[i, i] - np.eye(vocab)) ** 2).sum() for i in range(n)]))
+            K = ntk_blocks(init_masked_slot(n_positions, vocab_size, int(w), sigma0=sigma0, seed=seed))
+            diag = np.sqrt(np.mean([((K[i, i] - np.eye(vocab_size)) ** 2).sum() for i in range(n_positions)]))
             off = np.sqrt(np.mean((K[iu[0], iu[1]] ** 2).sum(axis=(1, 2))))
             rows.append({"width": int(w), "seed": seed, "diagonal": diag, "off-diagonal": off})
     return pd.DataFrame(rows)
@@ -58,9 +57,9 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
                steps: int, n_seeds: int, seed0: int, linearised: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
     """Train the masked-slot network at every width, ``n_seeds`` independent initialisations each.
 
-    One row per run: ``error`` (RMS of learned minus kernel-regime distances), ``rho`` (Spearman of the learned
-    distances with the lag), ``discordance`` (1 - Kendall's tau with the prediction) and, if ``linearised``, the
-    relative ``gap`` to the linearised network.
+    One row per run: ``error`` (RMS of learned minus kernel-regime distances), ``displacement`` (the same for the
+    trained minus initial table against ``D^F``, the prediction at ``sigma0 = 0``), ``rho`` (Spearman of the learned
+    distances with the lag), ``discordance`` (1 - Kendall's tau with the prediction), ``gap`` if ``linearised``.
 
     Parameters
     ----------
@@ -80,14 +79,15 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
     rows, D = [], None
     for k, w in enumerate(widths):
         s0 = float(sigma0(w))
-        D_pred = kernel_regime_distances(target, loss=loss, lr=lr, steps=steps, sigma0=s0)
+        D_pred, D_F = (kernel_regime_distances(target, loss=loss, lr=lr, steps=steps, sigma0=s) for s in (s0, 0.0))
         for s in range(n_seeds):
             seed = _seed(seed0, k, s, n_seeds)
             theta0 = init_masked_slot(n, vocab, int(w), sigma0=s0, seed=seed)
             net = train_masked_slot(theta0, target, loss=loss, lr=lr, steps=steps)
-            D = pairwise_distances(net.P.numpy())
+            D, dD = pairwise_distances(net.P.numpy()), pairwise_distances((net.P - theta0.P).numpy())
             row = {"loss": loss, "width": int(w), "seed": seed,
                    "error": float(np.sqrt(np.mean((D[iu] - D_pred[iu]) ** 2))),
+                   "displacement": float(np.sqrt(np.mean((dD[iu] - D_F[iu]) ** 2))),
                    "rho": rank_correlations(D, kind="distances", kendall=False).spearman,
                    "discordance": float(1 - stats.kendalltau(D[iu], D_pred[iu]).statistic)}
             if linearised:

@@ -1,78 +1,86 @@
 """Chapter 6: does a learned table need ``rank(B)`` directions?
 
 * :func:`rank_comparison` -- the block-swap task, one ensemble of seeds per encoding: none, low-rank, full
-* :func:`decide` -- the verdict on one arm from its equivalence test
+* :func:`decide` -- the verdicts on the arms: Holm-adjusted paired t tests for a loss, TOST at a fixed margin
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import stats
 
 from .._validation import check_positive_int, check_seeds
 from ..corpus.synthetic import sample_sequences
+from ..inference import Equivalence, equivalence_test
 from ..nn import ModelSpec, TrainConfig, fit_ensemble
 from ..nn.tasks import TaskData
-
-if TYPE_CHECKING:
-    from ..inference import Equivalence
 
 __all__ = ["rank_comparison", "decide"]
 
 
 def _block_swap_task(mu: np.ndarray, n_sequences: int, n_blocks: int, rng: np.random.Generator) -> TaskData:
     """Sequences from ``mu``, half of them (label 1) with two random blocks of positions exchanged."""
-    n = mu.shape[0]
     X = sample_sequences(mu, n_sequences, rng=rng)
     y = rng.integers(0, 2, n_sequences)
-    blocks = X.reshape(n_sequences, n_blocks, n // n_blocks)
+    blocks = X.reshape(n_sequences, n_blocks, -1)
     for i in np.flatnonzero(y):
         a, b = rng.choice(n_blocks, 2, replace=False)
         blocks[i, [a, b]] = blocks[i, [b, a]]
-    return TaskData(blocks.reshape(n_sequences, n), y.astype(np.int64), None)
+    return TaskData(blocks.reshape(n_sequences, -1), y.astype(np.int64), None)
 
 
 class _Verdict(str):
     """A verdict word whose ``repr`` is the word itself (it reads as plain text when glued into prose)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = str.__str__
 
 
-def decide(eq: Equivalence, *, min_power: float = 0.8) -> str:
-    """The verdict on one arm from its :func:`posgeom.inference.equivalence_test` of "full minus arm".
+@dataclass(frozen=True)
+class Decision:
+    """One arm's ``verdict``: its TOST at the fixed margin (``test``: the interval, the powers at the observed SD) and
+    the two-sided p-value of the paired t test of no deficit, Holm-adjusted over the arms (``p_holm``)."""
+    test: Equivalence
+    p_holm: float
+    verdict: str
+
+
+def decide(deficits: Sequence[ArrayLike], margin: float, *, alpha: float = 0.05) -> tuple[Decision, ...]:
+    """Verdicts on arms compared with one reference, from their paired deficits (reference minus arm, one per seed).
+
+    "loses" when the paired t test of no deficit, Holm-adjusted over the arms, rejects at ``alpha`` with a positive
+    mean; else "equivalent" when the TOST at ``margin`` (> 0, fixed before the data) passes (the ``1 - alpha`` t
+    interval inside ``+-margin``); else "undetermined". No power gate: each test controls its own error.
 
     Parameters
     ----------
-    eq : posgeom.inference.Equivalence
-    min_power : float, default 0.8
+    deficits : sequence of (n_seeds,) arrays
+    margin, alpha : float
 
     Returns
     -------
-    str
-        "loses" (interval > 0) or "equivalent" (in the margin) if both powers reach ``min_power``, else "undetermined".
+    tuple of Decision
+
+    Examples
+    --------
+    >>> [d.verdict for d in decide([[0.01, -0.01, 0.0, 0.005], [0.2, 0.21, 0.19, 0.2], [0.1, -0.1, 0.05]], 0.05)]
+    [equivalent, loses, undetermined]
     """
-    at_margin = 1.0 if math.isnan(eq.power_at_margin) else eq.power_at_margin  # nan: a vanishing SD
-    powered = eq.power >= min_power and at_margin >= min_power
-    if powered and eq.lower > 0:
-        return _Verdict("loses")
-    if powered and eq.equivalent:
-        return _Verdict("equivalent")
-    return _Verdict("undetermined")
+    tests = [equivalence_test(d, margin, confidence=1 - alpha) for d in deficits]
+    p = np.array([float(t.estimate == 0) if t.sd == 0 else  # a vanishing SD: no deficit, or a certain one
+                  2 * stats.t.sf(abs(t.estimate) * np.sqrt(t.n_samples) / t.sd, t.n_samples - 1) for t in tests])
+    order, holm = np.argsort(p), np.empty_like(p)
+    holm[order] = np.minimum(1.0, np.maximum.accumulate((p.size - np.arange(p.size)) * p[order]))
+    return tuple(Decision(t, float(q), _Verdict("loses" if q < alpha and t.estimate > 0 else "equivalent" if
+                                                t.equivalent else "undetermined")) for t, q in zip(tests, holm))
 
 
 @dataclass(frozen=True)
 class RankComparison:
     """Test accuracies (``accuracy``: rows ``names``, "none", "rank r" per rank, "full"; columns ``seeds``) and the
     positional ``parameters`` of each encoding."""
-
     names: tuple
     parameters: tuple
     accuracy: np.ndarray
@@ -88,42 +96,34 @@ class RankComparison:
 
 def rank_comparison(mu: ArrayLike, *, n_blocks: int, n_train: int, n_test: int, ranks: Sequence[int],
                     seeds: Sequence[int], config: TrainConfig, d_model: int, n_heads: int = 2) -> RankComparison:
-    """Train one ensemble of ``seeds`` per encoding on the block-swap task of ``mu`` and score it.
+    """Train one ensemble of ``seeds`` per encoding (none, low-rank of each of ``ranks``, full) on the block-swap task.
 
-    Seed ``s`` draws its training and test sets from ``default_rng([s, 0])`` and ``default_rng([s, 1])`` and fixes the
-    initialisation and batch order (:func:`posgeom.nn.fit_ensemble`); every encoding gets the same seeds (paired).
+    The task: sequences from ``mu`` cut into ``n_blocks`` equal blocks (must divide ``n``), half of them (label 1) with
+    two blocks exchanged. Seed ``s`` draws its ``n_train`` training and ``n_test`` test sequences from
+    ``default_rng([s, 0])`` and ``default_rng([s, 1])`` and fixes the initialisation and batch order
+    (:func:`posgeom.nn.fit_ensemble`); every encoding gets the same seeds (paired), one independent run each.
 
     Parameters
     ----------
-    mu : (n, V) array
-        Positional distributions.
-    n_blocks : int
-        Equal blocks of positions (must divide ``n``); label 1 has two of them exchanged, in half the sequences.
-    n_train, n_test, d_model, n_heads : int
-        Sequences per seed; the model's width and heads.
+    mu : (n, V) array of positional distributions
+    n_blocks, n_train, n_test, d_model, n_heads : int
     ranks, seeds : sequence of int
-        Ranks of the learned low-rank tables; the seeds, one independent run each.
     config : posgeom.nn.TrainConfig
 
     Returns
     -------
     RankComparison
     """
-    mu = np.asarray(mu, dtype=float)
-    n = mu.shape[0]
-    K = check_positive_int(n_blocks, "n_blocks", minimum=2)
-    if n % K:
+    n = (mu := np.asarray(mu, dtype=float)).shape[0]
+    if n % (K := check_positive_int(n_blocks, "n_blocks", minimum=2)):
         raise ValueError(f"n_blocks={K} must divide the number of positions {n}")
-    seeds = check_seeds(seeds)
-    sizes = (check_positive_int(n_train, "n_train"), check_positive_int(n_test, "n_test"))
+    seeds, sizes = check_seeds(seeds), (check_positive_int(n_train, "n_train"), check_positive_int(n_test, "n_test"))
     train, test = ([_block_swap_task(mu, sizes[k], K, np.random.default_rng([s, k])) for s in seeds] for k in (0, 1))
     V = int(max(d.X.max() for d in (*train, *test))) + 1
     arms = [("none", "none", None)] + [(f"rank {r}", "low_rank", int(r)) for r in ranks] + [("full", "learned", None)]
-    names, params, acc = [], [], []
-    for name, scheme, r in arms:
+    acc = []
+    for _, scheme, r in arms:
         spec = ModelSpec(vocab_size=V, n_positions=n, d_model=d_model, n_heads=n_heads, positional=scheme, rank=r)
-        runs = fit_ensemble(spec, train, seeds=seeds, config=config)
-        names.append(name)
-        params.append(0 if scheme == "none" else (n * d_model if r is None else r * (n + d_model)))
-        acc.append([run.accuracy(data) for run, data in zip(runs, test)])
-    return RankComparison(tuple(names), tuple(params), np.array(acc), seeds)
+        acc.append([m.accuracy(data) for m, data in zip(fit_ensemble(spec, train, seeds=seeds, config=config), test)])
+    params = tuple(0 if s == "none" else (n * d_model if r is None else r * (n + d_model)) for _, s, r in arms)
+    return RankComparison(tuple(a[0] for a in arms), params, np.array(acc), seeds)
