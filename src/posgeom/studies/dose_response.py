@@ -142,7 +142,7 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
     """Stress and accuracy of the frozen MDS encoding ``P`` at growing doses ``f``, seed by seed.
 
     Seed ``s`` draws its task with ``rng=[s, 0]``, gives dose ``f`` the encoding ``dose(P, f, rng)`` (``rng=[s, 1]``;
-    default: ``round(f n)`` rows moved by a random derangement) and trains the ``F`` models at once (seeds ``s F + a``).
+    default: ``round(f n)`` rows moved by a random derangement); all ``S F`` models train at once (seeds ``sF + a``).
 
     Parameters
     ----------
@@ -161,7 +161,7 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
     if dose is not None and not callable(dose):
         raise TypeError(f"dose must be callable(P, fraction, rng) -> encoding, or None, got {type(dose).__name__}")
     F = fractions.size
-    stress, accuracy = np.zeros((len(seeds), F)), np.zeros((len(seeds), F))
+    stress, specs, trains, tests = np.zeros((len(seeds), F)), [], [], []
     for b, s in enumerate(seeds):
         data = task(n_pairs + n_test_pairs, n_positions, vocab_size, rng=np.random.default_rng([s, 0]))
         train, test = _split_pairs(data, n_pairs)
@@ -169,10 +169,11 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
         P, rng = _scaled_mds_encoding(D, d_model), np.random.default_rng([s, 1])
         Qs = [(dose or _permute_rows)(P, float(f), rng) for f in fractions]
         stress[b] = [stress_of_distances(pairwise_distances(Q), D, scale="optimal") for Q in Qs]
-        specs = [ModelSpec(vocab_size=vocab_size, n_positions=n_positions, d_model=d_model, n_heads=n_heads,
-                           n_layers=n_layers, positional="fixed", encoding=Q) for Q in Qs]
-        accuracy[b] = [f.accuracy(test) for f in fit_ensemble(specs, train, seeds=[s * F + a for a in range(F)],
-                                                               config=config)]
+        specs += [ModelSpec(vocab_size=vocab_size, n_positions=n_positions, d_model=d_model, n_heads=n_heads,
+                            n_layers=n_layers, positional="fixed", encoding=Q) for Q in Qs]
+        trains, tests = trains + [train] * F, tests + [test] * F
+    fits = fit_ensemble(specs, trains, seeds=[s * F + a for s in seeds for a in range(F)], config=config)
+    accuracy = np.reshape([f.accuracy(t) for f, t in zip(fits, tests)], (len(seeds), F))
     return DoseRuns(fractions=fractions, seeds=seeds, stress=stress, test_accuracy=accuracy)
 
 
@@ -193,9 +194,8 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
     n_doses = check_positive_int(n_doses, "n_doses", minimum=3)
     if not -1 < float(rho) < 1:
         raise ValueError(f"rho must lie in (-1, 1), got {rho!r}")
-    n_sim = check_positive_int(n_sim, "n_sim")
-    z = check_rng(rng).standard_normal((2, n_sim * n_seeds, n_doses))
-    r = _within_seed_spearman(z[0], rho * z[0] + np.sqrt(1 - rho**2) * z[1]).reshape(n_sim, n_seeds)
+    z = check_rng(rng).standard_normal((2, check_positive_int(n_sim, "n_sim") * n_seeds, n_doses))
+    r = _within_seed_spearman(z[0], rho * z[0] + np.sqrt(1 - rho**2) * z[1]).reshape(-1, n_seeds)
     t = r.mean(axis=1) / (r.std(axis=1, ddof=1) / np.sqrt(n_seeds))
     return float(np.mean(np.abs(t) > stats.t.ppf(1 - alpha / 2, n_seeds - 1)))
 
