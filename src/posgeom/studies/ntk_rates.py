@@ -76,10 +76,10 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
     target = np.asarray(target)
     n, vocab = target.shape
     iu = np.triu_indices(n, k=1)
-    rows, D = [], None
+    rows, D, D_F = [], None, kernel_regime_distances(target, loss=loss, lr=lr, steps=steps, sigma0=0.0)  # any width
     for k, w in enumerate(widths):
         s0 = float(sigma0(w))
-        D_pred, D_F = (kernel_regime_distances(target, loss=loss, lr=lr, steps=steps, sigma0=s) for s in (s0, 0.0))
+        D_pred = kernel_regime_distances(target, loss=loss, lr=lr, steps=steps, sigma0=s0)
         for s in range(n_seeds):
             seed = _seed(seed0, k, s, n_seeds)
             theta0 = init_masked_slot(n, vocab, int(w), sigma0=s0, seed=seed)
