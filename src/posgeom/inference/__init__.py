@@ -14,6 +14,10 @@
 ``tost_power``              exact power of that TOST
 ``t_test_power``            power of the one-sample t test over seeds (two-sided or greater)
 ``detectable_effect``       the smallest standardised effect a t test over seeds detects with a given power
+``Decision``                a three-way decision on a difference, with its interval and margin
+``decide``                  the one decision rule: a < b, a > b, a ≈ b within a margin, or undetermined
+``decide_ladder``           one decision from the same comparison on every rung of a ladder
+``family_confidence``       the interval level that keeps ``decide``'s family-wise error at alpha
 ==========================  =======================================================================================
 """
 
@@ -29,6 +33,9 @@ from ._correlation import (
     sign_flip_p_value,
     spearman,
 )
+from ._decision import Decision as Decision
+from ._decision import decide, decide_ladder
+from ._decision import family_confidence as family_confidence
 from ._intervals import (
     Equivalence as Equivalence,
 )
@@ -57,4 +64,6 @@ __all__ = [
     "detectable_effect",
     "tost_power",
     "equivalence_test",
+    "decide",
+    "decide_ladder",
 ]
