@@ -10,12 +10,11 @@ The subpackages follow the book's path; each layer imports only the layers befor
 ``nn``              small Transformers in torch (the only library layer that imports torch)
 ``data``            input/output only: SST-2 and IMDB, tokenising conventions, shards, pretrained tables
 ``studies``         one chapter's experiment each; notebooks import it, the library never does
+``report``          the ``posgeom report`` command and its pipeline (the top: it imports the others)
 ==================  =====================================================================================
 
-At the top: :mod:`posgeom.cli` (``posgeom report``; its chapter-facing ladder: :mod:`posgeom.report_ladder`),
-:mod:`posgeom.plotting`,
-:mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy core (``pg.hellinger_distances``,
-``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
+At the top beside it: :mod:`posgeom.plotting`, :mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy
+core (``pg.hellinger_distances``, ``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
 """
 
 from .corpus import (

@@ -55,7 +55,7 @@ KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
     # across every chapter (``check("claim", condition, f"{x:.3f}")``); it is data, not an option.
     ("positional option", "posgeom.checks.check(detail)"),
     # Kept by design: the console-script entry point, ``main(argv=None)`` reads ``sys.argv``.
-    ("positional option", "posgeom.cli.main(argv)"),
+    ("positional option", "posgeom.report.cli.main(argv)"),
 }
 
 TORCH_BOUNDARY = ("posgeom.nn", "posgeom.studies")

@@ -36,9 +36,10 @@ SECTIONS = [
     ("## Models (torch)", "nn"),
     ("## Data", "data"),
     ("## Studies", "studies"),
+    ("## The report", "report"),
 ]
 REST_HEADING = "## Inference, checks"
-REST = ["inference", "checks", "report_ladder", "cli", "plotting", "glue"]
+REST = ["inference", "checks", "cli", "plotting", "glue"]
 TOP_HEADING = "## The numpy core at the top level"
 
 

@@ -69,9 +69,10 @@ CASES = [
     ("unknown alternative", lambda: pg.inference.t_test_power(0.5, 5, alternative="less"), ValueError,
      "alternative must be"),
     # --- the report -------------------------------------------------------------------------------------------
-    ("unknown estimator of the report",
-     lambda: __import__("posgeom._report", fromlist=["ReportSettings"]).ReportSettings("sst2", estimator="unbiased"),
-     ValueError, "corrected, plugin"),
+    ("an estimator of the report that is not one",
+     lambda: __import__("posgeom.report.pipeline", fromlist=["ReportSettings"]).ReportSettings("sst2",
+                                                                                               estimator="resolved"),
+     TypeError, "estimator object"),
 ]
 
 
@@ -174,7 +175,7 @@ def test_sst2_archive_with_escaping_member_is_refused(tmp_path):
     ids=["no shards", "not UTF-8", "only blank lines"],
 )
 def test_cli_rejects_unusable_corpora(tmp_path, capsys, make_corpus, fragment):
-    from posgeom.cli import main
+    from posgeom.report.cli import main
 
     (tmp_path / "empty-folder").mkdir()
     corpus = make_corpus(tmp_path)

@@ -26,7 +26,7 @@ import re
 import pytest
 
 SUBPACKAGES = ("corpus", "geometry", "encodings", "stress", "data", "nn", "studies")
-MODULES = ("inference", "checks", "report_ladder", "plotting", "glue")
+MODULES = ("inference", "checks", "report.ladder", "plotting", "glue")
 TARGETS = tuple(f"posgeom.{name}" for name in SUBPACKAGES + MODULES)
 
 _SECTION = re.compile(r"^(?P<title>[A-Z][A-Za-z ]+)\n-{3,}\s*$", re.MULTILINE)

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posgeom.cli import main
 from posgeom.geometry._crossfit import plugin_distances
+from posgeom.report.cli import main
 
 DOCS = [
     "the cat sat on the mat",
@@ -66,14 +66,15 @@ def test_resolved_is_the_default_and_its_estimand_stated(reviews_file, tmp_path,
     assert est.estimand == f"resolved d_H^2: {Resolved().resolution_for(inc).describe()}"
     header = (tmp_path / "stress_table.md").read_text(encoding="utf-8").splitlines()
     assert "resolved estimator" in header[0]
-    assert header[2] == f"Distances: resolved (cross-fitted, equal-reach) Hellinger estimate; estimand: {est.estimand}."
+    assert header[2] == "Positions: n = 6 (--positions)."
+    assert header[4] == f"Distances: resolved Hellinger estimate; estimand: {est.estimand}."
     summary = json.loads((tmp_path / "report.json").read_text())
-    assert summary["settings"]["estimator"] == summary["estimator"] == "resolved"
+    assert summary["estimator"] == "resolved" and summary["settings"]["estimator"].startswith("Resolved(")
     assert summary["estimand"] == est.estimand
     assert summary["sample_texts"] is None and summary["n_texts"] == 400
-    # no split-half floor for the resolved estimate: the line says why, and nothing is warned
+    # the resolved estimand carries no upward floor; the line says so, and what the noise of D does to stress
     assert summary["noise_floor"]["share"] is None and summary["noise_floor"]["warning"] is None
-    assert "Noise floor: not measured (the resolved estimand is 0" in printed
+    assert "Noise floor: not measured (the estimand is 0" in printed and "noise in D raises it" in printed
 
 
 def test_resolved_bootstrap_gives_the_stress_tables_intervals(reviews_file, tmp_path):
@@ -104,16 +105,29 @@ def test_cross_fitted_option_is_stated(reviews_file, tmp_path, capsys):
     est = corrected_distances(inc, rng=0, n_splits=20)
     np.testing.assert_allclose(np.load(tmp_path / "distances.npy"), est.distances, atol=1e-12)
     markdown = (tmp_path / "stress_table.md").read_text(encoding="utf-8")
-    assert "cross-fitted estimator" in markdown.splitlines()[0] and "corrected (cross-fitted" in markdown
+    assert "cross-fitted estimator" in markdown.splitlines()[0] and "cross-fitted Hellinger estimate" in markdown
     summary = json.loads((tmp_path / "report.json").read_text())
-    assert summary["settings"]["estimator"] == summary["estimator"] == "cross-fitted"
+    assert summary["estimator"] == "cross-fitted" and summary["settings"]["estimator"].startswith("CrossFitted(")
     assert summary["estimand"].startswith("||E sqrt(mu_half_i)") and summary["estimand"] in markdown
-    # the noise-floor share: median floor over median distance, printed next to the table and written
+    assert summary["noise_floor"]["share"] is None and "the estimand is 0" in printed  # no upward floor in D
+
+
+def test_plugin_report_states_its_floor_share(reviews_file, tmp_path, capsys):
+    """The plug-in estimand carries the split-half floor: its share (median floor over median distance) is
+    printed next to the table and written."""
+    from posgeom.geometry._crossfit import corrected_distances
+
+    assert main(["report", str(reviews_file), "--positions", "6", "--out", str(tmp_path), "--no-progress",
+                 "--estimator", "plug-in"]) == 0
+    printed = capsys.readouterr().out
+    inc = _incidence(reviews_file.read_text(encoding="utf-8").splitlines(), 6)
+    floors = corrected_distances(inc, rng=0, n_splits=20).floors
     iu = np.triu_indices(6, 1)
-    share = np.median(est.floors) / np.median(est.distances[iu])
+    share = np.median(floors) / np.median(plugin_distances(inc)[iu])
+    summary = json.loads((tmp_path / "report.json").read_text())
     assert summary["noise_floor"]["share"] == pytest.approx(share, rel=1e-12)
     line = f"floor share {share:.2f}"
-    assert line in printed and line in markdown
+    assert line in printed and line in (tmp_path / "stress_table.md").read_text(encoding="utf-8")
 
 
 def test_plugin_option_is_stated(report):
@@ -123,12 +137,14 @@ def test_plugin_option_is_stated(report):
     assert summary["estimator"] == "plug-in" and summary["estimand"] in markdown
 
 
-def test_former_estimator_names_still_work():
-    from posgeom._report import ReportSettings
+def test_settings_take_an_estimator_object():
+    from posgeom.geometry import PlugIn, Resolved
+    from posgeom.report.pipeline import ReportSettings
 
-    assert ReportSettings("sst2", estimator="corrected").estimator == "cross-fitted"
-    assert ReportSettings("sst2", estimator="plugin").estimator == "plug-in"
-    assert ReportSettings("sst2").estimator == "resolved"
+    assert isinstance(ReportSettings("sst2").estimator, Resolved)
+    assert ReportSettings("sst2", estimator=PlugIn()).estimator.label == "plug-in"
+    with pytest.raises(TypeError, match="estimator object"):
+        ReportSettings("sst2", estimator="plug-in")
 
 
 def test_sample_texts_draws_a_seeded_subset(reviews_file, tmp_path):
@@ -166,12 +182,11 @@ def test_warning_when_the_floor_dominates(tmp_path, capsys):
     path = tmp_path / "noise.txt"
     path.write_text("\n".join(" ".join(rng.choice(words, 6)) for _ in range(12)) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    # the former name of the plug-in estimator is still read
     assert main(["report", str(path), "--positions", "6", "--out", str(out), "--no-progress",
-                 "--estimator", "plugin", "--no-special-tokens"]) == 0
+                 "--estimator", "plug-in", "--no-special-tokens"]) == 0
     captured = capsys.readouterr()
     assert "warning" in captured.err and "exceeds half the median distance" in captured.err
-    assert "**Warning:**" in (out / "stress_table.md").read_text(encoding="utf-8")
+    assert "Warning:" in (out / "stress_table.md").read_text(encoding="utf-8")
     assert json.loads((out / "report.json").read_text())["noise_floor"]["share"] > 0.5
 
 
@@ -319,7 +334,7 @@ def test_argument_errors_exit_2(argv, fragment, capsys):
         (["--positions", "1"], "n_positions"),
         (["--min-length", "20", "--positions", "8"], "min_length"),
         (["--positions", "30", "--scheduler", "local", "--estimator", "cross-fitted"],
-         "cannot split this corpus"),  # 6 documents, 30 positions
+         "cross-fitted estimator cannot estimate this corpus"),  # 6 documents, 30 positions
         (["--positions", "8"], "resolved estimator cannot estimate this corpus"),  # 6 documents
         (["--sample-texts", "7", "--scheduler", "local"], "exceeds the 6 texts"),  # as without --scheduler
     ],
@@ -341,7 +356,7 @@ def test_no_command_prints_help_and_exits_2(capsys):
 
 
 def test_module_entry_point():
-    result = subprocess.run([sys.executable, "-m", "posgeom.cli", "--version"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "posgeom.report.cli", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and "posgeom" in result.stdout
 
 
@@ -454,3 +469,40 @@ def test_scheduler_gives_the_same_ladder(dask_cluster, tmp_path):
     assert (tmp_path / "one" / "stress_table.md").read_bytes() == (tmp_path / "dask" / "stress_table.md").read_bytes()
     one, dask = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "dask"))
     assert one["ladder"] == dask["ladder"] and one["ladder"]["pairs"] == 15
+
+
+def test_positions_are_chosen_from_a_short_text_corpus(reviews_file, tmp_path, capsys):
+    """Without --positions the report picks the most positions (at most 64) that half of the texts reach, and
+    says so, instead of failing at 64 on short texts."""
+    assert main(["report", str(reviews_file), "--out", str(tmp_path), "--no-progress"]) == 0
+    summary = json.loads((tmp_path / "report.json").read_text())
+    n = summary["settings"]["n_positions"]
+    lengths = np.array([len(t) for t in _tokens(reviews_file)]) + 2  # [CLS] and [SEP] counted
+    assert 2 <= n < 64 and np.mean(lengths >= n) >= 0.5 and np.mean(lengths >= n + 1) < 0.5
+    assert f"n = {n}, chosen from the corpus" in summary["positions"]
+    assert summary["positions"] in capsys.readouterr().out
+
+
+def _tokens(path):
+    from posgeom.data import load_tokenizer, tokenize_corpus
+
+    tokens = tokenize_corpus(path.read_text(encoding="utf-8").splitlines(), load_tokenizer(), max_pieces=64)
+    return [tokens.ids[a:b] for a, b in zip(tokens.indptr[:-1], tokens.indptr[1:])]
+
+
+def test_the_report_never_branches_on_an_estimator_name():
+    """The report takes the estimator object: no comparison with, and no dict keyed by, an estimator's name."""
+    import ast
+
+    import posgeom.report as report
+
+    names = {"resolved", "cross-fitted", "plug-in", "corrected", "plugin"}
+    found = []
+    for path in Path(report.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                parts = [node.left, *node.comparators]
+                found += [path.name for p in parts if isinstance(p, ast.Constant) and p.value in names]
+            if isinstance(node, ast.Dict):
+                found += [path.name for k in node.keys if isinstance(k, ast.Constant) and k.value in names]
+    assert not found, found

@@ -7,9 +7,9 @@ import pytest
 
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import Resolved
-from posgeom.report_ladder import _ladder_line as ladder_line
-from posgeom.report_ladder import _ladder_markdown as ladder_markdown
-from posgeom.report_ladder import report_ladder
+from posgeom.report.ladder import _ladder_line as ladder_line
+from posgeom.report.ladder import _ladder_markdown as ladder_markdown
+from posgeom.report.ladder import report_ladder
 from posgeom.stress.candidates import _fixed_distances
 
 N = 8

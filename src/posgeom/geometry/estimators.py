@@ -77,6 +77,8 @@ class Estimator:
     """The estimators' shared interface: a point estimate and a bootstrap through the one engine."""
 
     label = ""
+    #: Whether the estimand carries the split-half noise floor (is biased upward by the sampling noise).
+    upward_floor = False
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._options()})"
@@ -218,6 +220,7 @@ class PlugIn(Estimator):
     """
 
     label = "plug-in"
+    upward_floor = True
 
     def _estimand(self, data):
         return "d_H between the empirical distributions (biased upward; moves with the number of texts)"

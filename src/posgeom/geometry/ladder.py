@@ -4,8 +4,8 @@
 ``flat_corpus``         a corpus built to be flat (every position one distribution, the real texts' lengths)
 ``subsample``           a random share of the texts
 ``stability_ladder``    one estimand on all texts, a half, a quarter, an eighth (a ``Ladder``)
-``Ladder``              result of ``stability_ladder``; two quantities are ranked only if their paired
-                        difference keeps its sign on every rung (``_verdict``)
+``Ladder``              result of ``stability_ladder``; ``Ladder.decide`` applies the one decision rule
+                        (``posgeom.inference.decide``) on every rung
 ======================  ====================================================================================
 """
 
@@ -19,6 +19,8 @@ from scipy import stats
 
 from .._validation import check_rng
 from ..corpus.incidence import SequenceIncidence, check_incidence
+from ..inference import Decision, decide, decide_ladder
+from ..inference._bootstrap import difference
 
 __all__ = [
     "flat_corpus",
@@ -190,6 +192,36 @@ class Ladder:
         top = self.estimates[0]
         return (self.lower[1:] <= top) & (top <= self.upper[1:])
 
+    def decide(self, a: int, b: int | None = None, *, margin: float = 0.0, threshold: float = 0.0,
+               label: str = "") -> Decision:
+        """The one decision rule on every rung: component ``a`` against ``b`` (paired) or against ``threshold``.
+
+        Parameters
+        ----------
+        a, b : int
+            Components of the statistic (flattened); ``b=None`` compares ``a`` with ``threshold``.
+        margin : float, default 0.0
+            The equivalence margin, fixed in advance (:func:`posgeom.inference.decide`).
+        threshold : float, default 0.0
+        label : str, optional
+
+        Returns
+        -------
+        Decision
+            :func:`posgeom.inference.decide_ladder` of :func:`posgeom.inference.decide` on each rung's interval
+            (:func:`posgeom.inference._bootstrap.difference`); its numbers are the whole corpus's.
+
+        Examples
+        --------
+        >>> from posgeom.inference import BootstrapEstimate
+        >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
+        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
+        >>> Ladder((1.0, 0.5), (r, r), "toy").decide(0, 1).outcome
+        'lower'
+        """
+        return decide_ladder([decide(difference(r, a, b, threshold=threshold), margin=margin) for r in self.rungs],
+                             label=label)
+
     def holds_still(self, *, alpha: float = 0.01) -> bool:
         """Whether no rung misses the whole corpus's estimate more often than chance allows.
 
@@ -272,47 +304,3 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
         rungs.append(estimator.bootstrap(part, n_resamples=n_resamples, rng=gen, statistic=statistic,
                                          confidence=confidence))
     return Ladder(fractions=fractions, rungs=tuple(rungs), estimator=rungs[0].label)
-
-
-def _verdict(ladder: Ladder, a: int, b: int, *, names: Sequence[str] = ("a", "b")) -> str:
-    """Rank two components of a ladder's statistic only if their paired difference keeps its sign on every rung.
-
-    Parameters
-    ----------
-    ladder : Ladder
-        A ladder of a vector statistic (e.g. the stress of several encodings).
-    a, b : int
-        Indices of the two components.
-    names : pair of str
-        Their names in the verdict.
-
-    Returns
-    -------
-    str
-        ``"<a> < <b>"`` or ``"<a> > <b>"`` if, on every rung, the centred percentile interval of the paired
-        difference excludes 0 on the same side; otherwise ``"undetermined"``. The interval is the estimated
-        difference plus the quantiles of the replicates' deviations from their mean (``replicate[a] -
-        replicate[b]``, same resamples), as every interval of the package: replicates from a noisier estimator than
-        the estimate (one split per resample against many) are shifted, and their plain percentiles would be too.
-
-    Examples
-    --------
-    >>> from posgeom.inference import BootstrapEstimate
-    >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
-    >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
-    >>> _verdict(Ladder((1.0, 0.5), (r, r), "toy"), 0, 1, names=("x", "y"))
-    'x < y'
-    """
-    signs = set()
-    for r in ladder.rungs:
-        reps = np.asarray(r.replicates).reshape(len(r.replicates), -1)
-        est = np.asarray(r.estimate).reshape(-1)
-        diff = reps[:, a] - reps[:, b]
-        # centred like every interval of the package: the estimate plus the quantiles of the deviations
-        lo, hi = est[a] - est[b] + np.quantile(diff - diff.mean(), [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
-        signs.add(-1 if hi < 0 else 1 if lo > 0 else 0)
-    if signs == {-1}:
-        return f"{names[0]} < {names[1]}"
-    if signs == {1}:
-        return f"{names[0]} > {names[1]}"
-    return "undetermined"

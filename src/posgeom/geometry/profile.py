@@ -309,10 +309,4 @@ def ladder_sign(ladder: Ladder, index: int) -> int:
     >>> ladder_sign(ladder, 0), ladder_sign(ladder, 1)
     (1, 0)
     """
-    lower = np.asarray(ladder.lower)[:, index]
-    upper = np.asarray(ladder.upper)[:, index]
-    if np.all(lower > 0):
-        return 1
-    if np.all(upper < 0):
-        return -1
-    return 0
+    return {"lower": -1, "higher": 1}.get(ladder.decide(index).outcome, 0)

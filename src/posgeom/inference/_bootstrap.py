@@ -1,10 +1,11 @@
 """The one bootstrap engine: resampling units, one resampling loop, one interval.
 
-==================  ==================================================================================
+=====================  ===================================================================================
 ``BootstrapEstimate``  the result: estimate, replicates, interval, Monte Carlo error of its ends
 ``Units``              what is resampled and split: texts, or groups of texts that stay together
 ``bootstrap``          the loop: one resample of units per replicate, then the centred percentile interval
-==================  ==================================================================================
+``difference``         a paired difference of two components (or one component against a threshold)
+=====================  ===================================================================================
 """
 
 from __future__ import annotations
@@ -265,3 +266,47 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
                              upper=shaped(upper), lower_mc_error=shaped(lower_mc), upper_mc_error=shaped(upper_mc),
                              confidence=confidence, method=f"{INTERVAL} bootstrap over {units.describe()}, "
                                                            f"{B} resamples", label=label, point=point)
+
+
+def difference(boot: BootstrapEstimate, a: int, b: int | None = None, *, threshold: float = 0.0,
+               label: str = "") -> BootstrapEstimate:
+    """Component ``a`` of a vector bootstrap minus component ``b`` (same resamples) or minus ``threshold``.
+
+    The paired difference gets the engine's centred percentile interval of its own replicates; a single component
+    keeps its interval, shifted. The result is what :func:`posgeom.inference.decide` reads.
+
+    Parameters
+    ----------
+    boot : BootstrapEstimate
+        Of a vector statistic (a matrix statistic is flattened).
+    a, b : int
+        Components; ``b=None`` compares ``a`` with ``threshold``.
+    threshold : float, default 0.0
+    label : str, optional
+
+    Returns
+    -------
+    BootstrapEstimate
+        Of the scalar difference.
+
+    Examples
+    --------
+    >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
+    >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, np.zeros(2), np.ones(2), 0, 0, 0.95, "p", "t")
+    >>> d = difference(r, 0, 1)
+    >>> d.estimate, round(d.upper, 3)
+    (-2.0, -2.0)
+    """
+    reps = np.asarray(boot.replicates, dtype=np.float64).reshape(np.shape(boot.replicates)[0], -1)
+    est = np.asarray(boot.estimate, dtype=np.float64).reshape(-1)
+    if b is None:
+        lo, hi = (float(np.asarray(x, dtype=np.float64).reshape(-1)[a]) - threshold for x in (boot.lower, boot.upper))
+        lo_mc, hi_mc = (float(np.broadcast_to(np.asarray(x, dtype=np.float64).reshape(-1), est.shape)[a])
+                        for x in (boot.lower_mc_error, boot.upper_mc_error))
+        return BootstrapEstimate(float(est[a] - threshold), reps[:, a] - threshold, lo, hi, lo_mc, hi_mc,
+                                 boot.confidence, boot.method, label)
+    diff = reps[:, a] - reps[:, b]
+    (lo, lo_mc), (hi, hi_mc) = _ends((diff - diff.mean())[:, None], np.array([est[a] - est[b]]), np.zeros(1),
+                                     boot.confidence, _identity)
+    return BootstrapEstimate(float(est[a] - est[b]), diff, float(lo[0]), float(hi[0]), float(lo_mc[0]),
+                             float(hi_mc[0]), boot.confidence, boot.method, label)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..geometry._crossfit import distances_from_squared
-from ..geometry.ladder import Ladder, _verdict, stability_ladder
+from ..geometry.ladder import Ladder, stability_ladder
+from ..inference._bootstrap import difference
 from .candidates import Candidate
 from .table import _evaluate
 
@@ -138,7 +139,8 @@ class StressLadder:
         >>> _toy_ladder().verdict("x", "y")
         'x < y'
         """
-        return _verdict(self.ladder, self._index(a), self._index(b), names=(a, b))
+        outcome = self.ladder.decide(self._index(a), self._index(b)).outcome
+        return {"lower": f"{a} < {b}", "higher": f"{a} > {b}"}.get(outcome, "undetermined")
 
     def contrast(self, a: str, b: str) -> np.ndarray:
         """The paired difference ``stress*(a) - stress*(b)`` on each rung: rows ``(estimate, lower, upper)``.
@@ -161,16 +163,10 @@ class StressLadder:
         array([-2.  , -2.95, -1.05])
         """
         ia, ib = self._index(a), self._index(b)
-        out = []
-        for r in self.ladder.rungs:
-            diff = np.asarray(r.replicates)[:, ia] - np.asarray(r.replicates)[:, ib]
-            est = float(np.asarray(r.estimate)[ia] - np.asarray(r.estimate)[ib])
-            lo, hi = est + np.quantile(diff - diff.mean(), [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
-            out.append((est, float(lo), float(hi)))
-        return np.array(out)
+        return np.array([(d.estimate, d.lower, d.upper) for d in (difference(r, ia, ib) for r in self.ladder.rungs)])
 
     def equivalent(self, a: str, b: str, margin: float) -> bool:
-        """Whether the paired difference's interval lies inside ``(-margin, margin)`` on every rung.
+        """Whether :func:`posgeom.inference.decide` calls the pair equivalent within ``margin`` on every rung.
 
         With a two-sided interval at ``confidence`` this is two one-sided tests at ``(1 - confidence) / 2`` on each
         rung. The margin must come from outside the two rows' own difference.
@@ -192,8 +188,7 @@ class StressLadder:
         """
         if not float(margin) > 0:
             raise ValueError(f"margin must be positive, got {margin}")
-        c = self.contrast(a, b)
-        return bool(np.all((c[:, 1] > -float(margin)) & (c[:, 2] < float(margin))))
+        return self.ladder.decide(self._index(a), self._index(b), margin=float(margin)).outcome == "equivalent"
 
     def to_frame(self):
         """One row per (rung, encoding): share, texts, stress*, interval (a ``pandas.DataFrame``).

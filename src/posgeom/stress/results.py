@@ -272,9 +272,9 @@ class StressTable:
 
         Returns
         -------
-        posgeom.inference.Interval
-            The difference at the estimate and the centred percentile interval of the paired replicates (the
-            estimate plus the quantiles of their deviations from their mean), at the table's confidence.
+        posgeom.inference.BootstrapEstimate
+            The paired difference with the engine's centred percentile interval
+            (:func:`posgeom.inference._bootstrap.difference`), ready for :func:`posgeom.inference.decide`.
 
         Raises
         ------
@@ -291,7 +291,7 @@ class StressTable:
         >>> table.contrast("MDS", "constant").upper < 0
         True
         """
-        from ..inference import Interval
+        from ..inference._bootstrap import BootstrapEstimate, difference
 
         if self.replicates is None:
             raise ValueError("contrast needs a bootstrapped table (pass data= and rng= to stress_table)")
@@ -299,11 +299,9 @@ class StressTable:
             raise ValueError(f"scale must be 'optimal' or 'raw', got {scale!r}")
         k = 1 if scale == "optimal" else 0
         ia, ib = (3 * self.names.index(self[x].name) + k for x in (a, b))
-        diff = self.replicates[:, ia] - self.replicates[:, ib]
-        est = getattr(self[a], scale) - getattr(self[b], scale)
-        alpha = 1 - self.confidence
-        lo, hi = np.quantile(diff - diff.mean(), [alpha / 2, 1 - alpha / 2])
-        return Interval(float(est), float(est + lo), float(est + hi), float(self.confidence))
+        est = np.array([getattr(r, s) for r in self.rows for s in ("raw", "optimal", "scale")])
+        boot = BootstrapEstimate(est, self.replicates, 0, 0, 0, 0, self.confidence, self.method, "")
+        return difference(boot, ia, ib, label=f"{a} - {b}")
 
     def ranked(self, a: str, b: str, *, scale: str = "optimal") -> bool:
         """Whether the interval of ``stress(a) - stress(b)`` excludes 0 (the two rows are ordered).
@@ -326,7 +324,9 @@ class StressTable:
         >>> stress_table(None, rows, data=inc, rng=0, n_resamples=50).ranked("MDS", "constant")
         True
         """
-        return self.contrast(a, b, scale=scale).excludes(0.0)
+        from ..inference import decide
+
+        return decide(self.contrast(a, b, scale=scale)).ranked
 
     def equivalent(self, a: str, b: str, margin: float, *, scale: str = "optimal") -> bool:
         """Whether the interval of ``stress(a) - stress(b)`` lies inside ``(-margin, margin)``.
@@ -354,10 +354,11 @@ class StressTable:
         >>> stress_table(None, rows, data=inc, rng=0, n_resamples=50).equivalent("MDS", "MDS again", 0.01)
         True
         """
+        from ..inference import decide
+
         if not float(margin) > 0:
             raise ValueError(f"margin must be positive, got {margin}")
-        c = self.contrast(a, b, scale=scale)
-        return bool(-float(margin) < c.lower and c.upper < float(margin))
+        return decide(self.contrast(a, b, scale=scale), margin=float(margin)).outcome == "equivalent"
 
     def to_markdown(self, digits: int = 3, *, descriptions: bool = True) -> str:
         """A Markdown (pipe) table: raw stress, scale-optimal stress and their intervals.
@@ -391,6 +392,7 @@ class StressTable:
         >>> table = stress_table(D, [_fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator=PlugIn())
         >>> print(table.to_markdown(descriptions=False))
         Estimator of D: plug-in.
+        Estimand: d_H between the empirical distributions (biased upward; moves with the number of texts).
         <BLANKLINE>
         | encoding | raw stress | raw CI | scale-optimal stress | scale-optimal CI |
         |---|---|---|---|---|
@@ -422,6 +424,40 @@ class StressTable:
                           f"rows refitted per resample; largest Monte Carlo error of an interval end "
                           f"{_fmt(mc, digits)}."]
         return "\n".join(lines)
+
+    def to_text(self, *, digits: int = 3) -> str:
+        """The table as aligned plain text for a terminal: title, estimator, one line per row, the intervals' method.
+
+        Parameters
+        ----------
+        digits : int, default 3
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from posgeom.stress import mds_candidate, stress_table
+        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
+        >>> print(stress_table(D, [mds_candidate(rank=1)], title="toy").to_text().splitlines()[0])
+        toy
+        """
+        digits = check_positive_int(digits, "digits")
+
+        def interval(c):
+            return "-" if c is None else f"[{_fmt(c[0], digits)}, {_fmt(c[1], digits)}]"
+
+        ci = f"{self.confidence:.0%} CI" if self.n_resamples else "CI"
+        cells = [["encoding", "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]]
+        cells += [[r.name, _fmt(r.raw, digits), interval(r.raw_ci), _fmt(r.optimal, digits), interval(r.optimal_ci)]
+                  for r in self.rows]
+        widths = [max(len(row[k]) for row in cells) for k in range(5)]
+        body = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        head = ([self.title] if self.title else []) + [f"Estimator of D: {self.estimator}."]
+        head += [f"Estimand: {self.estimand}."] if self.estimand else []
+        tail = [f"Intervals: {self.method}, seed {self.seed}."] if self.n_resamples else []
+        return "\n".join(head + [""] + body + ([""] + tail if tail else []))
 
     def _repr_markdown_(self) -> str:  # Jupyter renders the table
         return self.to_markdown()

@@ -217,9 +217,8 @@ class RealTextAlignment:
 def _verdict(ladder: Ladder, k: int, threshold: float) -> str:
     if not ladder.holds_still():
         return "undetermined"
-    if np.all(ladder.lower[:, k] > threshold):
-        return "aligned"
-    return "not aligned" if np.all(ladder.upper[:, k] < threshold) else "undetermined"
+    outcome = ladder.decide(k, threshold=threshold).outcome
+    return {"higher": "aligned", "lower": "not aligned"}.get(outcome, "undetermined")
 
 
 def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Generator, rank: int = 3,

@@ -1,9 +1,5 @@
-"""Private (``posgeom report``): the noise-floor line of a report, the median split-half floor of the positions
-over the median distance.
-
-Used by ``posgeom._report.make_report`` for the cross-fitted and plug-in estimators (the resolved estimand is 0
-for equal distributions and carries no upward floor).
-"""
+"""The noise-floor line of a report: the median split-half floor of the positions over the median distance, and
+what it means for the distances and for the stresses."""
 
 from __future__ import annotations
 
@@ -12,10 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = [
-    "noise_floor_summary",
-]
+__all__: list[str] = []
 
+#: What the floor means for the stresses, whatever the estimator of D.
+_STRESS = ("The stresses carry the noise of D whatever the estimator: stress is a non-linear function of D, and "
+           "noise in D raises it (the intervals show the sampling spread, not this bias).")
 #: Warn when the median noise floor exceeds this share of the median distance.
 _FLOOR_WARNING_SHARE = 0.5
 
@@ -50,7 +47,7 @@ class NoiseFloorSummary:
     warning: str | None
 
 
-def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str | None = None) -> NoiseFloorSummary:
+def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str = "") -> NoiseFloorSummary:
     """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
 
     Parameters
@@ -58,10 +55,10 @@ def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str | None =
     D : (n, n) array
         The reported distances (off-diagonal entries are summarised).
     floors : (n,) array or None
-        Split-half noise floors of the positions (``floors`` of ``CorrectedDistances``);
-        ``None`` when they could not be measured.
+        Split-half noise floors of the positions (``floors`` of ``CorrectedDistances``); ``None`` when not
+        measured.
     reason : str, optional
-        Why ``floors`` is ``None``, stated in the line (default: the corpus cannot be split).
+        Why ``floors`` is ``None``, stated in the line.
 
     Returns
     -------
@@ -76,20 +73,18 @@ def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str | None =
     (0.25, True)
     >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3])).warning is not None
     True
-    >>> noise_floor_summary(D, None, reason="not needed").line
+    >>> noise_floor_summary(D, None, reason="not needed").line[:39]
     'Noise floor: not measured (not needed).'
     """
     D = np.asarray(D, dtype=float)
     iu = np.triu_indices(D.shape[0], 1)
     median_distance = float(np.median(D[iu])) if iu[0].size else 0.0
     if floors is None:
-        if reason is None:
-            reason = "the corpus cannot be split into two halves reaching every position"
-        return NoiseFloorSummary(None, median_distance, None, f"Noise floor: not measured ({reason}).", None)
+        return NoiseFloorSummary(None, median_distance, None, f"Noise floor: not measured ({reason}). {_STRESS}", None)
     median_floor = float(np.median(floors))
     share = median_floor / median_distance if median_distance > 0 else float("inf")
     line = (f"Noise floor: median split-half floor {median_floor:.4f}, median distance {median_distance:.4f}: "
-            f"floor share {share:.2f}.")
+            f"floor share {share:.2f}. {_STRESS}")
     warning = None
     if share > _FLOOR_WARNING_SHARE:
         warning = (f"the median noise floor ({median_floor:.4f}) exceeds half the median distance "

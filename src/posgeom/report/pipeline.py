@@ -1,4 +1,4 @@
-"""Private (the pipeline behind ``posgeom report``, :func:`posgeom.cli.main`): a stress report for any corpus and
+"""The pipeline behind ``posgeom report`` (:func:`posgeom.report.cli.main`): a stress report for any corpus and
 model.
 
 corpus texts → WordPiece tokens under a stated :class:`~posgeom.data.CountingConvention` → Hellinger distances
@@ -6,7 +6,7 @@ between positions → classical MDS → the stress table of the encodings in use
 → files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), ``mds_spectrum.png``,
 ``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` (every setting, for reproducibility). With a ladder
 (``ladder=B``), the table re-estimated on 1/2, 1/4, 1/8 of the texts and the pairwise rankings that hold on every
-rung (:mod:`posgeom.report_ladder`), in ``stress_table.md``, ``report.json`` and ``ladder.png``.
+rung (:mod:`posgeom.report.ladder`), in ``stress_table.md``, ``report.json`` and ``ladder.png``.
 """
 
 from __future__ import annotations
@@ -14,30 +14,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .stress.results import StressTable
+    from ..stress.results import StressTable
 
 import functools
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from ._report_floor import noise_floor_summary
-from ._validation import check_positive_int
-from .geometry.estimators import ESTIMATORS
-from .report_ladder import _FRACTIONS as LADDER_FRACTIONS
+from .._validation import check_positive_int
+from ..geometry.estimators import Estimator, Resolved
+from .floor import noise_floor_summary
+from .ladder import _FRACTIONS as LADDER_FRACTIONS
 
-__all__ = [
-    "ReportSettings",
-    "ESTIMATORS",
-    "ESTIMATOR_ALIASES",
-    "make_report",
-]
+__all__: list[str] = []  # the command line is the public face (posgeom.report.cli.main)
 
-#: Former names of the estimators, still accepted (``"corrected"``: cross-fitted; ``"plugin"``: plug-in).
-ESTIMATOR_ALIASES = {"corrected": "cross-fitted", "plugin": "plug-in"}
+#: With ``n_positions=None``: at most this many positions, the most that at least half of the texts reach.
+MAX_POSITIONS = 64
 #: The smallest ``sample_texts``.
 MIN_SAMPLE_TEXTS = 4
 
@@ -53,8 +48,10 @@ class ReportSettings:
     corpus : str
         ``"sst2"``, ``"imdb"``, or a text file, folder or glob of shards (``.txt``: one document per line;
         ``.jsonl``/``.parquet``: field ``text_field``).
-    n_positions : int
+    n_positions : int, optional
         Positions ``n`` (the learned rows need ``n`` (+1 without special tokens) <= the model's position table).
+        Default: chosen from the corpus, the largest ``n <= 64`` that at least half of the texts reach (stated in
+        the report).
     model : str
         Tokenizer and pretrained position embeddings: ``"all-MiniLM-L6-v2"`` (offline), a hub name such as
         ``"bert-base-uncased"`` (needs the hub), or a local directory.
@@ -75,12 +72,9 @@ class ReportSettings:
         corpus): each shard is tokenised on a worker, the parts are concatenated in the order in which one process
         reads the corpus (``posgeom.data._distributed.sharded_tokenized_corpus``), and the estimator runs in this
         process on the same data. The report is identical, bit for bit, to the one without a scheduler.
-    estimator : {"resolved", "cross-fitted", "plug-in"}
-        Estimator of the Hellinger distances (``posgeom.geometry.estimators.ESTIMATORS``): the resolved estimate
-        (default, :class:`posgeom.geometry.Resolved`; its estimand is stated in the report), the cross-fitted one
-        (:class:`posgeom.geometry.CrossFitted`) or the plug-in one (biased upward by the noise floor). The
-        former names ``"corrected"`` and ``"plugin"`` are accepted and stored as ``"cross-fitted"`` and
-        ``"plug-in"``.
+    estimator : PlugIn, CrossFitted or Resolved
+        Estimator of the Hellinger distances (default ``Resolved()``; the command line names one of
+        ``posgeom.geometry.estimators.ESTIMATORS``); its estimand is stated in the report.
     sample_texts : int, optional
         Use a random subset of this many texts (at least 4; drawn with ``seed``, after ``limit``, before
         tokenising).
@@ -93,19 +87,19 @@ class ReportSettings:
     ------
     ValueError, TypeError
         ``n_positions < 2``, negative ``n_resamples`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, or an
-        unknown ``estimator`` (the message names the choices).
+        ``estimator`` that is not one.
 
     Examples
     --------
     >>> settings = ReportSettings("sst2", n_positions=16, special_tokens=False)
     >>> settings.convention().describe()
     'n=16, word pieces only, position i over sequences reaching it'
-    >>> settings.estimator, ReportSettings("sst2", estimator="plugin").estimator
-    ('resolved', 'plug-in')
+    >>> settings.estimator
+    Resolved(resolution: chosen per corpus, n_splits=20)
     """
 
     corpus: str
-    n_positions: int = 64
+    n_positions: int | None = None
     model: str = "all-MiniLM-L6-v2"
     split: str = "train"
     special_tokens: bool = True
@@ -117,18 +111,16 @@ class ReportSettings:
     seed: int = 0
     text_field: str = "text"
     scheduler: str | None = None
-    estimator: str = "resolved"
+    estimator: Estimator = field(default_factory=Resolved)
     sample_texts: int | None = None
     ladder: int = 0
 
     def __post_init__(self):
-        estimator = ESTIMATOR_ALIASES.get(self.estimator, self.estimator)
-        if estimator not in ESTIMATORS:
-            raise ValueError(f"unknown estimator {self.estimator!r}: choose one of {', '.join(ESTIMATORS)} "
-                             f"(the former names {', '.join(ESTIMATOR_ALIASES)} are read as "
-                             f"{', '.join(ESTIMATOR_ALIASES.values())})")
-        object.__setattr__(self, "estimator", estimator)
-        check_positive_int(self.n_positions, "n_positions", minimum=2)
+        if not isinstance(self.estimator, Estimator):
+            raise TypeError(f"estimator must be an estimator object (Resolved(), CrossFitted(), PlugIn()), got "
+                            f"{type(self.estimator).__name__}")
+        if self.n_positions is not None:
+            check_positive_int(self.n_positions, "n_positions", minimum=2)
         check_positive_int(self.n_resamples, "n_resamples", minimum=0)
         check_positive_int(self.seed, "seed", minimum=0)
         if check_positive_int(self.ladder, "ladder", minimum=0) == 1:
@@ -160,7 +152,7 @@ class ReportSettings:
         >>> ReportSettings("imdb", n_positions=32, min_length=32).convention().key
         'n32-s1-p0-model-m32'
         """
-        from .data.text import CountingConvention
+        from ..data.text import CountingConvention
 
         return CountingConvention(self.n_positions, special_tokens=self.special_tokens,
                                   count_padding=self.count_padding, truncation=self.truncation,
@@ -202,11 +194,11 @@ def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, 
     ['a fine film', 'skip it']
     """
     if corpus in _NAMED_CORPORA:
-        from .data import datasets
+        from ..data import datasets
 
         texts = (datasets.load_sst2 if corpus == "sst2" else datasets.load_imdb)(split).texts
     else:
-        from .data._shards import read_shard, shard_paths
+        from ..data._shards import read_shard, shard_paths
 
         texts = [doc for path in shard_paths(corpus) for doc in read_shard(path, text_field=text_field)]
     if not texts:
@@ -238,24 +230,10 @@ def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, 
 def _model_shape(model: str) -> tuple[int, int]:
     from transformers import AutoConfig
 
-    from .data.pretrained import _resolve_model
+    from ..data.pretrained import _resolve_model
 
     config = AutoConfig.from_pretrained(str(_resolve_model(model)))
     return int(config.hidden_size), int(config.num_attention_heads)
-
-
-#: Random splits averaged by the corrected estimator of the report.
-CORRECTED_SPLITS = 20
-
-
-def _split_method(settings: ReportSettings) -> str | None:
-    """How the estimator split the documents (``None`` for the plug-in estimate)."""
-    if settings.estimator == "plug-in":
-        return None
-    if settings.estimator == "resolved":
-        return (f"{CORRECTED_SPLITS} random splits into halves, every position subsampled to the same number of "
-                f"texts per half (numpy Generator seeded {settings.seed})")
-    return f"{CORRECTED_SPLITS} random permutations of the sequences (numpy Generator seeded {settings.seed})"
 
 
 def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False) -> StressTable:
@@ -304,33 +282,29 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     """
     from matplotlib.figure import Figure  # not pyplot: the caller's backend (e.g. a notebook's) stays as it is
 
-    from .data.pretrained import learned_position_embeddings
-    from .data.text import load_tokenizer, tokenize_corpus
-    from .geometry._crossfit import corrected_distances
-    from .geometry.estimators import CrossFitted, PlugIn, Resolved
-    from .geometry.mds import classical_mds
-    from .plotting import _spectrum_plot, distance_heatmap
-    from .stress import standard_candidates, stress_table
-    from .stress.rank_curve import stress_by_rank
+    from ..data.pretrained import learned_position_embeddings
+    from ..data.text import load_tokenizer, tokenize_corpus
+    from ..geometry._crossfit import corrected_distances
+    from ..geometry.mds import classical_mds
+    from ..plotting import _spectrum_plot, distance_heatmap
+    from ..stress import standard_candidates, stress_table
+    from ..stress.rank_curve import stress_by_rank
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    convention = settings.convention()
-    n = settings.n_positions
     d, n_heads = _model_shape(settings.model)
     table_positions = learned_position_embeddings(model=settings.model)
     offset = 0 if settings.special_tokens else 1
-    if n + offset > table_positions.shape[0]:
+    cap = settings.n_positions or min(MAX_POSITIONS, table_positions.shape[0] - offset)
+    if cap + offset > table_positions.shape[0]:
         raise ValueError(
-            f"n_positions={n} needs {n + offset} learned positions but {settings.model!r} has "
+            f"n_positions={cap} needs {cap + offset} learned positions but {settings.model!r} has "
             f"{table_positions.shape[0]}; use --positions <= {table_positions.shape[0] - offset}"
         )
-    floors = None
-    estimand = (CrossFitted() if settings.estimator == "cross-fitted" else PlugIn()).describe_estimand()
     if settings.scheduler is not None:
         # only the tokenising runs on Dask: the shards' tokens, concatenated in the order of the one-pass route
         # (shards sorted by path, documents in file order), feed the same estimator code below
-        from .data._distributed import sharded_tokenized_corpus
+        from ..data._distributed import sharded_tokenized_corpus
 
         if settings.corpus in _NAMED_CORPORA:
             raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
@@ -338,71 +312,57 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         if settings.limit or settings.sample_texts is not None:
             select = functools.partial(_text_indices, limit=settings.limit, sample_texts=settings.sample_texts,
                                        seed=settings.seed)
-        tokens = sharded_tokenized_corpus(settings.corpus, n, model=settings.model,
+        tokens = sharded_tokenized_corpus(settings.corpus, cap, model=settings.model,
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
                                           text_field=settings.text_field, select=select)
     else:
         texts = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         texts = _sample_texts(texts, settings.sample_texts, settings.seed)
-        tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=n, progress=progress)
+        tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=cap, progress=progress)
     n_texts = len(tokens)
+    n, positions = _positions(settings, tokens, cap)
+    settings = replace(settings, n_positions=n)
+    convention = settings.convention()
     data = tokens.incidence(convention)
-    if settings.estimator == "resolved":
-        # no split-half floor: the resolved estimand is 0 for equal distributions (no upward bias to measure)
-        planned = LADDER_FRACTIONS[-1] if settings.ladder else 1.0  # a ladder: one resolution for every rung
-        try:
-            resolution = Resolved(n_splits=CORRECTED_SPLITS).fixed(data, fraction=planned).resolution
-            if not resolution.tokens:  # one cell ("other"): every distance would be 0 by construction
-                raise ValueError(f"its resolution keeps no token of its own ({resolution.describe()}), so every "
-                                 "distance would be 0; use more texts or fewer positions")
-            estimate = Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS).distances(data, rng=settings.seed)
-        except ValueError as exc:
-            rung = " at an eighth of the texts (--ladder)" if settings.ladder else ""
-            raise ValueError(f"the resolved estimator cannot estimate this corpus{rung}: {exc}; "
-                             "or use --estimator cross-fitted or plug-in") from None
-        D, estimand = estimate.distances, estimate.estimand
-    else:
-        try:  # the split-half noise floors (and the cross-fitted estimate), with the seed of the report
-            corrected = corrected_distances(data, rng=settings.seed, n_splits=CORRECTED_SPLITS)
-        except ValueError as exc:
-            if settings.estimator == "cross-fitted":
-                raise ValueError(f"the cross-fitted estimator cannot split this corpus ({exc}); "
-                                 "or use --estimator plug-in") from None
-            corrected = None
-        floors = None if corrected is None else corrected.floors
-        D = corrected.distances if settings.estimator == "cross-fitted" else PlugIn().distances(data).distances
     candidates = standard_candidates(n, d_model=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
-    title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
-    table_estimator = {
-        "resolved": lambda: Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS),
-        "cross-fitted": lambda: CrossFitted(n_splits=CORRECTED_SPLITS),
-        "plug-in": PlugIn,
-    }[settings.estimator]()
-    if settings.n_resamples:
-        table = stress_table(None, candidates, data=data, estimator=table_estimator, rng=settings.seed,
-                             n_resamples=settings.n_resamples, title=title)
-    else:
-        table = stress_table(D, candidates, title=title, estimator=table_estimator)
-    if settings.estimator == "resolved":
-        floor = noise_floor_summary(D, None, reason="the resolved estimand is 0 for equal distributions, so its "
-                                                    "estimate carries no upward noise floor")
-    else:
-        floor = noise_floor_summary(D, floors)
-    estimator_line = {
-        "resolved": "Distances: resolved (cross-fitted, equal-reach) Hellinger estimate",
-        "cross-fitted": "Distances: corrected (cross-fitted, bias-corrected) Hellinger estimate",
-        "plug-in": "Distances: plug-in Hellinger estimate (biased upward by the noise floor)",
-    }[settings.estimator] + f"; estimand: {estimand}."
-    lines = [f"# Stress table: {title}", "", estimator_line, "", floor.line]
+    estimator = settings.estimator
+    rung = " at an eighth of the texts (--ladder)" if settings.ladder else ""
+    try:
+        # one estimand for the whole report: with a ladder, the one an eighth of the texts affords
+        estimator = estimator.planned(data, fraction=LADDER_FRACTIONS[-1] if settings.ladder else 1.0)
+        estimand = estimator.describe_estimand(data)
+        title = f"{settings.corpus} ({convention.describe()}; {estimator.label} estimator)"
+        if settings.n_resamples:
+            table = stress_table(None, candidates, data=data, estimator=estimator, rng=settings.seed,
+                                 n_resamples=settings.n_resamples, title=title)
+            D = np.array(table.target)
+        else:
+            D = estimator.distances(data, rng=settings.seed).distances
+            table = stress_table(D, candidates, title=title, estimator=estimator)
+    except ValueError as exc:
+        raise ValueError(f"the {estimator.label} estimator cannot estimate this corpus{rung}: {exc}; use more "
+                         "texts, fewer positions (--positions) or another --estimator") from None
+    if not np.any(D > 0):
+        raise ValueError(f"every estimated distance is 0 ({estimand}), so there is no geometry to compare the "
+                         "encodings with; use more texts or fewer positions")
+    floors, reason = None, "the estimand is 0 for equal distributions: D carries no upward floor"
+    if estimator.upward_floor:
+        try:  # the split-half noise floors of the positions, with the seed of the report
+            floors = corrected_distances(data, rng=settings.seed, n_splits=20).floors
+        except ValueError:
+            reason = "the corpus cannot be split into two halves reaching every position"
+    floor = noise_floor_summary(D, floors, reason=reason)
+    lines = [f"# Stress table: {title}", "", f"Positions: {positions}", "",
+             f"Distances: {estimator.label} Hellinger estimate; estimand: {estimand}.", "", floor.line]
     if floor.warning:
-        lines += ["", f"**Warning:** {floor.warning}"]
+        lines += ["", f"Warning: {floor.warning}"]
     lines += ["", table.to_markdown(), ""]
     ladder = None
     if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
-        from .report_ladder import _ladder_markdown, plot_ladder, report_ladder
+        from .ladder import _ladder_markdown, plot_ladder, report_ladder
 
-        ladder = report_ladder(candidates, data, table_estimator, rng=settings.seed, n_resamples=settings.ladder)
+        ladder = report_ladder(candidates, data, estimator, rng=settings.seed, n_resamples=settings.ladder)
         lines.append(_ladder_markdown(ladder))
         fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
         plot_ladder(ladder, ax=fig.subplots())
@@ -434,9 +394,21 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     ax.set_yscale("log")
     ax.legend()
     fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
-    summary = {"settings": asdict(settings), "convention": convention.describe(), "d_model": d, "n_heads": n_heads,
-               "mds_rank": mds.rank, "estimator": settings.estimator, "estimand": estimand,
-               "splits": _split_method(settings), "sample_texts": settings.sample_texts, "n_texts": n_texts,
-               "noise_floor": asdict(floor), "table": table.to_records(), "ladder": ladder}
+    summary = {"settings": {**asdict(settings), "estimator": repr(estimator)}, "convention": convention.describe(),
+               "positions": positions, "d_model": d, "n_heads": n_heads, "mds_rank": mds.rank,
+               "estimator": estimator.label, "estimand": estimand,
+               "splits": f"{estimator!r}, numpy Generator seeded {settings.seed}",
+               "sample_texts": settings.sample_texts, "n_texts": n_texts, "noise_floor": asdict(floor),
+               "table": table.to_records(), "ladder": ladder}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
     return table
+
+
+def _positions(settings: ReportSettings, tokens, cap: int) -> tuple[int, str]:
+    """``n`` and the sentence stating how it was chosen: given, or the most that half of the texts reach."""
+    if settings.n_positions is not None:
+        return settings.n_positions, f"n = {settings.n_positions} (--positions)."
+    counted = np.sort(np.asarray(tokens.lengths) + (2 if settings.special_tokens else 0))[::-1]
+    n = int(max(2, min(cap, counted[(counted.size + 1) // 2 - 1])))
+    return n, (f"n = {n}, chosen from the corpus: the most positions (at most {cap}) that at least half of the "
+               f"{counted.size:,} texts reach; pass --positions to choose another.")

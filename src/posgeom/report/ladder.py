@@ -10,7 +10,7 @@ resolved estimator: one resolution, fixed on all the texts and planned for the e
    against its estimated distances then only says how the encoding fits sampling noise, and such rankings can hold
    on every rung);
 2. the paired interval of their scale-optimal stresses excludes 0 on the same side on every rung
-   (``posgeom.geometry.ladder._verdict``).
+   (:meth:`posgeom.geometry.Ladder.decide`, the one decision rule :func:`posgeom.inference.decide` on every rung).
 
 Whether the stresses themselves hold still across the rungs (``Ladder.holds_still``) is
 reported, not required: a stress computed from estimated distances is biased upward by their sampling noise, more on
@@ -39,15 +39,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from .corpus.incidence import SequenceIncidence
-    from .stress.candidates import Candidate
+    from ..corpus.incidence import SequenceIncidence
+    from ..stress.candidates import Candidate
 
 from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
 
-from .geometry.ladder import Ladder, _verdict, stability_ladder
+from ..geometry.ladder import Ladder, stability_ladder
+from ..inference import decide
+from ..inference._bootstrap import difference
 
 __all__ = [
     "report_ladder",
@@ -68,8 +70,8 @@ def _share(f: float) -> str:
     return f"1/{round(k)}" if abs(k - round(k)) < 1e-9 else f"{f:g}"
 
 
-def _sign(lower: float, upper: float) -> str:
-    return "<" if upper < 0 else ">" if lower > 0 else "?"
+#: The sign of a rung's decision in the report's tables.
+_SIGNS = {"lower": "<", "higher": ">"}
 
 
 def _centred(ladder: Ladder, keep) -> Ladder:
@@ -84,16 +86,6 @@ def _centred(ladder: Ladder, keep) -> Ladder:
                              lower_mc_error=np.asarray(r.lower_mc_error)[keep],
                              upper_mc_error=np.asarray(r.upper_mc_error)[keep]))
     return Ladder(fractions=ladder.fractions, rungs=tuple(rungs), estimator=ladder.estimator)
-
-
-def _contrast(ladder: Ladder, a: int, b: int) -> list:
-    """``(estimate, lower, upper)`` of component ``a`` minus ``b`` on each rung (as ``_verdict`` reads it)."""
-    out = []
-    for r in ladder.rungs:
-        diff = r.replicates[:, a] - r.replicates[:, b]
-        lo, hi = np.quantile(diff, [(1 - r.confidence) / 2, (1 + r.confidence) / 2])
-        out.append([float(r.estimate[a] - r.estimate[b]), float(lo), float(hi)])
-    return out
 
 
 def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, estimator: object, *, rng: int,
@@ -138,7 +130,7 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     >>> summary["geometry"], summary["verdicts"][0]["verdict"]
     (True, 'line < constant')
     """
-    from .stress import stress_ladder
+    from ..stress import stress_ladder
 
     stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, n_resamples=n_resamples,
                              fractions=fractions)
@@ -202,10 +194,12 @@ def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     present = None if geometry is None else bool(np.all(geometry.lower > 0))
     verdicts = []
     for (i, a), (j, b) in combinations(enumerate(names), 2):
-        contrast = _contrast(encodings, i, j)
-        signs = _verdict(encodings, i, j, names=(a, b))
+        rungs = [difference(r, i, j) for r in encodings.rungs]
+        outcome = encodings.decide(i, j).outcome
+        signs = {"lower": f"{a} < {b}", "higher": f"{a} > {b}"}.get(outcome, "undetermined")
         verdicts.append({"a": a, "b": b, "verdict": signs if present is not False else "undetermined",
-                         "signs_hold": signs, "signs": [_sign(c[1], c[2]) for c in contrast], "contrast": contrast})
+                         "signs_hold": signs, "signs": [_SIGNS.get(decide(d).outcome, "?") for d in rungs],
+                         "contrast": [[d.estimate, d.lower, d.upper] for d in rungs]})
     first = ladder.ladder.rungs[0]
     mean_q = None if geometry is None else np.column_stack([geometry.estimates, geometry.lower, geometry.upper])
     return {
