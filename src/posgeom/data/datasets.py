@@ -245,10 +245,7 @@ def _parse_sst2(path: Path, source: _Source) -> dict:
 
 
 def _check_member_name(name: str, path: Path, *, link: bool = False) -> None:
-    """Refuse an archive with a member that could escape a folder if it were extracted (absolute, ``..``, links).
-
-    Nothing is ever extracted to disk here, but such a member means the archive is not the published one.
-    """
+    """Refuse an archive with a member that could escape a folder if it were extracted (absolute, ``..``, links)."""
     parts = name.replace("\\", "/").split("/")
     if link or name.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", name):
         raise ValueError(

@@ -27,30 +27,7 @@ __all__ = [
 
 
 def _sinusoidal_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
-    """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE.
-
-    Parameters
-    ----------
-    d_model : int
-        Width (even): one frequency per sine/cosine pair.
-    base : float, default 10000.0
-        Wavelength base, ``> 1``.
-
-    Returns
-    -------
-    (d // 2,) float ndarray
-        Decreasing frequencies, starting at 1.
-
-    Raises
-    ------
-    ValueError
-        Odd ``d`` or ``base <= 1``.
-
-    Examples
-    --------
-    >>> _sinusoidal_frequencies(4, base=100.0)
-    array([1. , 0.1])
-    """
+    """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE."""
     d = check_positive_int(d_model, "d_model")
     if d % 2:
         raise ValueError(f"d must be even (sine/cosine pairs), got d={d}")
@@ -106,37 +83,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
 
 
 def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
-    """An orthonormal map ``W`` (d x r, ``W^T W = I_r``) that places ``R^r`` inside ``R^d``.
-
-    Parameters
-    ----------
-    d, r : int
-        Model width and configuration dimension, ``1 <= r <= d``.
-    rng : int, numpy.random.Generator or None, default None
-        ``None``: the first ``r`` standard basis vectors (``W = [I_r; 0]``, i.e. the configuration is padded with
-        ``d - r`` zero coordinates). A seed or Generator: a Haar-random frame, the Q factor (signs fixed so
-        ``diag(R) > 0``) of the QR decomposition of a standard Gaussian ``d x r`` matrix drawn from it.
-
-    Returns
-    -------
-    (d, r) float ndarray
-        Orthonormal columns.
-
-    Raises
-    ------
-    ValueError
-        ``r > d`` or a non-positive size.
-
-    Examples
-    --------
-    >>> _orthonormal_frame(3, 2)
-    array([[1., 0.],
-           [0., 1.],
-           [0., 0.]])
-    >>> W = _orthonormal_frame(5, 2, rng=0)
-    >>> np.allclose(W.T @ W, np.eye(2))
-    True
-    """
+    """An orthonormal map ``W`` (d x r, ``W^T W = I_r``) that places ``R^r`` inside ``R^d``."""
     d = check_positive_int(d, "d")
     r = check_positive_int(r, "r")
     if r > d:
@@ -149,40 +96,7 @@ def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
 
 
 def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
-    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = _orthonormal_frame(d, r, rng=rng)``.
-
-    An orthonormal ``W`` is an isometry from ``R^r`` into ``R^d``: every distance ``||x_i - x_j||`` is kept, so the
-    stress of the placed encoding equals the stress of ``X``, whatever ``rng``.
-
-    Parameters
-    ----------
-    X : (n, r) array_like
-        A configuration, rows are positions.
-    d : int
-        Model width, ``>= r``.
-    rng : int, numpy.random.Generator or None, default None
-        Frame of ``_orthonormal_frame``: ``None`` pads with zeros, a seed draws a random orthonormal frame.
-
-    Returns
-    -------
-    (n, d) float ndarray
-        ``X W^T``, with the same pairwise distances as ``X``.
-
-    Raises
-    ------
-    ValueError
-        ``r > d``, or ``X`` not a finite 2-D array.
-
-    Examples
-    --------
-    >>> _place_in_width([[1.0], [2.0]], 3)
-    array([[1., 0., 0.],
-           [2., 0., 0.]])
-    >>> from posgeom.geometry import pairwise_distances
-    >>> pairwise_distances(_place_in_width([[0.0], [2.0]], 4, rng=0)).round(6)
-    array([[0., 2.],
-           [2., 0.]])
-    """
+    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = _orthonormal_frame(d, r, rng=rng)``."""
     X = check_matrix(X, "X")
     W = _orthonormal_frame(d, X.shape[1], rng=rng)
     return X @ W.T
