@@ -1,7 +1,7 @@
 """The two real corpora of the book, SST-2 and IMDB, with their sentiment labels.
 
 ===============  ================================================================
-``Corpus``       texts, labels and ids of one split, with subsetting and sampling
+``Corpus``       texts, labels and ids of one split: subsetting, sampling, source-sentence groups
 ``load_sst2``    SST-2 (GLUE version), ``train`` or ``dev``
 ``load_imdb``    IMDB (Large Movie Review Dataset v1.0), ``train`` or ``test``
 ===============  ================================================================

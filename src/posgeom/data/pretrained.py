@@ -293,9 +293,8 @@ def _load_table(path: Path, key: str) -> np.ndarray:
 def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) -> np.ndarray:
     """The learned absolute position embeddings of a pretrained model, row ``i`` for position ``i``.
 
-    The family is decided from ``config.json``'s ``model_type`` (see the Notes):
-    BERT, DistilBERT and ELECTRA use rows ``0, 1, ...``; RoBERTa, XLM-R and CamemBERT number positions from
-    ``pad_token_id + 1``; OPT adds an offset of 2; GPT-2 uses rows ``0, 1, ...``. Rows no position uses are dropped.
+    The family is decided from ``config.json``'s ``model_type`` (rows per family in the Notes); rows no position
+    uses are dropped.
 
     Parameters
     ----------
