@@ -108,11 +108,11 @@ def test_duplicates_and_texts_with_no_words():
 @pytest.mark.parametrize(
     ("texts", "error", "match"),
     [
-        ("one text", TypeError, "list of strings"),
+        ("one text", TypeError, "not one string"),
         ([], ValueError, "empty"),
         (["fine", 3], TypeError, r"texts\[1\] is int"),
         (["fine", None], TypeError, "NoneType"),
-        (5, TypeError, "list of strings"),
+        (5, TypeError, "sequence of strings, got int"),
     ],
 )
 def test_bad_texts_get_a_clear_error(texts, error, match):

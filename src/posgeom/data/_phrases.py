@@ -8,6 +8,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._validation import check_positive_int
+from .conventions import _check_texts
 
 # Texts of at least this many words are found inside others through their first _ANCHOR words (one lookup per word
 # of the corpus); shorter texts through every run of their length (one lookup per word and per such length).
@@ -18,11 +19,7 @@ _BASE_INV = np.uint64(pow(int(_BASE), -1, 1 << 64))
 
 def _check_phrase_texts(texts) -> list[str]:
     """The texts as a list of strings, or a clear error."""
-    if isinstance(texts, str) or not hasattr(texts, "__len__"):
-        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}; wrap one text in a list")
-    texts = list(texts)
-    if not texts:
-        raise ValueError("texts is empty: pass at least one text")
+    texts = list(_check_texts(texts))
     for k, t in enumerate(texts):
         if not isinstance(t, str):
             raise TypeError(f"texts must be strings; texts[{k}] is {type(t).__name__} {t!r:.60}")

@@ -223,8 +223,11 @@ def _special_ids(tokenizer):
 
 
 def _check_texts(texts):
+    """The texts as a sequence (a list if they came as an iterator), or a clear error if empty or one string."""
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of strings, not one string; wrap it in a list")
+    if not hasattr(texts, "__iter__"):
+        raise TypeError(f"texts must be a sequence of strings, got {type(texts).__name__}")
     if not hasattr(texts, "__len__") or not hasattr(texts, "__getitem__"):
         texts = list(texts)
     if len(texts) == 0:
