@@ -44,8 +44,6 @@ __all__ = [
 
 
 _KINDS = ("encoding", "distances")
-
-
 _METHODS = ("spearman", "kendall")
 
 
@@ -105,21 +103,15 @@ class TripleMonotonicity:
     n_triples: int
 
 
-def _check_kind(kind) -> str:
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
-    return kind
-
-
-def _check_method(method) -> str:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return method
+def _check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
 
 
 def _position_distances(X, *, kind: str = "encoding", first: int | None = None) -> np.ndarray:
     """The (k x k) distance matrix of the first ``k`` positions of an encoding or distance matrix."""
-    kind = _check_kind(kind)
+    kind = _check_choice(kind, "kind", _KINDS)
     if kind == "encoding":
         X = check_matrix(X, "X", min_rows=2)
     else:
@@ -295,7 +287,7 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
     >>> test.statistic, round(test.p_value, 4), test.null.shape
     (1.0, 0.0196, (50,))
     """
-    method = _check_method(method)
+    method = _check_choice(method, "method", _METHODS)
     rng = check_rng(rng)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     D = _position_distances(X, kind=kind, first=first)
