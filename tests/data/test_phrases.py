@@ -103,6 +103,7 @@ def test_shared_opening_ties_copies_with_another_ending_and_only_from_min_shared
 def test_duplicates_and_texts_with_no_words():
     groups = _corpus(["good", "good", "", "  ", "bad film", "good"]).source_groups()
     assert groups.tolist() == [0, 0, 1, 2, 3, 0]
+    assert _corpus(["", ""]).source_groups().tolist() == [0, 1] and _corpus(["one"]).source_groups().tolist() == [0]
 
 
 @pytest.mark.parametrize(

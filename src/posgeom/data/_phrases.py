@@ -68,7 +68,7 @@ def _containment(texts: list[str], min_shared: int):
     full = span(off[distinct], off[distinct + 1])
     owner = np.repeat(np.arange(len(texts)), lengths)  # text of every flat word
     end = off[owner + 1]
-    pairs_a, pairs_s = [], []
+    pairs_a, pairs_s = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
 
     def join(keys_sorted, order, starts, hashes):
         lo = np.searchsorted(keys_sorted, hashes, side="left")
