@@ -82,3 +82,28 @@ def test_objectives_are_read_from_the_chapter():
     md = "Intro.\n\nAfter this chapter you can\n\n* do one thing;\n* do another,\n  over two lines.\n\nNext.\n"
     assert chapter_facts.objectives(md) == ["do one thing;", "do another, over two lines."]
     assert chapter_facts.objectives("no list here") == []
+
+
+def test_ledger_rows_are_read_from_the_ledger():
+    import ledger_rows
+
+    row = "* - {ref}`T1 · a title <ledger-t1>`\n  - The claim.\n  - {bdg-success}`reproduced`\n  - 0.5\n  - Why.\n"
+    assert ledger_rows.ledger_rows(row) == {
+        "T1": {"label": "ledger-t1", "claim": "The claim.", "verdict": "{bdg-success}`reproduced`", "number": "0.5",
+               "why": "Why."}
+    }
+    rows = ledger_rows.ledger_rows()
+    glance = ledger_rows.LEDGER.read_text(encoding="utf-8").split("## The claims")[0]
+    badges = __import__("re").findall(r"\{bdg-ref-[\w-]+\}`(\S+) <ledger-", glance)
+    assert badges and set(badges) == set(rows), "the table's rows and the badges at a glance differ"
+
+
+def test_key_results_show_every_ledger_row_once():
+    import re
+
+    import ledger_rows
+
+    page = (EXT.parent / "key_results.md").read_text(encoding="utf-8")
+    shown = [row for args in re.findall(r"^```\{ledger-verdict\} (.+)$", page, flags=re.M) for row in args.split()]
+    assert sorted(shown) == sorted(ledger_rows.ledger_rows()), "key_results.md must show every ledger row once"
+    assert not re.search(r"(?<![\w.{`:-])\d+\.\d+", re.sub(r"\$[^$]*\$", "", page)), "a typed number on the page"
