@@ -116,20 +116,20 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
     array([0., 1., 2., 3.])
     >>> plt.close("all")
     """
-    from .geometry.shift import _lag_profile
+    from .geometry.shift import lag_profile
 
     ax = _axes(ax)
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
     i, j = np.triu_indices(n, k=1)
-    (line,) = ax.plot(np.arange(n), _lag_profile(D), label=label)
+    (line,) = ax.plot(np.arange(n), lag_profile(D), label=label)
     ax.scatter(j - i, D[i, j], s=2, alpha=0.15, color=line.get_color())
     ax.set_xlabel("lag $|i - j|$")
     ax.set_ylabel("distance")
     return ax
 
 
-def _spectrum_plot(eigenvalues: ArrayLike, *, ax: Axes | None = None, label: str | None = None,
+def spectrum_plot(eigenvalues: ArrayLike, *, ax: Axes | None = None, label: str | None = None,
                   n_show: int | None = None) -> Axes:
     """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes.
 
@@ -154,7 +154,7 @@ def _spectrum_plot(eigenvalues: ArrayLike, *, ax: Axes | None = None, label: str
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
-    >>> ax = _spectrum_plot([3.0, 1.0, -0.5, -0.1], n_show=3)
+    >>> ax = spectrum_plot([3.0, 1.0, -0.5, -0.1], n_show=3)
     >>> len(ax.patches)
     3
     >>> plt.close("all")

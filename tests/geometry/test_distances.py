@@ -82,8 +82,8 @@ def test_toeplitz_part_and_defect():
     from scipy.linalg import toeplitz
 
     from posgeom import shift_equivariance_defect
-    from posgeom.geometry.shift import _lag_profile as lag_profile
     from posgeom.geometry.shift import _toeplitz_part
+    from posgeom.geometry.shift import lag_profile as lag_profile
 
     T = toeplitz([0.0, 1.0, 1.5, 1.7])
     np.testing.assert_allclose(lag_profile(T), [0, 1, 1.5, 1.7])

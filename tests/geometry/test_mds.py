@@ -10,7 +10,7 @@ from posgeom import (
     hellinger_distances,
     synthetic_distributions,
 )
-from posgeom.geometry.mds import _double_centered_gram as double_centered_gram
+from posgeom.geometry.mds import double_centered_gram as double_centered_gram
 
 
 def test_square_is_recovered_in_two_dimensions():

@@ -7,18 +7,18 @@ import pytest
 
 from posgeom.corpus import SequenceIncidence
 from posgeom.geometry import Resolved
-from posgeom.report.ladder import _ladder_line as ladder_line
-from posgeom.report.ladder import _ladder_markdown as ladder_markdown
+from posgeom.report.ladder import ladder_line as ladder_line
+from posgeom.report.ladder import ladder_markdown as ladder_markdown
 from posgeom.report.ladder import report_ladder
-from posgeom.stress.candidates import _fixed_distances
+from posgeom.stress.candidates import fixed_distances
 
 N = 8
 
 
 def _rows():
     lag = np.abs(np.subtract.outer(np.arange(N, dtype=float), np.arange(N, dtype=float)))
-    return [_fixed_distances("line", lag), _fixed_distances("sqrt line", np.sqrt(lag)),
-            _fixed_distances("constant", 1 - np.eye(N))]
+    return [fixed_distances("line", lag), fixed_distances("sqrt line", np.sqrt(lag)),
+            fixed_distances("constant", 1 - np.eye(N))]
 
 
 def _texts(m, *, flat, rng):

@@ -21,7 +21,7 @@ from posgeom.stress import (
     standard_candidates,
     stress_table,
 )
-from posgeom.stress.candidates import _fixed_distances, _fixed_encoding
+from posgeom.stress.candidates import fixed_distances, fixed_encoding
 
 N, V = 12, 40
 
@@ -143,7 +143,7 @@ def test_bad_inputs(corpus, pretrained):
         stress_table(D, [np.zeros((N, N))])
     with pytest.raises(ValueError, match="pass the target distances"):
         stress_table(None, [mds_candidate(rank=1)])
-    wrong = _fixed_encoding("small", np.eye(5))
+    wrong = fixed_encoding("small", np.eye(5))
     with pytest.raises(ValueError, match="same n"):
         stress_table(D, [wrong])
     with pytest.raises(ValueError, match="use n <="):
@@ -157,7 +157,7 @@ def test_bad_inputs(corpus, pretrained):
     with pytest.raises(TypeError, match="callable"):
         Candidate("x", "", None)
     with pytest.raises(ValueError, match="symmetric"):
-        _fixed_distances("asym", np.triu(np.ones((3, 3)), 1))
+        fixed_distances("asym", np.triu(np.ones((3, 3)), 1))
 
 
 def test_learned_row_reads_the_offline_model():
@@ -273,7 +273,7 @@ def test_point_estimate_lies_in_its_interval(corpus):
 
 def test_monte_carlo_errors_are_reported(corpus):
     _, inc, D = corpus
-    rows = [mds_candidate(rank=1), _fixed_distances("ALiBi", _alibi_distances(N))]
+    rows = [mds_candidate(rank=1), fixed_distances("ALiBi", _alibi_distances(N))]
     assert stress_table(D, rows)["ALiBi"].optimal_ci_mc is None
     for estimator in (PlugIn(), CrossFitted()):
         t = stress_table(None, rows, data=inc, rng=0, n_resamples=30, estimator=estimator)
@@ -291,7 +291,7 @@ def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples()
 
     inc = SequenceIncidence.from_sequences(synthetic_corpus(600, 6, 12, rng=0, regime="abrupt"), 6, 12)
     rows = [mds_candidate(rank=None, name="MDS"), mds_candidate(rank=None, name="MDS again"),
-            _fixed_distances("constant", 1 - np.eye(6))]
+            fixed_distances("constant", 1 - np.eye(6))]
     table = stress_table(None, rows, data=inc, rng=0, n_resamples=60, estimator=Resolved())
     assert table.estimator == "resolved" and "texts per position" in table.estimand
     assert "Estimand: resolved d_H^2" in table.to_markdown()
@@ -329,8 +329,8 @@ def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in
     n = 6
     inc = SequenceIncidence.from_sequences(synthetic_corpus(3000, n, 12, rng=0, regime="abrupt"), n, 12)
     line = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
-    rows = [_fixed_distances("line", line), _fixed_distances("line again", line),
-            _fixed_distances("constant", 1 - np.eye(n))]
+    rows = [fixed_distances("line", line), fixed_distances("line again", line),
+            fixed_distances("constant", 1 - np.eye(n))]
     lad = stress_ladder(rows, inc, rng=0, n_resamples=40)
     assert lad.estimates.shape == (4, 3) and lad.n_texts == (3000, 1500, 750, 375)
     assert lad.estimator.resolution is not None and "texts per position" in lad.estimand
@@ -357,7 +357,7 @@ def test_split_half_stress_scores_mds_out_of_sample_against_the_reference():
     inc = SequenceIncidence.from_sequences(synthetic_corpus(4000, n, 12, rng=1, regime="abrupt"), n, 12)
     p = np.random.default_rng(0).permutation(n)
     permuted = Candidate("permuted", "control", lambda D: mds_candidate().distances(D)[np.ix_(p, p)], True)
-    rows = [mds_candidate(rank=None, name="MDS"), _fixed_distances("constant", 1 - np.eye(n)), permuted]
+    rows = [mds_candidate(rank=None, name="MDS"), fixed_distances("constant", 1 - np.eye(n)), permuted]
     s = split_half_stress(rows, inc, rng=0, n_splits=3)
     assert s.names == ("MDS", "constant", "permuted", "split-half reference") and s.values.shape == (3, 4)
     assert np.all((s.values >= 0) & (s.values <= 1))

@@ -41,36 +41,7 @@ _VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "n
 
 
 def _tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator = 0) -> list[str]:
-    """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed).
-
-    Each review is: [opener] subject verb adjective [middle clause ...] verdict, with the sentiment of the
-    adjectives and the verdict agreeing half of the time and mixed otherwise.
-
-    Parameters
-    ----------
-    n_reviews : int, default 2000
-        Number of reviews (``>= 1``).
-    rng : int or numpy.random.Generator, default 0
-        Seed or generator of the template choices (keyword-only).
-
-    Returns
-    -------
-    list of str
-        The reviews, words separated by single spaces.
-
-    Raises
-    ------
-    ValueError, TypeError
-        If ``n_reviews`` is not a positive integer or ``rng`` is not a seed or Generator.
-
-    Examples
-    --------
-    >>> reviews = _tiny_reviews(n_reviews=3, rng=0)
-    >>> len(reviews), reviews == _tiny_reviews(n_reviews=3, rng=0)
-    (3, True)
-    >>> reviews[0].endswith(".")
-    True
-    """
+    """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed)."""
     n_reviews = check_positive_int(n_reviews, "n_reviews")
     rng = check_rng(rng)
     pick = lambda words: words[int(rng.integers(len(words)))]  # noqa: E731

@@ -57,6 +57,12 @@ from .shift import (
     shift_equivariant_distributions,
     subspace_alignment,
 )
+from .sweep import (
+    ResolutionSweep as ResolutionSweep,
+)
+from .sweep import (
+    resolution_sweep,
+)
 
 __all__ = [
     "PlugIn",
@@ -66,6 +72,7 @@ __all__ = [
     "Resolution",
     "choose_resolution",
     "resolved_estimand",
+    "resolution_sweep",
     "flat_corpus",
     "subsample",
     "stability_ladder",

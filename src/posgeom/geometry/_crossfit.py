@@ -390,12 +390,7 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
 
 
 def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
-    """The corrected estimate from the cross-half Gram matrices of ``n_splits`` splits (the one implementation).
-
-    ``grams`` yields ``(G, norm_a, norm_b)`` per split: the cross-half Gram matrix of the halves' square-root
-    distributions and their squared row norms. The splits are averaged with Welford's running mean and sum of
-    squared deviations (for ``mc_spread``); the floors are the root mean square of the split-half distances.
-    """
+    """The corrected estimate from the cross-half Gram matrices of ``n_splits`` splits (the one implementation)."""
     mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
     with single_threaded_blas():
         for k, (G, norm_a, norm_b) in enumerate(grams):

@@ -17,30 +17,7 @@ __all__ = ["expected_plugin_squared_distance"]
 
 
 def _expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
-    """``E[sqrt(X_k / m)]`` for ``X ~ Multinomial(m, mu)``, category by category (exact binomial sums).
-
-    Parameters
-    ----------
-    mu : (V,) array_like
-        A probability vector.
-    m : int
-        Sample size, ``>= 1``.
-
-    Returns
-    -------
-    (V,) ndarray
-        In ``[0, sqrt(mu_k)]``; 0 where ``mu_k = 0``.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` is not a probability vector or ``m < 1``.
-
-    Examples
-    --------
-    >>> _expected_sqrt_frequencies([0.5, 0.5], 1)
-    array([0.5, 0.5])
-    """
+    """``E[sqrt(X_k / m)]`` for ``X ~ Multinomial(m, mu)``, category by category (exact binomial sums)."""
     mu = np.asarray(check_distributions(np.atleast_2d(np.asarray(mu, dtype=float)), "mu"))
     if mu.shape[0] != 1:
         raise ValueError(f"mu must be one probability vector, got shape {mu.shape}")

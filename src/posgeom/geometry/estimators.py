@@ -24,7 +24,7 @@ from ..corpus.incidence import check_incidence
 from ..inference import BootstrapEstimate
 from ..inference._bootstrap import Units, bootstrap
 from ._crossfit import CrossFitter, corrected_distances, distances_from_squared, plugin_distances, squared_from_gram
-from .resolved import Resolution, _EqualReach, _resolved_splits, choose_resolution
+from .resolved import EqualReach, Resolution, choose_resolution, resolved_splits
 
 __all__ = [
     "PlugIn",
@@ -399,18 +399,18 @@ class Resolved(Estimator):
 
     def _prepare(self, inc):
         res = self.resolution_for(inc)
-        return res, _EqualReach(inc, res)
+        return res, EqualReach(inc, res)
 
     def _label(self, inc, prep) -> str:
         return f"{self.label} ({prep[0].describe()})"
 
     def _point(self, inc, gen, units, prep):
         res, engine = prep
-        Qs = _resolved_splits(engine, units, np.arange(units.n_units), rng=gen, n_splits=self.n_splits)
+        Qs = resolved_splits(engine, units, np.arange(units.n_units), rng=gen, n_splits=self.n_splits)
         return self._estimate(Qs, estimand=f"resolved d_H^2: {res.describe()}", resolution=res)
 
     def _resample(self, inc, prep, units, drawn, gen):
-        return _resolved_splits(prep[1], units, drawn, rng=gen, n_splits=self.bootstrap_splits).mean(axis=0)
+        return resolved_splits(prep[1], units, drawn, rng=gen, n_splits=self.bootstrap_splits).mean(axis=0)
 
 
 #: The estimators by their command-line names (the one registry).

@@ -28,30 +28,7 @@ _DENSE_PRODUCT_CELLS = 1 << 26
 
 
 def _bhattacharyya_coefficients(P) -> np.ndarray:
-    """Return the (n x n) matrix of Bhattacharyya coefficients ``BC_ij = sum_k sqrt(P_ik P_jk)``.
-
-    Parameters
-    ----------
-    P : (n, V) array or sparse matrix
-        Rows are probability distributions (non-negative, summing to 1 within 1e-8).
-
-    Returns
-    -------
-    BC : (n, n) float ndarray
-        Symmetric, with unit diagonal, entries clipped to ``[0, 1]``; ``d_H^2 = 1 - BC``.
-
-    Raises
-    ------
-    ValueError
-        If a row is not a probability distribution (negative entries, or not summing to 1), or ``P`` is not
-        finite and 2-D.
-
-    Examples
-    --------
-    >>> _bhattacharyya_coefficients([[0.5, 0.5], [1.0, 0.0]]).round(3)
-    array([[1.   , 0.707],
-           [0.707, 1.   ]])
-    """
+    """Return the (n x n) matrix of Bhattacharyya coefficients ``BC_ij = sum_k sqrt(P_ik P_jk)``."""
     BC = _sqrt_gram(P)
     BC = np.clip(BC, 0.0, 1.0)
     np.fill_diagonal(BC, 1.0)
@@ -124,31 +101,7 @@ def hellinger_distances(P: ArrayLike) -> np.ndarray:
 
 
 def _hellinger_from_products(sq_norm_a, sq_norm_b, cross):
-    """``d_H`` from the products of square-root distributions ``a = sqrt(mu)``, ``b = sqrt(nu)``.
-
-    ``d_H = sqrt((||a||^2 + ||b||^2) / 2 - a.b)``, clipped to ``[0, 1]``: the one formula every Hellinger computation
-    of the package uses (with the computed norms, equal distributions give exactly 0). Arrays broadcast.
-
-    Parameters
-    ----------
-    sq_norm_a : float or array
-        ``||a||^2 = sum_k mu_k`` as computed (1 up to rounding).
-    sq_norm_b : float or array
-        ``||b||^2 = sum_k nu_k`` as computed.
-    cross : float or array
-        ``a.b``, the Bhattacharyya coefficient ``BC(mu, nu)``.
-
-    Returns
-    -------
-    float ndarray
-        ``d_H`` (Hellinger normalisation ``d_H^2 = 1 - BC`` for unit norms), broadcast shape of the inputs.
-
-    Examples
-    --------
-    >>> a, b = np.sqrt([0.5, 0.5]), np.sqrt([1.0, 0.0])
-    >>> float(_hellinger_from_products(a @ a, b @ b, a @ b).round(3))
-    0.541
-    """
+    """``d_H`` from the products of square-root distributions ``a = sqrt(mu)``, ``b = sqrt(nu)``."""
     return np.sqrt(np.clip(0.5 * (sq_norm_a + sq_norm_b) - cross, 0.0, 1.0))
 
 

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-def _contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
+def contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
     position = inc.positions[inc.cell]
     starts = np.repeat(inc.indptr[:-1], inc.lengths)
     if not np.array_equal(position, np.arange(inc.cell.size) - starts):
@@ -80,7 +80,7 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
     gen = check_rng(rng)
     if not isinstance(keep_edges, bool):
         raise TypeError(f"keep_edges must be True or False, got {keep_edges!r}")
-    tokens = _contiguous_tokens(inc).copy()
+    tokens = contiguous_tokens(inc).copy()
     if keep_edges:
         ends = np.cumsum(inc.lengths)
         inner = np.ones(tokens.size, dtype=bool)
@@ -128,7 +128,7 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
     if k == inc.n_sequences:
         return inc
     keep = np.sort(gen.choice(inc.n_sequences, size=k, replace=False))
-    tokens = _contiguous_tokens(inc)
+    tokens = contiguous_tokens(inc)
     mask = np.repeat(np.isin(np.arange(inc.n_sequences), keep), inc.lengths)
     return SequenceIncidence.from_contiguous(tokens[mask], inc.lengths[keep], inc.n_positions, inc.vocab_size)
 

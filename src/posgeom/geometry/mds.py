@@ -67,31 +67,7 @@ class ClassicalMDS:
 
 
 def _eigenvector_signs(U: ArrayLike) -> np.ndarray:
-    """The sign rule of the package: flip each column so that its largest-magnitude entry is positive.
-
-    Eigen- and singular vectors are defined up to sign; this rule makes MDS coordinates and low-rank factors
-    deterministic (ties broken by the first largest entry; a zero column keeps its sign).
-
-    Parameters
-    ----------
-    U : (n, k) array
-        Vectors in columns.
-
-    Returns
-    -------
-    (k,) ndarray of +1.0 / -1.0
-        Multiply ``U`` (and, for an SVD, the matching rows of ``V^T``) by it.
-
-    Raises
-    ------
-    ValueError
-        If ``U`` is not 2-D.
-
-    Examples
-    --------
-    >>> _eigenvector_signs(np.array([[0.6, -0.1], [-0.8, 0.2]]))
-    array([-1.,  1.])
-    """
+    """The sign rule of the package: flip each column so that its largest-magnitude entry is positive."""
     U = np.asarray(U, dtype=float)
     if U.ndim != 2:
         raise ValueError(f"U must be 2-D (vectors in columns), got shape {U.shape}")
@@ -99,7 +75,7 @@ def _eigenvector_signs(U: ArrayLike) -> np.ndarray:
     return np.where(signs == 0, 1.0, signs)
 
 
-def _double_centered_gram(D: ArrayLike) -> np.ndarray:
+def double_centered_gram(D: ArrayLike) -> np.ndarray:
     """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration).
 
     Parameters
@@ -119,7 +95,7 @@ def _double_centered_gram(D: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> _double_centered_gram([[0.0, 2.0], [2.0, 0.0]])
+    >>> double_centered_gram([[0.0, 2.0], [2.0, 0.0]])
     array([[ 1., -1.],
            [-1.,  1.]])
     """
@@ -131,27 +107,7 @@ def _double_centered_gram(D: ArrayLike) -> np.ndarray:
 
 
 def _numerical_rank(eigenvalues, tol: float | None = None) -> int:
-    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``).
-
-    Parameters
-    ----------
-    eigenvalues : 1-D array_like
-        Eigenvalues ``lambda`` (any order); negative ones never count.
-    tol : float, optional
-        Threshold; eigenvalues ``<= tol`` count as zero.
-
-    Returns
-    -------
-    int
-        How many eigenvalues exceed ``tol``.
-
-    Examples
-    --------
-    >>> _numerical_rank([2.0, 1e-17, -0.5])
-    1
-    >>> _numerical_rank([2.0, 0.1], tol=0.5)
-    1
-    """
+    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``)."""
     lam = np.asarray(eigenvalues, dtype=float)
     if tol is None:
         tol = lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
@@ -195,7 +151,7 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
     >>> classical_mds(D, rank=1).embedding.shape
     (3, 1)
     """
-    B = _double_centered_gram(D)
+    B = double_centered_gram(D)
     n = B.shape[0]
     lam, U = scipy.linalg.eigh(B)
     order = np.argsort(lam)[::-1]

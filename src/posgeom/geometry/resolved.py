@@ -235,11 +235,7 @@ def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
-    """The mean over disjoint groups of ``m_star`` draws of the square-root frequencies, per position.
-
-    The draws reaching position ``i`` are taken in the order given and cut into ``reach // m_star`` groups (the
-    remainder is left out). Returns an empty array if some position has fewer than ``m_star`` draws.
-    """
+    """The mean over disjoint groups of ``m_star`` draws of the square-root frequencies, per position."""
     n = grid.shape[1]
     reach = np.zeros(n, np.int64)
     for t in range(draws.size):
@@ -278,7 +274,7 @@ def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
     return out
 
 
-class _EqualReach:
+class EqualReach:
     """Sequence-major table of cells: ``grid[s, i]`` is the cell of text ``s`` at position ``i`` (-1: unreached)."""
 
     def __init__(self, inc: SequenceIncidence, resolution: Resolution):
@@ -320,7 +316,7 @@ class _EqualReach:
         return None if b is None else squared_from_gram(a @ b.T)
 
 
-def _resolved_splits(engine: _EqualReach, units, drawn, *, rng, n_splits: int) -> np.ndarray:
+def resolved_splits(engine: EqualReach, units, drawn, *, rng, n_splits: int) -> np.ndarray:
     r"""``n_splits`` cross-fitted, equal-reach estimates of the resolved ``d_H^2`` from the units ``drawn``.
 
     A split shuffles the drawn units and halves them (a group of texts stays in one half). In each half, the texts

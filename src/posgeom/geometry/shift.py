@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-def _lag_profile(D: ArrayLike) -> np.ndarray:
+def lag_profile(D: ArrayLike) -> np.ndarray:
     """Mean distance at each lag: ``profile[k] = mean_i D[i, i + k]`` for ``k = 0..n-1`` (``profile[0] = 0``).
 
     If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
@@ -52,7 +52,7 @@ def _lag_profile(D: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> D = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
-    >>> _lag_profile(D)
+    >>> lag_profile(D)
     array([0., 1., 2., 3.])
     """
     D = check_distance_matrix(D)
@@ -60,31 +60,8 @@ def _lag_profile(D: ArrayLike) -> np.ndarray:
 
 
 def _toeplitz_part(D) -> np.ndarray:
-    """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean.
-
-    Parameters
-    ----------
-    D : (n, n) array_like
-        A distance matrix between positions.
-
-    Returns
-    -------
-    (n, n) float ndarray
-        ``T[i, j] = _lag_profile(D)[|i - j|]``.
-
-    Raises
-    ------
-    ValueError
-        If ``D`` is not a valid distance matrix.
-
-    Examples
-    --------
-    >>> _toeplitz_part([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
-    array([[0., 2., 2.],
-           [2., 0., 2.],
-           [2., 2., 0.]])
-    """
-    profile = _lag_profile(D)
+    """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean."""
+    profile = lag_profile(D)
     n = profile.size
     return profile[np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])]
 

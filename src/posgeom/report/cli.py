@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..geometry.estimators import ESTIMATORS, estimator_from_name
-from .ladder import _LADDER_RESAMPLES as LADDER_RESAMPLES
+from .ladder import LADDER_RESAMPLES as LADDER_RESAMPLES
 from .pipeline import MAX_POSITIONS, ReportSettings
 
 __all__ = [
@@ -167,9 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if floor["warning"]:
         print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
     if summary["ladder"]:
-        from .ladder import _ladder_line
+        from .ladder import ladder_line
 
-        print(f"\n{_ladder_line(summary['ladder'])}")
+        print(f"\n{ladder_line(summary['ladder'])}")
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
           f"stress_vs_rank.png, {'ladder.png, ' if summary['ladder'] else ''}distances.npy, report.json")
     return 0

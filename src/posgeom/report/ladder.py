@@ -27,7 +27,7 @@ replicates can then exclude the estimate itself, even with the opposite sign.
 
 * :func:`report_ladder`: the ladder of a report, computed, as a JSON-ready dict (``report.json``, key ``"ladder"``).
 * ``_ladder_summary``: the same dict from ladders already computed.
-* ``_ladder_markdown``: its section of ``stress_table.md``; ``_ladder_line``: one sentence for the terminal.
+* ``ladder_markdown``: its section of ``stress_table.md``; ``ladder_line``: one sentence for the terminal.
 * :func:`plot_ladder`: the figure ``ladder.png``, drawn from the dict alone (so from ``report.json`` too).
 """
 
@@ -57,9 +57,9 @@ __all__ = [
 ]
 
 #: The rungs (shares of the texts), the whole corpus first.
-_FRACTIONS = (1.0, 0.5, 0.25, 0.125)
+FRACTIONS = (1.0, 0.5, 0.25, 0.125)
 #: Bootstrap resamples per rung of ``--ladder`` given without a number.
-_LADDER_RESAMPLES = 200
+LADDER_RESAMPLES = 200
 
 
 def _share(f: float) -> str:
@@ -89,8 +89,8 @@ def _centred(ladder: Ladder, keep) -> Ladder:
 
 
 def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, estimator: object, *, rng: int,
-                  n_resamples: int = _LADDER_RESAMPLES,
-                  fractions: Sequence[float] = _FRACTIONS) -> dict:
+                  n_resamples: int = LADDER_RESAMPLES,
+                  fractions: Sequence[float] = FRACTIONS) -> dict:
     """The ladder of a report: the stress of every row, and the mean squared distance, on every rung.
 
     Parameters
@@ -141,49 +141,7 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
 
 
 def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
-    """The ladder of a report as a JSON-ready dict: every row on every rung, and the verdict on every pair.
-
-    Parameters
-    ----------
-    ladder : posgeom.stress.StressLadder
-        From :func:`posgeom.stress.stress_ladder`.
-    fitted : collection of str, optional
-        Rows fitted to the distances (the MDS rows). They are shown on every rung but not ranked: a row fitted to
-        the same distances it is scored against has an in-sample advantage, so only the encodings in use are
-        compared.
-    geometry : posgeom.geometry.Ladder, optional
-        The mean squared distance between positions on the same rungs (:func:`report_ladder`); a pair is ranked
-        only if its interval excludes 0 on every rung. ``None``: not tested.
-
-    Returns
-    -------
-    dict
-        ``estimand``, ``fractions``, ``n_texts``, ``n_resamples``, ``confidence``, ``holds_still`` (no rung misses
-        the whole corpus's stresses of the encodings more often than chance,
-        :meth:`posgeom.geometry.Ladder.holds_still`; fitted rows fit sampling noise too, so their in-sample stress
-        grows on smaller rungs and is left out), ``geometry`` (whether the mean squared distance is above 0 on every
-        rung; ``None`` if not tested) with ``mean_squared_distance`` (estimate, lower, upper per rung), ``rows``
-        (per row: ``encoding``, ``fitted`` and, one value per rung, ``optimal_stress``, ``lower``, ``upper``),
-        ``verdicts`` (per pair of encodings: ``a``, ``b``, ``verdict``, ``signs_hold`` (the verdict of the signs
-        alone, before the geometry is required), and per rung ``signs`` (``"<"``, ``">"`` or ``"?"``) and ``contrast``
-        (estimate, lower, upper of ``stress*(a) - stress*(b)``)), ``ranked`` and ``pairs``.
-
-    Examples
-    --------
-    Eight positions whose token law drifts linearly from one end to the other:
-
-    >>> from posgeom.corpus import SequenceIncidence
-    >>> from posgeom.stress import Candidate, stress_ladder
-    >>> p = np.array([[1 + 3 * i, 3, 3, 1 + 3 * (7 - i)] for i in range(8)], dtype=float)
-    >>> p /= p.sum(axis=1, keepdims=True)
-    >>> gen = np.random.default_rng(0)
-    >>> inc = SequenceIncidence.from_sequences(np.stack([gen.choice(4, 1600, p=q) for q in p], axis=1), 8, 4)
-    >>> line = np.abs(np.subtract.outer(np.arange(8.0), np.arange(8.0)))
-    >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(8))]
-    >>> summary = _ladder_summary(stress_ladder(rows, inc, rng=0, n_resamples=50))
-    >>> summary["n_texts"], summary["verdicts"][0]["verdict"], summary["ranked"], summary["pairs"]
-    ([1600, 800, 400, 200], 'line < constant', 1, 1)
-    """
+    """The ladder of a report as a JSON-ready dict: every row on every rung, and the verdict on every pair."""
     fitted = set(fitted)
     est, lo, hi = ladder.estimates, ladder.lower, ladder.upper
     rows = [{"encoding": name, "fitted": name in fitted, "optimal_stress": est[:, j].tolist(),
@@ -211,7 +169,7 @@ def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
     }
 
 
-def _ladder_markdown(summary: dict, *, digits: int = 3) -> str:
+def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     """The ladder's section of ``stress_table.md``: stress on every rung, then the verdict on every pair.
 
     Parameters
@@ -235,7 +193,7 @@ def _ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     ...            "rows": [{"encoding": "x", "fitted": False, "optimal_stress": [0.5, 0.4], "lower": [0.4, 0.3],
     ...                      "upper": [0.6, 0.5]}],
     ...            "verdicts": [{"a": "x", "b": "y", "verdict": "undetermined", "signs": ["<", "?"]}]}
-    >>> print(_ladder_markdown(summary).splitlines()[-1])
+    >>> print(ladder_markdown(summary).splitlines()[-1])
     | x vs y | undetermined | < | ? |
     """
     shares = [f"{_share(f)} ({m:,} texts)" for f, m in zip(summary["fractions"], summary["n_texts"])]
@@ -277,7 +235,7 @@ def _ladder_markdown(summary: dict, *, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def _ladder_line(summary: dict) -> str:
+def ladder_line(summary: dict) -> str:
     """One sentence on the ladder's verdicts, for the terminal.
 
     Parameters
@@ -291,11 +249,11 @@ def _ladder_line(summary: dict) -> str:
 
     Examples
     --------
-    >>> _ladder_line({"ranked": 1, "pairs": 2, "verdicts": [{"a": "x", "b": "y", "verdict": "x < y"},
+    >>> ladder_line({"ranked": 1, "pairs": 2, "verdicts": [{"a": "x", "b": "y", "verdict": "x < y"},
     ...                                                    {"a": "x", "b": "z", "verdict": "undetermined"}]})
     'Ladder (all, 1/2, 1/4, 1/8 of the texts): 1 of 2 pairwise rankings hold on every rung; undetermined: x vs z.'
     """
-    shares = ", ".join(_share(f) for f in summary.get("fractions", _FRACTIONS))
+    shares = ", ".join(_share(f) for f in summary.get("fractions", FRACTIONS))
     open_pairs = [f"{v['a']} vs {v['b']}" for v in summary["verdicts"] if v["verdict"] == "undetermined"]
     tail = f"; undetermined: {', '.join(open_pairs)}" if open_pairs else ""
     return (f"Ladder ({shares} of the texts): {summary['ranked']} of {summary['pairs']} pairwise rankings hold on "

@@ -27,7 +27,7 @@ import numpy as np
 from .._validation import check_positive_int
 from ..geometry.estimators import Estimator, Resolved
 from .floor import noise_floor_summary
-from .ladder import _FRACTIONS as LADDER_FRACTIONS
+from .ladder import FRACTIONS as LADDER_FRACTIONS
 
 __all__: list[str] = []  # the command line is the public face (posgeom.report.cli.main)
 
@@ -160,39 +160,7 @@ class ReportSettings:
 
 
 def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, text_field: str = "text") -> list[str]:
-    """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``.
-
-    Parameters
-    ----------
-    corpus : str
-        ``"sst2"`` or ``"imdb"`` (loaded with :mod:`posgeom.data`), or a file, folder or glob of shards.
-    split : str, default "train"
-        Split of a named corpus (ignored for shards).
-    limit : int, optional
-        Keep only the first ``limit`` documents.
-    text_field : str, default "text"
-        Field/column of JSONL/Parquet shards.
-
-    Returns
-    -------
-    list of str
-        The documents.
-
-    Raises
-    ------
-    ValueError
-        The corpus has no documents, or a shard cannot be read.
-    FileNotFoundError
-        No shard file matches ``corpus``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     _ = (Path(tmp) / "reviews.txt").write_text("a fine film\\nskip it\\nloved it\\n", encoding="utf-8")
-    ...     _load_texts(tmp, limit=2)
-    ['a fine film', 'skip it']
-    """
+    """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``."""
     if corpus in _NAMED_CORPORA:
         from ..data import datasets
 
@@ -214,11 +182,7 @@ def _sample_texts(texts: list[str], n: int | None, seed: int) -> list[str]:
 
 
 def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, seed: int) -> np.ndarray:
-    """The indices of the texts a report uses: the first ``limit``, then a seeded subset of ``sample_texts``.
-
-    The one selection of both routes (``_load_texts`` + ``_sample_texts`` in one process, and the ``select``
-    of ``sharded_tokenized_corpus`` on Dask), so that both use the same texts.
-    """
+    """The indices of the texts a report uses: the first ``limit``, then a seeded subset of ``sample_texts``."""
     m = min(n_texts, limit) if limit else n_texts
     if sample_texts is None:
         return np.arange(m)
@@ -286,7 +250,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from ..data.text import load_tokenizer, tokenize_corpus
     from ..geometry._crossfit import corrected_distances
     from ..geometry.mds import classical_mds
-    from ..plotting import _spectrum_plot, distance_heatmap
+    from ..plotting import distance_heatmap, spectrum_plot
     from ..stress import standard_candidates, stress_table
     from ..stress.rank_curve import stress_by_rank
 
@@ -360,10 +324,10 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     lines += ["", table.to_markdown(), ""]
     ladder = None
     if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
-        from .ladder import _ladder_markdown, plot_ladder, report_ladder
+        from .ladder import ladder_markdown, plot_ladder, report_ladder
 
         ladder = report_ladder(candidates, data, estimator, rng=settings.seed, n_resamples=settings.ladder)
-        lines.append(_ladder_markdown(ladder))
+        lines.append(ladder_markdown(ladder))
         fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
         plot_ladder(ladder, ax=fig.subplots())
         fig.savefig(out / "ladder.png", dpi=120, bbox_inches="tight")
@@ -381,7 +345,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     mds = classical_mds(D)
     fig = Figure(figsize=(5, 3.4))
     ax = fig.subplots()
-    _spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
+    spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
     ax.set_title(f"spectrum of B (numerical rank {mds.rank})")
     fig.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
     ranks = list(range(1, min(10, mds.rank) + 1))

@@ -1,7 +1,7 @@
 """The rows of a stress table: encodings and the distances they induce between positions.
 
 * :class:`Candidate`: one row (a name, its conventions, and the rule ``D -> E``).
-* ``_fixed_distances`` / ``_fixed_encoding``: a row from an induced distance matrix or an absolute encoding.
+* ``fixed_distances`` / ``fixed_encoding``: a row from an induced distance matrix or an absolute encoding.
 * :func:`mds_candidate`: classical MDS of the target itself (fitted, refitted per resample).
 * :func:`standard_candidates`: the book's rows (sinusoidal, RoPE, ALiBi, T5, learned, constant, MDS).
 """
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 # Within one table evaluation (one target D), the MDS rows share one eigendecomposition of B.
-_MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
+MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Candidate:
             raise TypeError(f"fitted must be True or False, got {self.fitted!r}")
 
 
-def _fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
+def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
     """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's.
 
     Parameters
@@ -104,7 +104,7 @@ def _fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candi
     Examples
     --------
     >>> from posgeom.encodings._relative import _alibi_distances
-    >>> c = _fixed_distances("ALiBi", _alibi_distances(3), description="slope 1")
+    >>> c = fixed_distances("ALiBi", _alibi_distances(3), description="slope 1")
     >>> c.distances(None)[0], c.fitted
     (array([0., 1., 2.]), False)
     """
@@ -113,7 +113,7 @@ def _fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candi
     return Candidate(name, description, lambda D: E, fitted=False)
 
 
-def _fixed_encoding(name: str, P, description: str = "") -> Candidate:
+def fixed_encoding(name: str, P, description: str = "") -> Candidate:
     """A candidate given by an absolute encoding ``P`` (n x d, rows = positions); ``E_ij = ||p_i - p_j||``.
 
     Parameters
@@ -137,12 +137,12 @@ def _fixed_encoding(name: str, P, description: str = "") -> Candidate:
 
     Examples
     --------
-    >>> _fixed_encoding("line", [[0.0], [3.0]]).distances(None)
+    >>> fixed_encoding("line", [[0.0], [3.0]]).distances(None)
     array([[0., 3.],
            [3., 0.]])
     """
     P = check_matrix(P, f"{name}: P", min_rows=2)
-    return _fixed_distances(name, pairwise_distances(P), description=description)
+    return fixed_distances(name, pairwise_distances(P), description=description)
 
 
 def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: float | None = None) -> Candidate:
@@ -183,7 +183,7 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
     description = f"classical MDS of D, {what}; fitted to D"
 
     def distances(D):
-        cache = _MDS_CACHE.get()
+        cache = MDS_CACHE.get()
         if cache is None:  # outside a table evaluation
             return pairwise_distances(classical_mds(D, rank=rank, tol=tol).embedding)
         key = ("mds", tol)
@@ -318,14 +318,14 @@ def standard_candidates(
 
     m = float(np.linalg.norm(alibi_slopes(n_heads)))
     rows = [
-        _fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base=base), f"Vaswani et al., d={d}, base={base:g}"),
-        _fixed_distances("RoPE", induced_distances("rope", n, d_model=d, n_heads=n_heads, base=base),
+        fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base=base), f"Vaswani et al., d={d}, base={base:g}"),
+        fixed_distances("RoPE", induced_distances("rope", n, d_model=d, n_heads=n_heads, base=base),
                         description=f"{n_heads} heads of d_head={d_head}, unit blocks, base={base:g}"),
-        _fixed_distances("ALiBi", induced_distances("alibi", n, d_model=d, n_heads=n_heads),
+        fixed_distances("ALiBi", induced_distances("alibi", n, d_model=d, n_heads=n_heads),
                         description=f"||m|| |i-j|, {n_heads} heads' slopes (||m||={m:.3g}); rank 1"),
     ]
     if t5:
-        rows.append(_fixed_distances("T5 buckets", induced_distances("t5", n, d_model=d, n_heads=n_heads),
+        rows.append(fixed_distances("T5 buckets", induced_distances("t5", n, d_model=d, n_heads=n_heads),
                                     description="bucket(|i-j|), 32 buckets, max distance 128"))
     off = f", model positions {offset}..{offset + n - 1}"
     if pretrained is not None or model is not None:
@@ -334,13 +334,13 @@ def standard_candidates(
             raise ValueError(f"model={model!r} names the pretrained row but no table was given; pass "
                              f"pretrained=posgeom.data.learned_position_embeddings(model={model!r})")
         P = _slice_rows(pretrained, offset, n, "pretrained position embeddings")
-        rows.append(_fixed_encoding("learned (pretrained)", P, f"{label}, d={P.shape[1]}{off}"))
+        rows.append(fixed_encoding("learned (pretrained)", P, f"{label}, d={P.shape[1]}{off}"))
     if scratch is not None:
         P = _slice_rows(scratch, offset, n, "from-scratch position embeddings")
-        rows.append(_fixed_encoding("learned (from scratch)", P, f"trained here, d={P.shape[1]}{off}"))
+        rows.append(fixed_encoding("learned (from scratch)", P, f"trained here, d={P.shape[1]}{off}"))
     if constant:
         E = np.ones((n, n)) - np.eye(n)
-        rows.append(_fixed_distances("constant (no order)", E, description="E_ij = 1 for i != j; reference"))
+        rows.append(fixed_distances("constant (no order)", E, description="E_ij = 1 for i != j; reference"))
     rows.append(mds_candidate(rank=None))
     rows.extend(mds_candidate(rank=r) for r in ranks)
     return rows

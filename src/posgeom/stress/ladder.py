@@ -21,7 +21,7 @@ from ..geometry._crossfit import distances_from_squared
 from ..geometry.ladder import Ladder, stability_ladder
 from ..inference._bootstrap import difference
 from .candidates import Candidate
-from .table import _evaluate
+from .table import evaluate_rows
 
 __all__ = [
     "stress_ladder",
@@ -280,7 +280,7 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     estimator = estimator.planned(data, fraction=min(float(f) for f in fractions))
 
     def statistic(Q):
-        return _evaluate(candidates, distances_from_squared(Q))[1::3]
+        return evaluate_rows(candidates, distances_from_squared(Q))[1::3]
 
     lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng, n_resamples=n_resamples,
                            confidence=confidence)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_matrix, check_positive_int
-from ..geometry.mds import _double_centered_gram, classical_mds
+from ..geometry.mds import classical_mds, double_centered_gram
 from ._smacof import smacof_encoding
 from .core import stress_of_encoding as _stress
 
@@ -32,37 +32,9 @@ _METHODS = ("classical", "smacof")
 
 
 def _strain(X, D) -> float:
-    """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``.
-
-    ``B = -1/2 J D^2 J`` is the double-centred Gram matrix (``posgeom.geometry.mds._double_centered_gram``) and
-    ``Xc`` is ``X`` with its column means removed (the Gram matrix of a centred configuration). 0 iff ``X``
-    reproduces ``B``.
-
-    Parameters
-    ----------
-    X : (n, r) array_like
-        A configuration, rows are positions.
-    D : (n, n) array_like
-        Target distances between the same positions.
-
-    Returns
-    -------
-    float
-        Relative strain, ``>= 0``.
-
-    Raises
-    ------
-    ValueError
-        Different numbers of positions, an invalid ``D``, or ``D`` zero everywhere.
-
-    Examples
-    --------
-    >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-    >>> round(_strain([[0.0], [1.0], [2.0]], D), 6), round(_strain([[0.0], [0.0], [1.0]], D), 3)
-    (0.0, 0.782)
-    """
+    """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``."""
     X = check_matrix(X, "X", min_rows=2)
-    B = _double_centered_gram(D)
+    B = double_centered_gram(D)
     if X.shape[0] != B.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but D describes {B.shape[0]} positions")
     norm = float(np.linalg.norm(B))

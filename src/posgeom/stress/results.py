@@ -137,10 +137,10 @@ class StressTable:
 
     Examples
     --------
-    >>> from posgeom.stress.candidates import _fixed_encoding
+    >>> from posgeom.stress.candidates import fixed_encoding
     >>> from posgeom.stress import mds_candidate, stress_table
     >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> table = stress_table(D, [_fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(rank=1)])
+    >>> table = stress_table(D, [fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(rank=1)])
     >>> len(table), table.names, table["line x2"].raw, table.estimator
     (2, ['line x2', 'MDS rank 1'], 1.0, 'resolved')
     """
@@ -385,11 +385,11 @@ class StressTable:
 
         Examples
         --------
-        >>> from posgeom.stress.candidates import _fixed_encoding
+        >>> from posgeom.stress.candidates import fixed_encoding
         >>> from posgeom.stress import stress_table
         >>> from posgeom.geometry import PlugIn
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> table = stress_table(D, [_fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator=PlugIn())
+        >>> table = stress_table(D, [fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator=PlugIn())
         >>> print(table.to_markdown(descriptions=False))
         Estimator of D: plug-in.
         Estimand: d_H between the empirical distributions (biased upward; moves with the number of texts).

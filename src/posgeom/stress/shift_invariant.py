@@ -29,7 +29,7 @@ class ShiftInvariantStress:
         ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target
         (:func:`posgeom.shift_equivariance_defect`).
     profile_cosine : float
-        ``c``: cosine between the lag profiles ``f`` of ``D`` and ``g`` of ``E`` (``geometry.shift._lag_profile``),
+        ``c``: cosine between the lag profiles ``f`` of ``D`` and ``g`` of ``E`` (``geometry.shift.lag_profile``),
         weighted by the number of pairs ``n - k`` at lag ``k``.
     stress : float
         ``1 - (1 - delta^2) c^2``, equal to ``stress_of_distances(E, D, scale="optimal")``.
@@ -105,7 +105,7 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
     >>> round(parts.stress, 6) == round(stress_of_distances(E, D, scale="optimal"), 6)
     True
     """
-    from ..geometry.shift import _lag_profile, shift_equivariance_defect
+    from ..geometry.shift import lag_profile, shift_equivariance_defect
 
     E = check_distance_matrix(E, "E")
     D = check_distance_matrix(D, "D")
@@ -122,6 +122,6 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
     n = D.shape[0]
     delta = shift_equivariance_defect(D)
     w = n - np.arange(1, n)
-    f, g = _lag_profile(D)[1:], _lag_profile(E)[1:]
+    f, g = lag_profile(D)[1:], lag_profile(E)[1:]
     c = float(np.sum(w * f * g) / np.sqrt(np.sum(w * f * f) * np.sum(w * g * g)))
     return ShiftInvariantStress(defect=delta, profile_cosine=c, stress=float(1.0 - (1.0 - delta**2) * c**2))

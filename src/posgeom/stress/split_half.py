@@ -167,7 +167,7 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     """
     from ..corpus.incidence import SequenceIncidence, check_incidence
     from ..geometry.estimators import Resolved
-    from ..geometry.ladder import _contiguous_tokens
+    from ..geometry.ladder import contiguous_tokens
 
     check_incidence(data)
     candidates = list(candidates)
@@ -177,7 +177,7 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     n_splits = check_positive_int(n_splits, "n_splits")
     estimator = Resolved() if estimator is None else estimator
     estimator = estimator.planned(data, fraction=0.5)
-    tokens = _contiguous_tokens(data)
+    tokens = contiguous_tokens(data)
     m = data.n_sequences
     values = []
     for _ in range(n_splits):

@@ -26,10 +26,10 @@ from .._validation import check_distance_matrix, check_rng
 from ..corpus.incidence import check_incidence
 from ..geometry._crossfit import distances_from_squared
 from .candidates import (
-    _MDS_CACHE,
+    MDS_CACHE,
     Candidate,
-    _fixed_distances,
-    _fixed_encoding,
+    fixed_distances,
+    fixed_encoding,
     mds_candidate,
     standard_candidates,
 )
@@ -41,11 +41,11 @@ __all__ = [
 ]
 
 # also importable from here, documented where they are defined (candidates, results, shift_invariant)
-_REEXPORTED = (Candidate, _fixed_distances, _fixed_encoding, mds_candidate, standard_candidates, StressRow,
+_REEXPORTED = (Candidate, fixed_distances, fixed_encoding, mds_candidate, standard_candidates, StressRow,
                StressTable, ShiftInvariantStress, shift_invariant_decomposition)
 
 
-def _evaluate(candidates, D) -> np.ndarray:
+def evaluate_rows(candidates, D) -> np.ndarray:
     """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``.
 
     The same numbers as :func:`~posgeom.stress.stress_of_distances` (raw and optimal) and
@@ -60,7 +60,7 @@ def _evaluate(candidates, D) -> np.ndarray:
         raise ValueError("D is zero for every pair of positions: stress is undefined (0/0)")
     dd = float(d @ d)
     out = np.empty(3 * len(candidates))
-    token = _MDS_CACHE.set({})
+    token = MDS_CACHE.set({})
     try:
         for k, c in enumerate(candidates):
             E = np.asarray(c.distances(D), dtype=float)
@@ -77,7 +77,7 @@ def _evaluate(candidates, D) -> np.ndarray:
             out[3 * k + 1] = float(r_opt @ r_opt) / dd
             out[3 * k + 2] = a
     finally:
-        _MDS_CACHE.reset(token)
+        MDS_CACHE.reset(token)
     return out
 
 
@@ -121,7 +121,7 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> from posgeom.encodings import sinusoidal_encoding
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 5, 12, rng=0), 5, 12)
-    >>> rows = [_fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(rank=2)]
+    >>> rows = [fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(rank=2)]
     >>> table = stress_table(None, rows, data=inc, rng=0, n_resamples=10)
     >>> table.estimator, table.n_resamples, table["MDS rank 2"].optimal_ci is not None
     ('resolved', 10, True)
@@ -146,13 +146,13 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
                          "to estimate them with the estimator, not both")
     if D is not None:
         D = check_distance_matrix(D)
-        return StressTable(rows=tuple(_rows(candidates, _evaluate(candidates, D))), n_positions=D.shape[0],
+        return StressTable(rows=tuple(_rows(candidates, evaluate_rows(candidates, D))), n_positions=D.shape[0],
                            title=title, estimator=estimator.label, estimand=estimator.describe_estimand(),
                            target=_read_only(D))
     seed = int(rng) if isinstance(rng, numbers.Integral) else None
     boot = estimator.bootstrap(check_incidence(data), rng=check_rng(rng), n_resamples=n_resamples,
                                confidence=confidence,
-                               statistic=lambda Q: _evaluate(candidates, distances_from_squared(Q)))
+                               statistic=lambda Q: evaluate_rows(candidates, distances_from_squared(Q)))
     D = boot.point.distances
     return StressTable(
         rows=tuple(_rows(candidates, np.asarray(boot.estimate, dtype=float), boot)), n_positions=D.shape[0],
