@@ -44,12 +44,12 @@ NAMES_CEILING = 120
 STUDIES_LINES_TARGET = 1500
 STUDIES_LINES_CEILING = 1489
 
-#: Targets of issue #32: ``src/`` at most 12,000 lines in all (17,628 when the issue was written; 16,450 when this
+#: Targets of issue #32: ``src/`` at most 12,000 lines in all (17,628 when the issue was written; 16,449 when this
 #: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet) and at
 #: most 20 underscore names imported across modules (``from ... import _name``: a second API behind the public one;
 #: 56 when the issue was written, 37 when this ceiling was written). The ceilings may only go down.
 SRC_LINES_TARGET = 12_000
-SRC_LINES_CEILING = 16_450
+SRC_LINES_CEILING = 16_449
 PRIVATE_IMPORTS_TARGET = 20
 PRIVATE_IMPORTS_CEILING = 37
 

@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = ReportSettings(
             corpus=args.corpus, n_positions=args.positions, model=args.model, split=args.split,
             special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
-            min_length=args.min_length, limit=args.limit, n_resamples=args.bootstrap, seed=args.seed,
+            min_length=args.min_length, limit=args.limit, n_resamples=args.bootstrap, rng=args.seed,
             text_field=args.text_field, scheduler=args.scheduler, estimator=estimator_from_name(args.estimator),
             sample_texts=args.sample_texts, ladder=args.ladder,
         )

@@ -63,8 +63,9 @@ class ReportSettings:
         Use only the first ``limit`` documents.
     n_resamples : int
         Bootstrap resamples for the intervals (0: none).
-    seed : int
-        Seed of the bootstrap, of the estimator's random splits and of ``sample_texts``.
+    rng : int
+        The report's randomness (``--seed``); each consumer (text sample, estimator, floors, ladder) draws from its
+        own ``numpy.random.default_rng(rng)``, so none depends on what another drew.
     text_field : str
         Field/column of JSONL/Parquet shards.
     scheduler : str, optional
@@ -76,7 +77,7 @@ class ReportSettings:
         Estimator of the Hellinger distances (default ``Resolved()``; the command line names one of
         ``posgeom.geometry.estimators.ESTIMATORS``); its estimand is stated in the report.
     sample_texts : int, optional
-        Use a random subset of this many texts (at least 4; drawn with ``seed``, after ``limit``, before
+        Use a random subset of this many texts (at least 4; drawn with ``rng``, after ``limit``, before
         tokenising).
     ladder : int
         Bootstrap resamples per rung of the subsampling ladder (0: no ladder; else at least 2). The resolved
@@ -86,7 +87,7 @@ class ReportSettings:
     Raises
     ------
     ValueError, TypeError
-        ``n_positions < 2``, negative ``n_resamples`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, or an
+        ``n_positions < 2``, negative ``n_resamples`` or ``rng``, non-positive ``limit``, ``sample_texts < 4``, or an
         ``estimator`` that is not one.
 
     Examples
@@ -108,7 +109,7 @@ class ReportSettings:
     min_length: int | None = None
     limit: int | None = None
     n_resamples: int = 0
-    seed: int = 0
+    rng: int = 0
     text_field: str = "text"
     scheduler: str | None = None
     estimator: Estimator = field(default_factory=Resolved)
@@ -122,7 +123,7 @@ class ReportSettings:
         if self.n_positions is not None:
             check_positive_int(self.n_positions, "n_positions", minimum=2)
         check_positive_int(self.n_resamples, "n_resamples", minimum=0)
-        check_positive_int(self.seed, "seed", minimum=0)
+        check_positive_int(self.rng, "rng", minimum=0)
         if check_positive_int(self.ladder, "ladder", minimum=0) == 1:
             raise ValueError("ladder (--ladder) needs at least 2 bootstrap resamples per rung, got 1")
         if self.limit is not None:
@@ -174,21 +175,19 @@ def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, 
     return texts[:limit] if limit else texts
 
 
-def _sample_texts(texts: list[str], n: int | None, seed: int) -> list[str]:
+def _sample_texts(texts: list[str], n: int | None, rng: int) -> list[str]:
     """A seeded random subset of ``n`` texts, in corpus order (all texts when ``n`` is ``None``)."""
-    if n is None:
-        return texts
-    return [texts[i] for i in _text_indices(len(texts), limit=None, sample_texts=n, seed=seed)]
+    return texts if n is None else [texts[i] for i in _text_indices(len(texts), limit=None, sample_texts=n, rng=rng)]
 
 
-def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, seed: int) -> np.ndarray:
+def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, rng: int) -> np.ndarray:
     """The indices of the texts a report uses: the first ``limit``, then a seeded subset of ``sample_texts``."""
     m = min(n_texts, limit) if limit else n_texts
     if sample_texts is None:
         return np.arange(m)
     if sample_texts > m:
         raise ValueError(f"--sample-texts {sample_texts} exceeds the {m} texts of the corpus: choose at most {m}")
-    return np.sort(np.random.default_rng(seed).choice(m, size=sample_texts, replace=False))
+    return np.sort(np.random.default_rng(rng).choice(m, size=sample_texts, replace=False))
 
 
 def _model_shape(model: str) -> tuple[int, int]:
@@ -275,13 +274,13 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         select = None
         if settings.limit or settings.sample_texts is not None:
             select = functools.partial(_text_indices, limit=settings.limit, sample_texts=settings.sample_texts,
-                                       seed=settings.seed)
+                                       rng=settings.rng)
         tokens = sharded_tokenized_corpus(settings.corpus, cap, model=settings.model,
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
                                           text_field=settings.text_field, select=select)
     else:
         texts = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
-        texts = _sample_texts(texts, settings.sample_texts, settings.seed)
+        texts = _sample_texts(texts, settings.sample_texts, settings.rng)
         tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=cap, progress=progress)
     n_texts = len(tokens)
     n, positions = _positions(settings, tokens, cap)
@@ -298,11 +297,11 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         estimand = estimator.describe_estimand(data)
         title = f"{settings.corpus} ({convention.describe()}; {estimator.label} estimator)"
         if settings.n_resamples:
-            table = stress_table(None, candidates, data=data, estimator=estimator, rng=settings.seed,
+            table = stress_table(None, candidates, data=data, estimator=estimator, rng=settings.rng,
                                  n_resamples=settings.n_resamples, title=title)
             D = np.array(table.target)
         else:
-            D = estimator.distances(data, rng=settings.seed).distances
+            D = estimator.distances(data, rng=settings.rng).distances
             table = stress_table(D, candidates, title=title, estimator=estimator)
     except ValueError as exc:
         raise ValueError(f"the {estimator.label} estimator cannot estimate this corpus{rung}: {exc}; use more "
@@ -312,8 +311,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                          "encodings with; use more texts or fewer positions")
     floors, reason = None, "the estimand is 0 for equal distributions: D carries no upward floor"
     if estimator.upward_floor:
-        try:  # the split-half noise floors of the positions, with the seed of the report
-            floors = corrected_distances(data, rng=settings.seed, n_splits=20).floors
+        try:  # the split-half noise floors of the positions, with the rng of the report
+            floors = corrected_distances(data, rng=settings.rng, n_splits=20).floors
         except ValueError:
             reason = "the corpus cannot be split into two halves reaching every position"
     floor = noise_floor_summary(D, floors, reason=reason)
@@ -326,7 +325,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
         from .ladder import ladder_markdown, plot_ladder, report_ladder
 
-        ladder = report_ladder(candidates, data, estimator, rng=settings.seed, n_resamples=settings.ladder)
+        ladder = report_ladder(candidates, data, estimator, rng=settings.rng, n_resamples=settings.ladder)
         lines.append(ladder_markdown(ladder))
         fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
         plot_ladder(ladder, ax=fig.subplots())
@@ -361,7 +360,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     summary = {"settings": {**asdict(settings), "estimator": repr(estimator)}, "convention": convention.describe(),
                "positions": positions, "d_model": d, "n_heads": n_heads, "mds_rank": mds.rank,
                "estimator": estimator.label, "estimand": estimand,
-               "splits": f"{estimator!r}, numpy Generator seeded {settings.seed}",
+               "splits": f"{estimator!r}, numpy Generator seeded {settings.rng}",
                "sample_texts": settings.sample_texts, "n_texts": n_texts, "noise_floor": asdict(floor),
                "table": table.to_records(), "ladder": ladder}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
