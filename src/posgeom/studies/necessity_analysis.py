@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["defect_table", "SeedRuns", "train_runs", "plot_scheme_accuracy"]
 
-_CONFIG = TrainConfig(epochs=12, lr=3e-3, batch_size=64)
-
-
 def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, vocab_size: int, d_model: int = 32,
                  n_heads: int = 4, n_layers: int = 2, causal: bool = False, extra: dict | None = None,
                  seed: int = 1) -> pd.DataFrame:
@@ -89,10 +86,10 @@ class SeedRuns:
 
 
 def train_runs(train: Sequence[object], test: object, *, positional: str, seeds: Sequence[int], vocab_size: int,
-               causal: bool = False, n_classes: int = 2, confidence: float = 0.99) -> SeedRuns:
+               causal: bool = False, n_classes: int = 2, confidence: float = 0.99, epochs: int = 12) -> SeedRuns:
     """Train one configuration per seed with :func:`posgeom.nn.fit_ensemble`, seed ``k`` on ``train[k]``; score it.
 
-    ``d_model=32``, two heads, one layer, mean pooling; 12 epochs of AdamW at ``lr=3e-3``, batches of 64. Test unit:
+    ``d_model=32``, two heads, one layer, mean pooling; ``epochs`` of AdamW at ``lr=3e-3``, batches of 64. Test unit:
     the pair (sequence labels; ``test``: sequences, then partners, as from :func:`posgeom.nn.order_task`) or sequence.
 
     ``train``: one training set per seed (TaskData or (X, y)); ``test``: shared by the runs; ``confidence``: the level
@@ -105,7 +102,8 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     X, y = (test.X, test.y) if hasattr(test, "X") else map(np.asarray, test[:2])
     spec = ModelSpec(vocab_size=vocab_size, n_positions=X.shape[1], d_model=32, n_heads=2, n_layers=1,
                      positional=positional, causal=causal, n_classes=n_classes)
-    fits = fit_ensemble(spec, list(train), seeds=list(seeds), config=_CONFIG)
+    config = TrainConfig(epochs=epochs, lr=3e-3, batch_size=64)
+    fits = fit_ensemble(spec, list(train), seeds=list(seeds), config=config)
     correct = np.stack([predict(f.model, X, pooled=y.ndim == 1).argmax(-1).numpy() == y for f in fits]).astype(float)
     if y.ndim == 2:
         units = correct.mean(axis=2)
