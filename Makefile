@@ -14,7 +14,8 @@ export PYTHONHASHSEED := 0
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: book pdf test test-built test-package check bench install browser clean
+# `make student` builds the student edition (the exercises without their solutions) into _build/student/_build/html.
+.PHONY: book student pdf test test-built test-package check bench install browser clean
 
 install: $(STAMP)
 
@@ -26,6 +27,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
+
+# The student edition: the same book without the solutions to the exercises (book/_ext/student_edition.py, switched on
+# by POSGEOM_EDITION=student), written to _build/student/_build/html. It takes the executed chapters from the cache of
+# `make book`, so after `make book` nothing is executed again.
+student: $(STAMP)
+	POSGEOM_EDITION=student $(BIN)/jupyter-book build . --all --path-output _build/student --warningiserror --keep-going
 
 # The whole book as one PDF, _build/book.pdf: the single-page HTML build (chapters taken from the execution cache
 # that `make book` filled; executed here only if missing or changed) printed by headless Chromium. MathJax is served by the build itself (book/_ext/offline_mathjax.py) and the figures

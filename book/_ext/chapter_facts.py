@@ -1,10 +1,14 @@
 """A ``{chapter-facts}`` directive: one row per chapter with facts read from the book itself, never typed.
 
-For every notebook in the table of contents (in reading order): its number and title (a link), the words a reader
-reads (Markdown, dropdowns included) as minutes at 200 words a minute, the number of exercises (``{exercise}``
-directives), the visible code lines (code cells not folded or removed), and the execution time of the build that
-produced the page (from myst-nb's execution data, as in ``{nb-exec-table}``). The table is filled in after every
-document has been executed, so its times are this build's.
+For every notebook in the table of contents (in reading order): its number and title (a link), its reading time
+(:func:`reading_minutes`: the prose at ``PROSE_RATE`` words a minute, the definitions, theorems and proofs at
+``PROOF_RATE``; exercises and their solutions are lab time, not reading time), the number of exercises
+(``{exercise}`` directives), the visible code lines (code cells not folded or removed), and the execution time of the
+build that produced the page (from myst-nb's execution data, as in ``{nb-exec-table}``). The table is filled in after
+every document has been executed, so its times are this build's.
+
+A second directive, ``{chapter-objectives}``, lists each chapter's "After this chapter you can" objectives, read from
+the chapter itself, for a course plan.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from docutils.statemachine import StringList
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.addnodes import pending_xref
 from sphinx.transforms.post_transforms import SphinxPostTransform
@@ -24,6 +29,13 @@ KEY = "has_chapter_facts"
 FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}", re.M)
+# Reading rates (words a minute) for technical prose: about half of the 200 or more of ordinary prose for the running
+# text, and half again for definitions, theorems and proofs, which a student reads with pencil and paper. A displayed
+# equation counts as EQUATION_WORDS words at the slow rate (half a minute), inline math as one word.
+PROSE_RATE, PROOF_RATE, EQUATION_WORDS = 100, 50, 25
+_BLOCK = re.compile(r"^(`{3,}|:{3,})\{([\w:-]+)\}.*?^\1\s*$", re.M | re.S)
+_SLOW = ("prf:", "proof")
+_LAB = ("exercise", "solution")
 
 
 class ChapterFactsNode(nodes.General, nodes.Element):
@@ -36,18 +48,49 @@ class ChapterFacts(SphinxDirective):
         return [ChapterFactsNode()]
 
 
+def reading_minutes(markdown: str) -> float:
+    """Minutes to read a page's Markdown: definitions, theorems and proofs (``{prf:...}`` and ``{proof}`` blocks) at
+    ``PROOF_RATE`` words a minute, exercises and solutions not at all, the rest at ``PROSE_RATE``; each displayed
+    equation outside exercises as ``EQUATION_WORDS`` words at ``PROOF_RATE``."""
+    lab_text = "".join(m.group(0) for m in _BLOCK.finditer(markdown) if m.group(2) in _LAB)
+    equations = len(re.findall(r"\$\$.*?\$\$", markdown, flags=re.S)) - len(re.findall(r"\$\$.*?\$\$", lab_text, re.S))
+    text = re.sub(r"\$\$.*?\$\$", " ", markdown, flags=re.S)
+    slow = lab = 0
+    for m in _BLOCK.finditer(text):
+        words = len(WORD.findall(re.sub(r"\$[^$\n]*\$", " ", m.group(0))))
+        slow += words if m.group(2).startswith(_SLOW) else 0
+        lab += words if m.group(2) in _LAB else 0
+    total = len(WORD.findall(re.sub(r"\$[^$\n]*\$", " ", text)))
+    return (total - slow - lab) / PROSE_RATE + (slow + EQUATION_WORDS * equations) / PROOF_RATE
+
+
+def objectives(markdown: str) -> list[str]:
+    """The bullets of a page's "After this chapter you can" list (each as Markdown, continuation lines joined)."""
+    m = re.search(r"After this chapter you can[^\n]*\n", markdown)
+    if not m:
+        return []
+    items: list[str] = []
+    for line in markdown[m.end() :].splitlines():
+        if re.match(r"\s*[*-] ", line):
+            items.append(re.sub(r"^\s*[*-] ", "", line).strip())
+        elif line.startswith("  ") and items:
+            items[-1] += " " + line.strip()
+        elif line.strip() or items:
+            break
+    return items
+
+
 def notebook_facts(path: Path) -> dict:
-    """Words, exercises and visible code lines of one stored notebook."""
+    """Reading minutes, exercises and visible code lines of one stored notebook."""
     cells = json.loads(path.read_text())["cells"]
     markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    prose = re.sub(r"\$\$.*?\$\$", " ", markdown, flags=re.S)
     visible = [
         "".join(c["source"])
         for c in cells
         if c["cell_type"] == "code" and not set(c.get("metadata", {}).get("tags", [])) & FOLDED
     ]
     return {
-        "minutes": len(WORD.findall(prose)) / 200,
+        "minutes": reading_minutes(markdown),
         "exercises": len(EXERCISE.findall(markdown)),
         "code": sum(1 for source in visible for line in source.splitlines() if line.strip()),
     }
@@ -119,6 +162,26 @@ def _reading_order(env):
     return order
 
 
+class ChapterObjectives(SphinxDirective):
+    """Each chapter's objectives, read from the chapter: a heading line per chapter and its bullets."""
+
+    def run(self):
+        lines = []
+        for docname in _reading_order(self.env):
+            path = Path(self.env.doc2path(docname))
+            if path.suffix != ".ipynb":
+                continue
+            cells = json.loads(path.read_text())["cells"]
+            items = objectives("\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"))
+            if items:
+                target = posixpath.relpath(docname, posixpath.dirname(self.env.docname))
+                lines += [f"**{{doc}}`{target}`**: after it a student can", ""]
+                lines += [f"* {item}" for item in items] + [""]
+        container = nodes.container(classes=["chapter-objectives"])
+        self.state.nested_parse(StringList(lines, source="chapter-objectives"), self.content_offset, container)
+        return [container]
+
+
 class ChapterFactsTransform(SphinxPostTransform):
     default_priority = 8  # before references are resolved
 
@@ -136,6 +199,7 @@ def _outdated(app, env):
 def setup(app):
     app.add_node(ChapterFactsNode)
     app.add_directive("chapter-facts", ChapterFacts)
+    app.add_directive("chapter-objectives", ChapterObjectives)
     app.connect("env-updated", _outdated)
     app.add_post_transform(ChapterFactsTransform)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -40,6 +40,7 @@ STANDARD = [
     "09_stress_vs_accuracy",
     "10_your_corpus",
     "appendix_ntk",
+    "primer_encodings",
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")

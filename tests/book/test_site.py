@@ -14,7 +14,9 @@ What a reader sees in a 1280-px-wide window, on every page (one test per page an
   (``document.documentElement.scrollWidth <= window.innerWidth``);
 * a caption on every figure: each image in a cell output sits in a ``<figure>`` with a non-empty ``<figcaption>``
   (a glued ``{glue:figure}`` with a caption, or a cell with ``mystnb.figure.caption`` metadata, renders so);
-* a launch button (Binder or Colab, pointing at the page's notebook) on every chapter written as a notebook.
+* a launch button (Binder or Colab, pointing at the page's notebook) on every chapter written as a notebook;
+* figures legible at their displayed size: tick labels at least ``MIN_TICK_PX`` = 9 px tall on screen, that is a
+  figure's natural width at most ``max_shrink(dpi)`` times its displayed width (see :func:`max_shrink`).
 
 "Code" is what is set as code: code cells' input, literal blocks, inline code, text outputs (``pre``) and API
 signatures (``.sig``); MathJax's own output is not text to check. Screenshots of the landing page, one chapter
@@ -238,6 +240,16 @@ const figures = Array.from(document.querySelectorAll('div.cell_output img, div.o
             caption: cap ? cap.innerText.trim() : null};
   });
 
+const sizes = Array.from(article_images())
+  .map(img => ({src: img.currentSrc || img.src, natural: img.naturalWidth,
+                shown: img.getBoundingClientRect().width,
+                section: (img.closest('section[id]') || {id: '?'}).id}));
+function article_images() {
+  const root = document.querySelector('article.bd-article, main') || document.body;
+  return Array.from(root.querySelectorAll('img'))
+    .filter(img => !img.closest('header, nav, .bd-header, .header-article, .dropdown-launch-buttons, .sd-badge'));
+}
+
 const launch = Array.from(document.querySelectorAll(
   '.dropdown-launch-buttons a, a[href*="mybinder.org/v2/"], a[href*="colab.research.google.com/"]'))
   .map(a => a.href);
@@ -267,6 +279,7 @@ return {
   pageWidth: document.documentElement.scrollWidth,
   overflow: innermost.map(describe),
   figures: figures,
+  sizes: sizes,
   launch: launch,
   text: text,
   visibleCells: visibleCells,
@@ -413,3 +426,75 @@ def test_rendered_chapter_meets_the_readers_standard(page, reader):
     assert report["resultBoxTop"] <= FIRST_SCREENS, f"the result box starts at {report['resultBoxTop']:.0f} px"
     assert report["resultFigureTop"] is not None, "the result box holds no figure"
     assert report["resultFigureTop"] <= FIRST_SCREENS, f"the key figure starts at {report['resultFigureTop']:.0f} px"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Figures legible at their displayed size
+
+TICK_PT = 10  # matplotlib's default tick-label size (xtick.labelsize "medium" of font.size 10); the book keeps it
+MIN_TICK_PX = 9  # the smallest tick label a reader should have to read, in CSS px at 1280 px
+
+
+def max_shrink(dpi: float, tick_pt: float = TICK_PT) -> float:
+    """The largest natural / displayed width ratio at which tick labels stay ``MIN_TICK_PX`` tall on screen.
+
+    A label of ``tick_pt`` points (its em height) is ``tick_pt * dpi / 72`` px tall in a PNG saved at ``dpi``; a figure
+    shown at ``displayed / natural`` of its width shrinks it by the same factor, to
+    ``tick_pt * dpi / 72 * displayed / natural`` px. That is at least ``MIN_TICK_PX`` when
+    ``natural / displayed <= tick_pt * dpi / (72 * MIN_TICK_PX)``: 1.54 for the book's 10-point labels at 100 dpi.
+    Since ``natural = width_in * dpi``, the rule is ``width_in <= displayed * tick_pt / (72 * MIN_TICK_PX)`` whatever
+    the dpi: a figure shown 593 px wide (a result box at 1280 px) may be at most 9.2 inches wide.
+    """
+    return tick_pt * dpi / (72 * MIN_TICK_PX)
+
+
+def png_dpi(path: Path, default: float = 100.0) -> float:
+    """The resolution a PNG records (its pHYs chunk, in pixels per metre), else ``default`` (matplotlib's dpi)."""
+    import struct
+
+    data = path.read_bytes()
+    at = 8
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        if kind == b"pHYs":
+            ppm_x, _, unit = struct.unpack(">IIB", data[at + 8 : at + 17])
+            return ppm_x * 0.0254 if unit == 1 else default
+        if kind == b"IDAT":
+            break
+        at += 12 + length
+    return default
+
+
+def test_legibility_rule_on_the_figures_the_issue_names():
+    assert max_shrink(100) == pytest.approx(1.543, abs=1e-3)
+    assert 1694 / 593 > max_shrink(100), "Figure 7.1 as it was (1,694 px shown at 593 px) must fail"
+    assert 790 / 672 <= max_shrink(100), "an 8-inch figure in the main column must pass"
+
+
+def test_png_dpi_reads_what_matplotlib_writes(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, _ = plt.subplots(figsize=(2, 1))
+    fig.savefig(tmp_path / "f.png", dpi=150)
+    plt.close(fig)
+    assert png_dpi(tmp_path / "f.png") == pytest.approx(150, abs=0.1)
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
+def test_figures_are_legible_at_their_displayed_size(page, reader):
+    small = []
+    for img in reader(page)["sizes"]:
+        path = SITE / unquote(urlparse(img["src"]).path).lstrip("/")
+        if not img["shown"] or img["natural"] <= img["shown"] or path.suffix.lower() != ".png" or not path.is_file():
+            continue  # not shrunk, or not a raster figure of the book
+        ratio, limit = img["natural"] / img["shown"], max_shrink(png_dpi(path))
+        if ratio > limit:
+            tick = TICK_PT * png_dpi(path) / 72 / ratio
+            small.append(f"{path.name} in #{img['section']}: {img['natural']} px shown at {img['shown']:.0f} px "
+                         f"(ratio {ratio:.2f} > {limit:.2f}; tick labels {tick:.1f} px)")
+    assert not small, (
+        f"{len(small)} figures whose tick labels are under {MIN_TICK_PX} px on screen at {WIDTH} px (make the figure "
+        f"narrower in inches, or split it): {small}"
+    )

@@ -55,8 +55,21 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
                       quantile: float = 0.95) -> ParallelAnalysis:
     """Signal rank of ``B`` against copies of the corpus with each sequence's tokens shuffled among its positions.
 
-    ``X``: (N, n) token ids, right-padded where ``padding_mask`` (N, n) is True (neither counted nor shuffled);
-    ``n_null`` null corpora, whose ``quantile`` an eigenvalue must exceed.
+    Parameters
+    ----------
+    X : (N, n) int array
+        Token ids, right-padded where ``padding_mask`` is True (padding is neither counted nor shuffled).
+    vocab_size : int
+    rng : int or numpy.random.Generator
+    padding_mask : (N, n) bool array, optional
+    n_null : int
+        Number of null corpora.
+    quantile : float
+        The quantile of the null eigenvalues that a real eigenvalue must exceed.
+
+    Returns
+    -------
+    ParallelAnalysis
 
     Examples
     --------

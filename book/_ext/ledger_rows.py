@@ -1,0 +1,55 @@
+"""A ``{ledger-verdict}`` directive: a claims-ledger row's verdict and reason, read from book/claims_ledger.md when the
+book is built, so that a page summarising the results never repeats (and never contradicts) the ledger.
+
+``{ledger-verdict} T4`` renders the verdict badge the ledger's table gives row T4, a link to the row, and the row's
+"why" sentence. The ledger is the one place a verdict is written; change it there.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+
+LEDGER = Path(__file__).resolve().parents[1] / "claims_ledger.md"
+_ROW = re.compile(
+    r"^\* - \{ref\}`(?P<id>[^`<\s]+)[^`<]*<(?P<label>ledger-[\w-]+)>`\n"
+    r"  - (?P<claim>[^\n]*)\n"
+    r"  - (?P<verdict>\{bdg-[\w-]+\}`[^`]+`)[^\n]*\n"
+    r"  - (?P<number>[^\n]*)\n"
+    r"  - (?P<why>[^\n]*)",
+    re.M,
+)
+
+
+def ledger_rows(text: str | None = None) -> dict[str, dict[str, str]]:
+    """The rows of the ledger's table by id (``"T1"``, ``"T1′"``, ...): label, claim, verdict, number, why."""
+    text = LEDGER.read_text(encoding="utf-8") if text is None else text
+    return {m["id"].strip(): {k: m[k].strip() for k in ("label", "claim", "verdict", "number", "why")}
+            for m in _ROW.finditer(text)}
+
+
+class LedgerVerdict(SphinxDirective):
+    required_arguments = 1
+    final_argument_whitespace = True
+
+    def run(self):
+        self.env.note_dependency(str(LEDGER))
+        rows = ledger_rows()
+        lines = []
+        for row_id in self.arguments[0].split():
+            if row_id not in rows:
+                raise self.error(f"no ledger row {row_id!r} in {LEDGER.name}; rows: {', '.join(rows)}")
+            row = rows[row_id]
+            lines += [f"{row['verdict']} ({{ref}}`ledger row {row_id} <{row['label']}>`) {row['why']}", ""]
+        container = nodes.container(classes=["ledger-verdict"])
+        self.state.nested_parse(StringList(lines, source=str(LEDGER)), self.content_offset, container)
+        return [container]
+
+
+def setup(app):
+    app.add_directive("ledger-verdict", LedgerVerdict)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
