@@ -3,14 +3,12 @@
 * :func:`defect_table` -- equivariance and invariance defects of one random model per scheme
 * :class:`SeedRuns` -- the runs of one configuration: models, accuracies, intervals
 * :func:`train_runs` -- one configuration trained once per seed, each seed on its own training set
-* :func:`plot_scheme_accuracy` -- the chapter's key figure
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,11 +19,7 @@ from ..inference import Interval, t_interval
 from ..inference._intervals import wilson_interval
 from ..nn import ModelSpec, TrainConfig, TransformerClassifier, fit_ensemble, predict, seed_everything
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-__all__ = ["defect_table", "SeedRuns", "train_runs", "plot_scheme_accuracy"]
+__all__ = ["defect_table", "SeedRuns", "train_runs"]
 
 def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, vocab_size: int, d_model: int = 32,
                  n_heads: int = 4, n_layers: int = 2, causal: bool = False, extra: dict | None = None,
@@ -117,23 +111,3 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     return SeedRuns(models=tuple(f.model for f in fits), train_accuracy=np.array([f.train_accuracy for f in fits]),
                     unit_accuracy=units, interval=t_interval(units.mean(axis=1), confidence=confidence),
                     run_lower=np.array(lower))
-
-
-def plot_scheme_accuracy(runs: Mapping[tuple[str, bool], SeedRuns], ceiling: float, *,
-                         ax: Axes | None = None) -> Figure:
-    """Mean test accuracy per (scheme, causal) configuration with its interval and runs, and the ceiling (dashed).
-
-    Returns the figure."""
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 3.4)) if ax is None else (ax.figure, ax)
-    for k, r in enumerate(runs.values()):
-        iv = r.interval
-        ax.bar(k, iv.estimate, yerr=[[max(iv.estimate - iv.lower, 0)], [max(iv.upper - iv.estimate, 0)]],
-               capsize=3, color="C0", alpha=0.8)
-        ax.plot(np.full(len(r.accuracy), k), r.accuracy, "k.", ms=3)
-    ax.axhline(ceiling, color="C3", ls="--", label="multiset ceiling (test)")
-    ax.set_xticks(range(len(runs)), [f"{s}\n{'causal' if c else 'bidir.'}" for s, c in runs], fontsize=8)
-    ax.set_ylabel("test accuracy")
-    ax.set_ylim(0, 1.05)
-    ax.legend(loc="lower right", fontsize=8)
-    return fig
