@@ -38,12 +38,14 @@ _DTYPE = torch.float64
 
 
 def _check_loss(loss) -> str:
+    """``loss`` if it is one of the known losses, else a ValueError."""
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
     return loss
 
 
 def _check_targets(targets, loss: str) -> np.ndarray:
+    """The (n, V) targets as float64, rows checked to be distributions for the cross-entropy."""
     Y = check_matrix(targets, "targets", min_rows=2)
     if loss == "cross_entropy":
         if Y.min() < 0 or not np.allclose(Y.sum(axis=1), 1.0, atol=1e-8):

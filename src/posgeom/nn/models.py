@@ -263,6 +263,7 @@ class TransformerClassifier(nn.Module):
         return self.positional.encoding_matrix()
 
     def _check_inputs(self, ids, padding_mask):
+        """Checks ``ids`` (N, L) integer ids within the vocabulary and window, and a matching bool ``padding_mask``."""
         if not torch.is_tensor(ids):
             raise TypeError(f"ids must be a torch tensor of token ids, got {type(ids).__name__}")
         if ids.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
@@ -317,6 +318,7 @@ class TransformerClassifier(nn.Module):
         return self._hidden(ids.long(), padding_mask)
 
     def _hidden(self, ids, padding_mask):
+        """The last block's token representations (N, L, d)."""
         h = self.positional.embed(self.token_embedding(ids))
         for block in self.blocks:
             h = block(h, self.positional, causal=self.causal, padding_mask=padding_mask)

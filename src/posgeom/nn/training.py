@@ -66,6 +66,7 @@ def seed_everything(seed: int, *, threads: int | None = 1) -> None:
 
 
 def _as_tensors(X, y=None, padding_mask=None):
+    """``X``, ``y`` and ``padding_mask`` as long, long and bool tensors, shapes checked."""
     X = torch.as_tensor(np.asarray(X) if not torch.is_tensor(X) else X)
     if X.ndim != 2:
         raise ValueError(f"X must have shape (n_sequences, length), got {tuple(X.shape)}")
@@ -90,6 +91,7 @@ def _as_tensors(X, y=None, padding_mask=None):
 
 
 def _logits(model, X, y, mask):
+    """Pooled logits for (N,) labels, per-token logits for (N, L) labels."""
     per_token = y is not None and y.ndim == 2
     out = model(X, padding_mask=mask, pooled=not per_token)
     return out.reshape(-1, out.shape[-1]) if per_token else out
