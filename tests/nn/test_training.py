@@ -85,3 +85,12 @@ def test_cosine_schedule_is_deterministic():
         model = TransformerClassifier(6, 5, 16, 2, 1)
         runs.append(_train_classifier(model, X, y, epochs=5, lr=1e-2, seed=0, batch_size=32, schedule="cosine"))
     assert runs[0].loss == runs[1].loss
+
+
+def test_seed_everything_leaves_numpy_global_generator_alone():
+    import numpy as np
+
+    state = np.random.get_state()
+    seed_everything(123)
+    after = np.random.get_state()
+    assert state[0] == after[0] and np.array_equal(state[1], after[1]) and state[2:] == after[2:]

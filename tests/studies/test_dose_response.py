@@ -153,3 +153,19 @@ def test_scaled_mds_encoding_has_zero_stress_and_the_sinusoid_spread():
     assert stress_of_distances(pairwise_distances(P), D, scale="optimal") < 1e-9
     spread = np.mean(pairwise_distances(P) ** 2)
     assert spread == pytest.approx(np.mean(pairwise_distances(sinusoidal_encoding(8, 16)) ** 2))
+
+
+def test_stored_confirmatory_runs_reproduce_bit_for_bit():
+    # the design's first two seeds, re-run alone, give exactly the stored stress and accuracies
+    import dataclasses
+
+    from posgeom.studies.designs import Design
+    from posgeom.studies.dose_response import design_runs
+
+    design = Design.load("ch09_line")
+    stored = design.results()
+    fields = dict(design.fields, seed_stop=design["seed_start"] + 2, n_seeds=2)
+    again = design_runs(dataclasses.replace(design, fields=fields))
+    assert again.stress.tolist() == stored["stress"][:2]
+    assert again.test_accuracy.tolist() == stored["test_accuracy"][:2]
+    assert again.fractions.tolist() == stored["fractions"]

@@ -6,7 +6,7 @@ import torch
 
 from posgeom.inference import t_interval
 from posgeom.nn import TaskData, multiset_bound, order_task, predict, probe_data
-from posgeom.studies.necessity_analysis import SeedRuns, defect_table, plot_scheme_accuracy, train_runs
+from posgeom.studies.necessity_analysis import SeedRuns, defect_table, train_runs
 
 IDS = torch.randint(0, 7, (8, 6), generator=torch.Generator().manual_seed(0))
 PERM = torch.tensor([2, 0, 5, 1, 4, 3])
@@ -96,11 +96,3 @@ def test_train_runs_rejects_one_shared_set_and_a_wrong_count():
         train_runs([data], data, positional="none", seeds=[0, 1], vocab_size=6)
     with pytest.raises(ValueError, match="partners"):
         train_runs([data], (data.X[:-1], data.y[:-1]), positional="none", seeds=[0], vocab_size=6)
-
-
-def test_plot_scheme_accuracy_draws_one_bar_per_configuration(opposite_runs):
-    _, _, runs = opposite_runs
-    fig = plot_scheme_accuracy({("learned", False): runs, ("learned", True): runs}, 0.5)
-    ax = fig.axes[0]
-    assert len(ax.patches) == 2
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["learned\nbidir.", "learned\ncausal"]

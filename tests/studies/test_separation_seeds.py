@@ -107,8 +107,24 @@ def test_train_regularised_is_reproducible_and_reports_a_miss(strong_runs):
     assert np.all(capped.iterations == 3) and np.all(capped.gradient_ratio > TOL)  # a miss is reported, not hidden
 
 
+def test_stationarity_measure_is_not_the_stopping_rule_and_can_fail(strong_runs):
+    # what further descent gains is bounded by ||g||^2 / (2 lam) in a lam-strongly convex basin (Polyak-Lojasiewicz);
+    # the stopping rule bounds ||g||, not the gain, so a stop on a plateau (small gradient, much left to gain) fails
+    import dataclasses
+
+    data, runs = strong_runs
+    assert np.all(runs.further_decrease >= 0) and np.all(runs.start_decrease >= runs.further_decrease)
+    assert runs.further.shape == runs.final.shape
+    bound = runs.grad_norm**2 / (2 * runs.lam)
+    np.testing.assert_array_equal(runs.stationary(), runs.further_decrease <= bound)
+    plateau = dataclasses.replace(runs, further_decrease=10 * bound)
+    assert not np.any(plateau.stationary()) and np.all(plateau.gradient_ratio <= TOL)
+    np.testing.assert_array_equal(runs.stationary(at_start=True),
+                                  runs.start_decrease <= runs.start_grad_norm**2 / (2 * runs.lam))
+
+
 def test_train_regularised_rejects_bad_arguments():
     data = ss.role_task("strong")
-    for kw in ({"lam": 0.0}, {"tol": -1.0}, {"max_iter": 0}, {"memory": 0}):
+    for kw in ({"lam": 0.0}, {"tol": -1.0}, {"max_iter": 0}, {"memory": 0}, {"extra": 0}):
         with pytest.raises(ValueError):
             ss.train_regularised(data, seeds=[0], epochs=1, **kw)

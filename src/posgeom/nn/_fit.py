@@ -49,6 +49,7 @@ def _unpack(data):
 
 
 def _check_inputs(spec, data, config):
+    """``(X, y, padding_mask)`` of ``data`` checked against ``spec`` and ``config``; clear errors otherwise."""
     if not isinstance(spec, ModelSpec):
         raise TypeError(f"spec must be a ModelSpec, got {type(spec).__name__}")
     if not isinstance(config, TrainConfig):
@@ -64,6 +65,7 @@ def _check_inputs(spec, data, config):
 
 
 def _check_seed(seed) -> int:
+    """One integer seed ``>= 0`` (a sequence of seeds is refused: that is fit_ensemble's job)."""
     if not isinstance(seed, numbers.Integral) and hasattr(seed, "__iter__"):
         raise TypeError("seed must be one integer; train several seeds at once with posgeom.nn.fit_ensemble")
     return check_positive_int(seed, "seed", minimum=0)

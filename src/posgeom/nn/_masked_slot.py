@@ -38,12 +38,14 @@ _DTYPE = torch.float64
 
 
 def _check_loss(loss) -> str:
+    """``loss`` if it is one of the known losses, else a ValueError."""
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
     return loss
 
 
 def _check_targets(targets, loss: str) -> np.ndarray:
+    """The (n, V) targets as float64, rows checked to be distributions for the cross-entropy."""
     Y = check_matrix(targets, "targets", min_rows=2)
     if loss == "cross_entropy":
         if Y.min() < 0 or not np.allclose(Y.sum(axis=1), 1.0, atol=1e-8):
@@ -133,60 +135,14 @@ def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: fl
 
 
 def _masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` of every position.
-
-    Parameters
-    ----------
-    params : dict of str to torch.Tensor
-        ``"P"`` (n, w), ``"W"`` (w, w) and ``"A"`` (V, w) (``_as_dict`` of a :class:`MaskedSlot`); differentiable
-        (the function is used with ``torch.func``).
-
-    Returns
-    -------
-    torch.Tensor
-        (n, V): row ``i`` is ``f_i``.
-
-    Examples
-    --------
-    >>> th = init_masked_slot(4, 3, 8, seed=0)
-    >>> tuple(_masked_slot_logits(_as_dict(th)).shape)
-    (4, 3)
-    >>> float(_masked_slot_logits(_as_dict(init_masked_slot(4, 3, 8, sigma0=0.0, seed=0))).abs().max())  # tanh(0) = 0
-    0.0
-    """
+    """(n, V) logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` from ``params`` {"P", "W", "A"} (differentiable)."""
     P, W, A = params["P"], params["W"], params["A"]
     w = P.shape[1]
     return torch.tanh(P @ W.T / math.sqrt(w)) @ A.T / math.sqrt(w)
 
 
 def _masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> torch.Tensor:
-    """The loss of the module docstring, summed over positions.
-
-    Parameters
-    ----------
-    logits : torch.Tensor
-        (n, V) logits ``f_i``, e.g. from ``_masked_slot_logits``.
-    targets : torch.Tensor
-        (n, V) float64: ``y_i`` for ``"mse"``, distributions ``mu_i`` for ``"cross_entropy"`` (not validated here;
-        :func:`train_masked_slot` validates).
-    loss : {"mse", "cross_entropy"}
-        ``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``; ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log softmax(f_i)_v``.
-        Any other value is treated as ``"cross_entropy"``.
-
-    Returns
-    -------
-    torch.Tensor
-        A scalar (0-dimensional) tensor.
-
-    Examples
-    --------
-    >>> import torch
-    >>> f, y = torch.zeros(2, 2, dtype=torch.float64), torch.ones(2, 2, dtype=torch.float64)
-    >>> float(_masked_slot_loss(f, y, "mse"))
-    2.0
-    >>> round(float(_masked_slot_loss(f, y / 2, "cross_entropy")), 6)  # 2 positions x log 2
-    1.386294
-    """
+    """Loss summed over positions: ``sum_i ||f_i - y_i||^2 / 2`` ("mse"), else ``-sum_i mu_i . log softmax(f_i)``."""
     if loss == "mse":
         return 0.5 * ((logits - targets) ** 2).sum()
     return -(targets * torch.log_softmax(logits, dim=-1)).sum()

@@ -141,6 +141,7 @@ class _BufferPosition(AbsolutePosition):
     """An absolute scheme whose table is a fixed float32 buffer ``P``."""
 
     def _store(self, P) -> None:
+        """Keep the table ``P`` as a float32 buffer (saved with the model, not trained)."""
         self.register_buffer("P", torch.tensor(P, dtype=torch.float32))
 
     def encoding_matrix(self) -> torch.Tensor:
@@ -265,6 +266,7 @@ class RotaryPosition(PositionalScheme):
         self.register_buffer("sin", torch.tensor(np.sin(angles), dtype=torch.float32))
 
     def _rotate_one(self, x: torch.Tensor) -> torch.Tensor:
+        """Rotate the pairs of coordinates of ``x`` (..., L, d) by their position's angles."""
         length = self.check_length(x.shape[-2])
         cos, sin = self.cos[:length].to(x.dtype), self.sin[:length].to(x.dtype)
         even, odd = x[..., 0::2], x[..., 1::2]

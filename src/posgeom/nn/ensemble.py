@@ -34,6 +34,7 @@ __all__ = [
 
 
 def _member_specs(spec, n: int) -> list:
+    """One ModelSpec per member: ``spec`` repeated, or a sequence of ``n`` specs of one architecture."""
     if isinstance(spec, ModelSpec):
         return [spec] * n
     specs = list(spec) if isinstance(spec, (list, tuple)) else None

@@ -22,25 +22,7 @@ __all__ = [
 
 
 class _SelfAttention(nn.Module):
-    """Multi-head self-attention with a pluggable positional scheme.
-
-    Parameters
-    ----------
-    d_model, n_heads : int
-        Width and number of heads (``d_model`` divisible by ``n_heads``).
-
-    Raises
-    ------
-    ValueError
-        ``d_model`` not divisible by ``n_heads``.
-
-    Examples
-    --------
-    >>> _ = torch.manual_seed(0)
-    >>> attn = _SelfAttention(8, 2)
-    >>> attn(torch.randn(3, 5, 8), make_positional("alibi", 5, 8, 2)).shape
-    torch.Size([3, 5, 8])
-    """
+    """Multi-head self-attention with a pluggable positional scheme (``d_model`` divisible by ``n_heads``)."""
 
     def __init__(self, d_model: int, n_heads: int):
         super().__init__()
@@ -132,24 +114,7 @@ class _SelfAttention(nn.Module):
 
 
 class _Block(nn.Module):
-    """Pre-LN block: ``h + Attention(LN(h))`` then ``h + MLP(LN(h))`` with an MLP of width ``4 d``.
-
-    Parameters
-    ----------
-    d_model : int
-        Width ``d``.
-    n_heads : int
-        Attention heads (``d_model`` divisible by ``n_heads``).
-    layer_norm : bool, default True
-        With False, ``LN`` is the identity (an ``nn.Identity``, no parameters).
-
-    Examples
-    --------
-    >>> _ = torch.manual_seed(0)
-    >>> block = _Block(8, 2)
-    >>> block(torch.randn(2, 4, 8), make_positional("sinusoidal", 4, 8, 2)).shape
-    torch.Size([2, 4, 8])
-    """
+    """Pre-LN block: ``h + Attention(LN(h))``, then ``h + MLP(LN(h))`` (width ``4 d``; no layer_norm: LN = identity)."""
 
     def __init__(self, d_model: int, n_heads: int, layer_norm: bool = True):
         super().__init__()
@@ -298,6 +263,7 @@ class TransformerClassifier(nn.Module):
         return self.positional.encoding_matrix()
 
     def _check_inputs(self, ids, padding_mask):
+        """Checks ``ids`` (N, L) integer ids within the vocabulary and window, and a matching bool ``padding_mask``."""
         if not torch.is_tensor(ids):
             raise TypeError(f"ids must be a torch tensor of token ids, got {type(ids).__name__}")
         if ids.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
@@ -352,6 +318,7 @@ class TransformerClassifier(nn.Module):
         return self._hidden(ids.long(), padding_mask)
 
     def _hidden(self, ids, padding_mask):
+        """The last block's token representations (N, L, d)."""
         h = self.positional.embed(self.token_embedding(ids))
         for block in self.blocks:
             h = block(h, self.positional, causal=self.causal, padding_mask=padding_mask)

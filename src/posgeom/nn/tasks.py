@@ -21,6 +21,7 @@ __all__ = ["order_task", "centre_task", "probe_data", "pair_distributions", "tra
 
 
 def _check_ids(X: ArrayLike, name: str = "X") -> np.ndarray:
+    """``X`` as a non-empty (N, L) array of non-negative integer ids."""
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D array (n_sequences, length) of token ids, got {X.shape}")
@@ -32,6 +33,7 @@ def _check_ids(X: ArrayLike, name: str = "X") -> np.ndarray:
 
 
 def _check_labels(y: ArrayLike, n: int) -> np.ndarray:
+    """``y`` as (n,) integer labels, one per sequence."""
     y = np.asarray(y)
     if y.shape != (n,):
         raise ValueError(f"y must have shape ({n},), one label per sequence, got {y.shape}")
@@ -98,6 +100,7 @@ def _background(n_sequences, n_positions, vocab_size, rng, regime):
 
 
 def _check_task_args(n_pairs, n_positions, vocab_size, rng):
+    """The checked ``(n_pairs, n_positions, vocab_size, rng)`` of a paired task."""
     n_pairs = check_positive_int(n_pairs, "n_pairs")
     n_positions = check_positive_int(n_positions, "n_positions", minimum=3)
     vocab_size = check_positive_int(vocab_size, "vocab_size", minimum=4)

@@ -33,7 +33,9 @@ __all__ = [
 
 
 def seed_everything(seed: int, *, threads: int | None = 1) -> None:
-    """Seed torch and numpy's legacy global generator and make torch deterministic.
+    """Seed torch's global generator (parameter initialisation) and make torch deterministic.
+
+    numpy's global generator is left alone: numpy code in the package takes an explicit ``rng``.
 
     Parameters
     ----------
@@ -61,10 +63,10 @@ def seed_everything(seed: int, *, threads: int | None = 1) -> None:
         torch.set_num_threads(check_positive_int(threads, "threads"))
     torch.use_deterministic_algorithms(True)
     torch.manual_seed(seed)
-    np.random.seed(seed % 2**32)
 
 
 def _as_tensors(X, y=None, padding_mask=None):
+    """``X``, ``y`` and ``padding_mask`` as long, long and bool tensors, shapes checked."""
     X = torch.as_tensor(np.asarray(X) if not torch.is_tensor(X) else X)
     if X.ndim != 2:
         raise ValueError(f"X must have shape (n_sequences, length), got {tuple(X.shape)}")
@@ -89,6 +91,7 @@ def _as_tensors(X, y=None, padding_mask=None):
 
 
 def _logits(model, X, y, mask):
+    """Pooled logits for (N,) labels, per-token logits for (N, L) labels."""
     per_token = y is not None and y.ndim == 2
     out = model(X, padding_mask=mask, pooled=not per_token)
     return out.reshape(-1, out.shape[-1]) if per_token else out
@@ -142,61 +145,7 @@ def _train_classifier(
     schedule: str = "constant",
     on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None,
 ) -> TrainingHistory:
-    """Train ``model`` with Adam(W) on cross-entropy, deterministically: the book's one training loop.
-
-    Parameters
-    ----------
-    model : nn.Module
-        E.g. a :class:`posgeom.nn.TransformerClassifier`; called as ``model(X, padding_mask=..., pooled=...)``.
-    X : (N, L) int array or tensor
-        Token ids.
-    y : (N,) or (N, L) int array or tensor
-        Sequence labels (pooled output) or token labels (per-token output; ``-100`` = ignore).
-    epochs : int
-        Passes over the data.
-    lr : float
-        Learning rate.
-    seed : int
-        Seed of the mini-batch order (parameter initialisation is seeded by :func:`seed_everything` before the
-        model is built).
-    batch_size : int, default 64
-        Mini-batch size; ``batch_size >= N`` gives full-batch training.
-    weight_decay : float, default 0.0
-        Decoupled weight decay (AdamW).
-    padding_mask : (N, L) bool, optional
-        ``True`` at padding tokens.
-    schedule : {"constant", "cosine"}, default "constant"
-        Learning rate per optimiser step: constant ``lr``, or cosine decay from ``lr`` to 0 over all steps (useful to
-        end full-batch training at a stable point near a minimum).
-    on_epoch_end : callable, optional
-        ``on_epoch_end(epoch, model)`` after each epoch (``epoch`` counts from 1), e.g. to take a snapshot of the
-        position table or to measure the training accuracy; if it returns ``True`` training stops there (an early
-        stopping rule). The model is put back in training mode before the next epoch.
-
-    Returns
-    -------
-    TrainingHistory
-
-    Raises
-    ------
-    ValueError
-        Non-positive ``lr``, negative ``weight_decay``, unknown ``schedule``, or mismatched shapes.
-    TypeError
-        Non-integer ids or labels.
-    FloatingPointError
-        The training loss became NaN or infinite.
-
-    Examples
-    --------
-    >>> from posgeom.nn import TransformerClassifier
-    >>> X = torch.tensor([[1, 2], [2, 1], [1, 1], [2, 2]])
-    >>> y = torch.tensor([0, 1, 0, 1])  # the label is the token at position 1, minus 1
-    >>> seed_everything(0)
-    >>> model = TransformerClassifier(3, 2, 8, 2, 1, positional="learned")
-    >>> history = _train_classifier(model, X, y, epochs=30, lr=0.01, seed=0, batch_size=4)
-    >>> len(history.loss), history.final_loss < history.loss[0]
-    (30, True)
-    """
+    """Train ``model`` with Adam(W) on cross-entropy, batch order seeded by ``seed``: the book's one training loop."""
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
     seed = check_positive_int(seed, "seed", minimum=0)
@@ -305,38 +254,7 @@ def _evaluate_loss(
     *,
     padding_mask: np.ndarray | torch.Tensor | None = None,
 ) -> float:
-    """Mean cross-entropy of ``model`` on ``(X, y)`` in eval mode (per-token when ``y`` is (N, L)).
-
-    Parameters
-    ----------
-    model : nn.Module
-        The classifier.
-    X : (N, L) int array or tensor
-        Token ids.
-    y : (N,) or (N, L) int array or tensor
-        Sequence labels, or token labels with ``-100`` for ignored tokens.
-    padding_mask : (N, L) bool array or tensor, optional
-        ``True`` at padding tokens.
-
-    Returns
-    -------
-    float
-        The mean loss (natural log).
-
-    Raises
-    ------
-    ValueError, TypeError
-        Malformed inputs.
-
-    Examples
-    --------
-    >>> from posgeom.nn import TransformerClassifier
-    >>> seed_everything(0)
-    >>> model = TransformerClassifier(5, 4, 8, 2, 1)
-    >>> loss = _evaluate_loss(model, np.ones((3, 4), dtype=int), [0, 1, 0])
-    >>> 0.0 < loss < 5.0
-    True
-    """
+    """Mean cross-entropy (natural log) of ``model`` on ``(X, y)`` in eval mode; token labels ``-100`` are ignored."""
     X, y, mask = _as_tensors(X, y, padding_mask)
     logits = predict(model, X, padding_mask=mask, pooled=y.ndim == 1)
     logits = logits.reshape(-1, logits.shape[-1])
@@ -344,38 +262,7 @@ def _evaluate_loss(
 
 
 def _accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
-    """Fraction of correct argmax predictions (per sequence for (N,) labels, per non-ignored token for (N, L)).
-
-    Parameters
-    ----------
-    model : nn.Module
-        The classifier.
-    X : (N, L) int array or tensor
-        Token ids.
-    y : (N,) or (N, L) int array or tensor
-        Sequence labels, or token labels with ``-100`` for ignored tokens.
-    padding_mask : (N, L) bool array or tensor, optional
-        ``True`` at padding tokens.
-
-    Returns
-    -------
-    float
-        In ``[0, 1]``.
-
-    Raises
-    ------
-    ValueError
-        Every label is ``-100``, or malformed inputs.
-
-    Examples
-    --------
-    >>> from posgeom.nn import TransformerClassifier
-    >>> seed_everything(0)
-    >>> model = TransformerClassifier(5, 4, 8, 2, 1)
-    >>> X = np.ones((2, 4), dtype=int)
-    >>> _accuracy(model, X, [0, 1])  # identical inputs, different labels: one of the two is right
-    0.5
-    """
+    """Fraction of correct argmax predictions, per sequence for (N,) labels, per non-ignored token for (N, L)."""
     X, y, mask = _as_tensors(X, y, padding_mask)
     pred = predict(model, X, padding_mask=mask, pooled=y.ndim == 1).argmax(dim=-1)
     keep = y != IGNORE_INDEX

@@ -2,6 +2,7 @@
 
 * :func:`xor_task` -- a control whose label ignores positions
 * :func:`seeded_dose_response` -- stress and accuracy of the MDS encoding with rows moved, seed by seed
+* :func:`toward_line` -- the order-keeping dose: an encoding moved toward evenly spaced points in the positions' order
 * :func:`within_seed_power` -- power of the ``t`` test on the mean within-seed Spearman correlation
 * :func:`extrapolation_runs` -- train at length ``n``, test at ``n``, again at ``n`` and at ``2n``
 """
@@ -24,7 +25,7 @@ from ..nn import ModelSpec, TrainConfig, fit, fit_ensemble
 from ..nn.tasks import TaskData, _background, _check_task_args
 from ..stress import stress_of_distances
 
-__all__ = ["xor_task", "seeded_dose_response", "within_seed_power", "extrapolation_runs"]
+__all__ = ["xor_task", "seeded_dose_response", "toward_line", "within_seed_power", "extrapolation_runs"]
 
 
 def _split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
@@ -58,6 +59,31 @@ def _permute_rows(P: np.ndarray, fraction: float, rng: np.random.Generator) -> n
     Q = P.copy()
     Q[moved] = P[moved[perm]]
     return Q
+
+
+def _rms(P: np.ndarray) -> float:
+    """Root mean square distance between the rows of ``P``."""
+    return float(np.sqrt(np.mean(pairwise_distances(P) ** 2)))
+
+
+def toward_line(P: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """``P`` moved by ``fraction`` toward evenly spaced points along its first principal axis, in the positions' order.
+
+    The line is scaled to ``P``'s RMS pair distance, and so is the result; ``rng`` is unused (the dose signature of
+    :func:`seeded_dose_response`).
+
+    Examples
+    --------
+    >>> P = np.random.default_rng(0).normal(size=(6, 3))
+    >>> Q = toward_line(P, 1.0, None)
+    >>> bool(np.allclose(np.linalg.matrix_rank(Q - Q.mean(axis=0)), 1)), round(_rms(Q) / _rms(P), 6)
+    (True, 1.0)
+    """
+    centred, i = P - P.mean(axis=0), np.arange(len(P)) - (len(P) - 1) / 2
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    line = np.outer(i * (np.sign(i @ centred @ axis) or 1.0), axis)
+    Q = (1 - fraction) * P + fraction * line * _rms(P) / _rms(line)
+    return Q * _rms(P) / _rms(Q)
 
 
 def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
@@ -210,3 +236,21 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
         acc.append([model.accuracy(t) for t in (*_split_pairs(tests, n_test_pairs), long)])
     at_n, at_n_again, at_2n = np.array(acc).T
     return ExtrapolationRuns(seeds=seeds, at_n=at_n, at_n_again=at_n_again, at_2n=at_2n)
+
+
+def design_runs(design) -> DoseRuns:
+    """The order-keeping dose runs a design file (``data/designs/ch09_line.toml``) fixes, on its seeds."""
+    from ..nn import order_task
+    return seeded_dose_response(order_task, seeds=design.seeds, fractions=(0.0, 0.25, 0.5, 0.75, 1.0), n_pairs=150,
+                                n_test_pairs=200, n_positions=8, vocab_size=24, dose=toward_line,
+                                config=TrainConfig(epochs=12, lr=2e-2, batch_size=100))
+
+
+if __name__ == "__main__":  # pragma: no cover - the design's command
+    import sys
+
+    from .designs import Design, _write_results
+    design = Design.load(sys.argv[1])
+    runs = design_runs(design)
+    _write_results(sys.argv[2], design, fractions=runs.fractions.tolist(), stress=runs.stress.tolist(),
+                   test_accuracy=runs.test_accuracy.tolist())

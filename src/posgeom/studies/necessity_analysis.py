@@ -3,14 +3,12 @@
 * :func:`defect_table` -- equivariance and invariance defects of one random model per scheme
 * :class:`SeedRuns` -- the runs of one configuration: models, accuracies, intervals
 * :func:`train_runs` -- one configuration trained once per seed, each seed on its own training set
-* :func:`plot_scheme_accuracy` -- the chapter's key figure
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,14 +19,7 @@ from ..inference import Interval, t_interval
 from ..inference._intervals import wilson_interval
 from ..nn import ModelSpec, TrainConfig, TransformerClassifier, fit_ensemble, predict, seed_everything
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-__all__ = ["defect_table", "SeedRuns", "train_runs", "plot_scheme_accuracy"]
-
-_CONFIG = TrainConfig(epochs=12, lr=3e-3, batch_size=64)
-
+__all__ = ["defect_table", "SeedRuns", "train_runs"]
 
 def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, vocab_size: int, d_model: int = 32,
                  n_heads: int = 4, n_layers: int = 2, causal: bool = False, extra: dict | None = None,
@@ -89,10 +80,10 @@ class SeedRuns:
 
 
 def train_runs(train: Sequence[object], test: object, *, positional: str, seeds: Sequence[int], vocab_size: int,
-               causal: bool = False, n_classes: int = 2, confidence: float = 0.99) -> SeedRuns:
+               causal: bool = False, n_classes: int = 2, confidence: float = 0.99, epochs: int = 12) -> SeedRuns:
     """Train one configuration per seed with :func:`posgeom.nn.fit_ensemble`, seed ``k`` on ``train[k]``; score it.
 
-    ``d_model=32``, two heads, one layer, mean pooling; 12 epochs of AdamW at ``lr=3e-3``, batches of 64. Test unit:
+    ``d_model=32``, two heads, one layer, mean pooling; ``epochs`` of AdamW at ``lr=3e-3``, batches of 64. Test unit:
     the pair (sequence labels; ``test``: sequences, then partners, as from :func:`posgeom.nn.order_task`) or sequence.
 
     ``train``: one training set per seed (TaskData or (X, y)); ``test``: shared by the runs; ``confidence``: the level
@@ -105,7 +96,8 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     X, y = (test.X, test.y) if hasattr(test, "X") else map(np.asarray, test[:2])
     spec = ModelSpec(vocab_size=vocab_size, n_positions=X.shape[1], d_model=32, n_heads=2, n_layers=1,
                      positional=positional, causal=causal, n_classes=n_classes)
-    fits = fit_ensemble(spec, list(train), seeds=list(seeds), config=_CONFIG)
+    config = TrainConfig(epochs=epochs, lr=3e-3, batch_size=64)
+    fits = fit_ensemble(spec, list(train), seeds=list(seeds), config=config)
     correct = np.stack([predict(f.model, X, pooled=y.ndim == 1).argmax(-1).numpy() == y for f in fits]).astype(float)
     if y.ndim == 2:
         units = correct.mean(axis=2)
@@ -119,23 +111,3 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     return SeedRuns(models=tuple(f.model for f in fits), train_accuracy=np.array([f.train_accuracy for f in fits]),
                     unit_accuracy=units, interval=t_interval(units.mean(axis=1), confidence=confidence),
                     run_lower=np.array(lower))
-
-
-def plot_scheme_accuracy(runs: Mapping[tuple[str, bool], SeedRuns], ceiling: float, *,
-                         ax: Axes | None = None) -> Figure:
-    """Mean test accuracy per (scheme, causal) configuration with its interval and runs, and the ceiling (dashed).
-
-    Returns the figure."""
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 3.4)) if ax is None else (ax.figure, ax)
-    for k, r in enumerate(runs.values()):
-        iv = r.interval
-        ax.bar(k, iv.estimate, yerr=[[max(iv.estimate - iv.lower, 0)], [max(iv.upper - iv.estimate, 0)]],
-               capsize=3, color="C0", alpha=0.8)
-        ax.plot(np.full(len(r.accuracy), k), r.accuracy, "k.", ms=3)
-    ax.axhline(ceiling, color="C3", ls="--", label="multiset ceiling (test)")
-    ax.set_xticks(range(len(runs)), [f"{s}\n{'causal' if c else 'bidir.'}" for s, c in runs], fontsize=8)
-    ax.set_ylabel("test accuracy")
-    ax.set_ylim(0, 1.05)
-    ax.legend(loc="lower right", fontsize=8)
-    return fig

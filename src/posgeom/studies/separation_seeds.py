@@ -59,9 +59,9 @@ class RegularisedRuns:
         ``||grad L_lam|| / (lam ||theta||)`` of the warm start; ``||grad L_lam||`` at the end, all parameters, table.
     iterations, ce, penalty, accuracy : (S,) arrays
         L-BFGS iterations (``max_iter``: criterion missed); cross-entropy, ``lam / 2 ||theta||^2``, accuracy at the end.
-    further_decrease, start_decrease, start_grad_norm : (S,) arrays
+    further_decrease, start_decrease, start_grad_norm, further : (S,) arrays, (S, L, d) array
         What ``extra`` further L-BFGS iterations (no stopping rule) gain on ``L_lam`` from the end; from the warm
-        start to that point; ``||grad L_lam||`` of the warm start. ``lam``: the penalty.
+        start to that point; ``||grad L_lam||`` of the warm start; the position tables after them. ``lam``: the penalty.
     """
 
     initial: np.ndarray
@@ -76,6 +76,7 @@ class RegularisedRuns:
     further_decrease: np.ndarray
     start_decrease: np.ndarray
     start_grad_norm: np.ndarray
+    further: np.ndarray
     lam: float
 
     @property
@@ -154,7 +155,7 @@ def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
 
 def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2, width: int = 8, epochs: int = 40,
                       lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64, tol: float = 1e-3,
-                      max_iter: int = 3000, memory: int = 50, extra: int = 200) -> RegularisedRuns:
+                      max_iter: int = 3000, memory: int = 50, extra: int = 50) -> RegularisedRuns:
     """Warm-start one model per seed, then minimise ``L_lam = CE + lam / 2 ||theta||^2`` to a stationary point.
 
     One layer, two heads, no layer normalisation; seed ``s`` draws the initial position table (``N(0, 1)``), the
@@ -218,4 +219,5 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
         grad_positions=np.linalg.norm(grad_positions, axis=1), iterations=iterations.numpy(), ce=ce.numpy(),
         penalty=(lam / 2 * x.pow(2).sum(dim=1)).numpy(), accuracy=acc.numpy(),
         further_decrease=(loss_end - loss_more).numpy(), start_decrease=(loss_start - loss_more).numpy(),
-        start_grad_norm=grad_start.norm(dim=1).numpy(), lam=float(lam))
+        start_grad_norm=grad_start.norm(dim=1).numpy(), further=unflatten(more)["positional.weight"].numpy(),
+        lam=float(lam))
