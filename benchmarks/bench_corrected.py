@@ -7,25 +7,26 @@ sequence (``exp(N(0,1))`` per token and topic), so that tokens of one sequence d
 Lengths are log-normal around 230 tokens and truncated at 256 (about 40% of the sequences reach position 255), so
 the last positions have fewer observations, as with truncated reviews. Everything is seeded.
 
-Measured in the same run, with the whole (n x n) matrix as the statistic and float32 storage of the replicates:
+Measured in the same run, with the whole (n x n) matrix as the statistic:
 
-* ``posgeom.geometry.bootstrap_corrected(inc, rng=0, n_boot=N, n_jobs=J)`` (one split per resample, plus the
-  20-split point estimate);
-* ``posgeom.geometry.bootstrap_statistic(inc, lambda D: D, rng=0, n_boot=N, dtype=float32)``: the plug-in bootstrap.
+* ``CrossFitted().bootstrap(inc, rng=0, n_resamples=N)`` (one split per resample, plus the 20-split point
+  estimate);
+* ``PlugIn().bootstrap(inc, rng=0, n_resamples=N)``: the plug-in bootstrap.
 
 Printed: wall seconds, CPU seconds, peak traced memory (``tracemalloc``, numpy buffers included) of each, and the
 ratio plug-in / corrected time. Target: 1,000 corrected resamples within 60 s on 2 cores. Wall times depend on the
 machine's load (printed before and after): on a shared machine, the CPU seconds tell the cost.
 
-Run: ``.venv/bin/python benchmarks/bench_corrected.py [--n-boot 1000] [--n-jobs 2] [--plugin-boot N] [--imdb]``.
+Run: ``.venv/bin/python benchmarks/bench_corrected.py [--n-resamples 1000] [--n-jobs 2] [--plugin-boot N] [--imdb]``.
 ``run()`` returns the rows for ``benchmarks/run.py`` (keys ``benchmark``, ``measured``, ``baseline``, ``unit``,
 ``ratio``, ``target``, ``met``).
 
 **On the real corpus** (``--imdb``, and :func:`run_imdb`, the row ``benchmarks/run.py`` reports): IMDB train (25,000
 reviews) tokenised with bert-base-uncased, ``CountingConvention(256)`` (``[CLS]``/``[SEP]`` counted, truncated as
-the model truncates), 1,000 corrected resamples with ``n_jobs=2``. Targets: at most 60 s wall and at most 4 GB peak
+the model truncates), 1,000 corrected resamples (one thread: the engine runs its resamples in order).
+Targets: at most 60 s wall and at most 4 GB peak
 memory (the larger of the traced numpy/Python peak and the process's peak resident set), printed with the ratio
-against the plug-in bootstrap of the same size (1,000 resamples of ``bootstrap_statistic``). Needs the data
+against the plug-in bootstrap of the same size (1,000 resamples of ``PlugIn().bootstrap``). Needs the data
 (``POSGEOM_DATA``); without it the row says so and is marked not met.
 """
 
@@ -41,10 +42,10 @@ import tracemalloc
 import numpy as np
 
 from posgeom.corpus import SequenceIncidence
-from posgeom.geometry import bootstrap_corrected, bootstrap_statistic
+from posgeom.geometry import CrossFitted, PlugIn
 
 N_SEQUENCES, N_POSITIONS, VOCAB, N_TOPICS = 25_000, 256, 30_522, 8
-N_BOOT, BUDGET_S = 1000, 60.0
+N_RESAMPLES, BUDGET_S = 1000, 60.0
 BUDGET_GIB = 4.0
 
 
@@ -82,19 +83,21 @@ def _measure(fn):
     return out, wall, cpu, peak / 2**20
 
 
-def run(n_boot: int = N_BOOT, *, n_jobs: int = 2, plugin_boot: int | None = None, seed: int = 0) -> list[dict]:
+def run(n_resamples: int = N_RESAMPLES, *, n_jobs: int = 2, plugin_boot: int | None = None,
+        seed: int = 0) -> list[dict]:
     """Time both bootstraps; one row (corrected against plug-in, per 1,000 resamples)."""
     inc = build_incidence(seed)
-    plugin_boot = n_boot if plugin_boot is None else plugin_boot
+    plugin_boot = n_resamples if plugin_boot is None else plugin_boot
     load_before = os.getloadavg()[0]
-    res, wall_c, cpu_c, mem_c = _measure(lambda: bootstrap_corrected(inc, rng=seed, n_boot=n_boot, n_jobs=n_jobs))
+    res, wall_c, cpu_c, mem_c = _measure(lambda: CrossFitted().bootstrap(inc, rng=seed, n_resamples=n_resamples))
     plug, wall_p, cpu_p, mem_p = _measure(
-        lambda: bootstrap_statistic(inc, lambda D: D, rng=seed, n_boot=plugin_boot, dtype=np.float32))
+        lambda: PlugIn().bootstrap(inc, rng=seed, n_resamples=plugin_boot))
     load_after = os.getloadavg()[0]
-    per_1000_c, per_1000_p = wall_c * 1000 / n_boot, wall_p * 1000 / plugin_boot
+    per_1000_c, per_1000_p = wall_c * 1000 / n_resamples, wall_p * 1000 / plugin_boot
     iu = np.triu_indices(N_POSITIONS, 1)
     note = (f"{inc.n_sequences} sequences, {inc.cell.size} tokens, {inc.cells.size} cells, n={N_POSITIONS}, "
-            f"V={VOCAB}; corrected: {n_boot} resamples, {wall_c:.1f} s wall, {cpu_c:.1f} s CPU, peak {mem_c:.0f} MiB, "
+            f"V={VOCAB}; corrected: {n_resamples} resamples, {wall_c:.1f} s wall, {cpu_c:.1f} s CPU, "
+            f"peak {mem_c:.0f} MiB, "
             f"n_jobs={n_jobs}; plug-in: {plugin_boot} resamples, {wall_p:.1f} s wall, {cpu_p:.1f} s CPU, peak "
             f"{mem_p:.0f} MiB; median interval width corrected {np.median((res.upper - res.lower)[iu]):.4f}, "
             f"plug-in {np.median((plug.upper - plug.lower)[iu]):.4f}; "
@@ -102,13 +105,13 @@ def run(n_boot: int = N_BOOT, *, n_jobs: int = 2, plugin_boot: int | None = None
             f"largest endpoint MC error {max(res.lower_mc_error.max(), res.upper_mc_error.max()):.4f}; "
             f"load {load_before:.1f} -> {load_after:.1f}")
     return [{
-        "benchmark": f"bootstrap_corrected x1000, IMDB-sized ({N_SEQUENCES} x {N_POSITIONS}, V={VOCAB}) vs plug-in "
-                     "bootstrap_statistic",
+        "benchmark": f"CrossFitted().bootstrap x1000, IMDB-sized ({N_SEQUENCES} x {N_POSITIONS}, V={VOCAB}) vs plug-in "
+                     "PlugIn().bootstrap",
         "measured": per_1000_c, "baseline": per_1000_p, "unit": "s per 1000 resamples (ratio = plug-in / corrected)",
         "ratio": per_1000_p / per_1000_c, "target": f"<= {BUDGET_S:.0f} s per 1000 on 2 cores",
         "met": bool(per_1000_c <= BUDGET_S), "note": note,
         "corrected_s": wall_c, "corrected_cpu_s": cpu_c, "corrected_peak_mib": mem_c,
-        "plugin_s": wall_p, "plugin_cpu_s": cpu_p, "plugin_peak_mib": mem_p, "n_boot": n_boot,
+        "plugin_s": wall_p, "plugin_cpu_s": cpu_p, "plugin_peak_mib": mem_p, "n_resamples": n_resamples,
         "plugin_boot": plugin_boot, "n_jobs": n_jobs,
     }]
 
@@ -126,11 +129,12 @@ def imdb_incidence(n_positions: int = N_POSITIONS) -> SequenceIncidence:
     return cached_tokenized_corpus(load_imdb("train"), max_pieces=512).incidence(CountingConvention(n_positions))
 
 
-def run_imdb(n_boot: int = N_BOOT, *, n_jobs: int = 2, plugin_boot: int | None = None, seed: int = 0) -> list[dict]:
+def run_imdb(n_resamples: int = N_RESAMPLES, *, n_jobs: int = 2, plugin_boot: int | None = None,
+             seed: int = 0) -> list[dict]:
     """The corrected bootstrap on the real IMDB corpus against its targets (60 s, 4 GB) and the plug-in bootstrap."""
-    plugin_boot = n_boot if plugin_boot is None else plugin_boot
-    name = (f"bootstrap_corrected x{n_boot}, IMDB train (n={N_POSITIONS}, [CLS]/[SEP] counted) vs plug-in "
-            f"bootstrap_statistic x{plugin_boot}")
+    plugin_boot = n_resamples if plugin_boot is None else plugin_boot
+    name = (f"CrossFitted().bootstrap x{n_resamples}, IMDB train (n={N_POSITIONS}, [CLS]/[SEP] counted) vs plug-in "
+            f"PlugIn().bootstrap x{plugin_boot}")
     try:
         inc = imdb_incidence()
     except Exception as exc:  # no data here: say so, do not fail the whole run
@@ -138,16 +142,16 @@ def run_imdb(n_boot: int = N_BOOT, *, n_jobs: int = 2, plugin_boot: int | None =
                  "ratio": float("nan"), "target": f"<= {BUDGET_S:.0f} s and <= {BUDGET_GIB:g} GB", "met": False,
                  "note": f"IMDB not available ({type(exc).__name__}: {exc}); set POSGEOM_DATA"}]
     load_before = os.getloadavg()[0]
-    res, wall_c, cpu_c, mem_c = _measure(lambda: bootstrap_corrected(inc, rng=seed, n_boot=n_boot, n_jobs=n_jobs))
+    res, wall_c, cpu_c, mem_c = _measure(lambda: CrossFitted().bootstrap(inc, rng=seed, n_resamples=n_resamples))
     rss_c = _peak_rss_mib()
     plug, wall_p, cpu_p, mem_p = _measure(
-        lambda: bootstrap_statistic(inc, lambda D: D, rng=seed, n_boot=plugin_boot, dtype=np.float32))
+        lambda: PlugIn().bootstrap(inc, rng=seed, n_resamples=plugin_boot))
     load_after = os.getloadavg()[0]
     peak_gib = max(mem_c, rss_c) / 1024
-    per_run_p = wall_p * n_boot / plugin_boot  # the plug-in time for the same number of resamples
+    per_run_p = wall_p * n_resamples / plugin_boot  # the plug-in time for the same number of resamples
     met = bool(wall_c <= BUDGET_S and peak_gib <= BUDGET_GIB)
     iu = np.triu_indices(N_POSITIONS, 1)
-    note = (f"{inc.n_sequences} reviews, {inc.cell.size} tokens, n={N_POSITIONS}; corrected: {n_boot} resamples, "
+    note = (f"{inc.n_sequences} reviews, {inc.cell.size} tokens, n={N_POSITIONS}; corrected: {n_resamples} resamples, "
             f"{wall_c:.1f} s wall, {cpu_c:.1f} s CPU, peak traced {mem_c:.0f} MiB, peak RSS {rss_c:.0f} MiB, "
             f"n_jobs={n_jobs}; plug-in: {plugin_boot} resamples, {wall_p:.1f} s wall, {cpu_p:.1f} s CPU, peak traced "
             f"{mem_p:.0f} MiB; median interval width corrected {np.median((res.upper - res.lower)[iu]):.4f}, "
@@ -157,31 +161,31 @@ def run_imdb(n_boot: int = N_BOOT, *, n_jobs: int = 2, plugin_boot: int | None =
             f"{load_after:.1f}")
     return [{
         "benchmark": name, "measured": wall_c, "baseline": per_run_p,
-        "unit": f"s for {n_boot} resamples (ratio = plug-in / corrected)", "ratio": per_run_p / wall_c,
+        "unit": f"s for {n_resamples} resamples (ratio = plug-in / corrected)", "ratio": per_run_p / wall_c,
         "target": f"<= {BUDGET_S:.0f} s and <= {BUDGET_GIB:g} GB on 2 cores", "met": met, "note": note,
         "corrected_s": wall_c, "corrected_cpu_s": cpu_c, "corrected_peak_mib": mem_c, "corrected_rss_mib": rss_c,
         "peak_gib": peak_gib, "plugin_s": wall_p, "plugin_cpu_s": cpu_p, "plugin_peak_mib": mem_p,
-        "n_boot": n_boot, "plugin_boot": plugin_boot, "n_jobs": n_jobs,
+        "n_resamples": n_resamples, "plugin_boot": plugin_boot, "n_jobs": n_jobs,
     }]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-boot", type=int, default=N_BOOT)
+    parser.add_argument("--n-resamples", type=int, default=N_RESAMPLES)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--plugin-boot", type=int, default=None,
-                        help="resamples of the plug-in baseline (default: --n-boot); times are reported per 1000")
+                        help="resamples of the plug-in baseline (default: --n-resamples); times are reported per 1000")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--imdb", action="store_true", help="the real IMDB corpus (targets 60 s and 4 GB)")
     args = parser.parse_args(argv)
     print(f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.2f} (1 min) before the run")
     bench = run_imdb if args.imdb else run
-    (row,) = bench(args.n_boot, n_jobs=args.n_jobs, plugin_boot=args.plugin_boot, seed=args.seed)
+    (row,) = bench(args.n_resamples, n_jobs=args.n_jobs, plugin_boot=args.plugin_boot, seed=args.seed)
     if not np.isfinite(row["measured"]):
         print(row["note"])
         return 1
     print(f"corrected bootstrap: {row['corrected_s']:.1f} s wall ({row['corrected_cpu_s']:.1f} s CPU) for "
-          f"{row['n_boot']} resamples, peak {row['corrected_peak_mib']:.0f} MiB")
+          f"{row['n_resamples']} resamples, peak {row['corrected_peak_mib']:.0f} MiB")
     print(f"plug-in bootstrap:   {row['plugin_s']:.1f} s wall ({row['plugin_cpu_s']:.1f} s CPU) for "
           f"{row['plugin_boot']} resamples, peak {row['plugin_peak_mib']:.0f} MiB")
     print(f"{row['unit']}: corrected {row['measured']:.1f} s, plug-in {row['baseline']:.1f} s, ratio plug-in / "

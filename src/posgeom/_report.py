@@ -26,7 +26,7 @@ import numpy as np
 
 from ._report_floor import noise_floor_summary
 from ._validation import check_positive_int
-from .geometry.estimation import _ESTIMATORS as ESTIMATORS
+from .geometry.estimators import ESTIMATORS
 from .report_ladder import _FRACTIONS as LADDER_FRACTIONS
 
 __all__ = [
@@ -64,7 +64,7 @@ class ReportSettings:
         The counting convention (:class:`posgeom.data.CountingConvention`).
     limit : int, optional
         Use only the first ``limit`` documents.
-    n_boot : int
+    n_resamples : int
         Bootstrap resamples for the intervals (0: none).
     seed : int
         Seed of the bootstrap, of the estimator's random splits and of ``sample_texts``.
@@ -76,7 +76,7 @@ class ReportSettings:
         reads the corpus (``posgeom.data._distributed.sharded_tokenized_corpus``), and the estimator runs in this
         process on the same data. The report is identical, bit for bit, to the one without a scheduler.
     estimator : {"resolved", "cross-fitted", "plug-in"}
-        Estimator of the Hellinger distances (``posgeom.geometry.estimation._as_estimator``): the resolved estimate
+        Estimator of the Hellinger distances (``posgeom.geometry.estimators.ESTIMATORS``): the resolved estimate
         (default, :class:`posgeom.geometry.Resolved`; its estimand is stated in the report), the cross-fitted one
         (:class:`posgeom.geometry.CrossFitted`) or the plug-in one (biased upward by the noise floor). The
         former names ``"corrected"`` and ``"plugin"`` are accepted and stored as ``"cross-fitted"`` and
@@ -92,7 +92,7 @@ class ReportSettings:
     Raises
     ------
     ValueError, TypeError
-        ``n_positions < 2``, negative ``n_boot`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, or an
+        ``n_positions < 2``, negative ``n_resamples`` or ``seed``, non-positive ``limit``, ``sample_texts < 4``, or an
         unknown ``estimator`` (the message names the choices).
 
     Examples
@@ -113,7 +113,7 @@ class ReportSettings:
     truncation: str = "model"
     min_length: int | None = None
     limit: int | None = None
-    n_boot: int = 0
+    n_resamples: int = 0
     seed: int = 0
     text_field: str = "text"
     scheduler: str | None = None
@@ -129,7 +129,7 @@ class ReportSettings:
                              f"{', '.join(ESTIMATOR_ALIASES.values())})")
         object.__setattr__(self, "estimator", estimator)
         check_positive_int(self.n_positions, "n_positions", minimum=2)
-        check_positive_int(self.n_boot, "n_boot", minimum=0)
+        check_positive_int(self.n_resamples, "n_resamples", minimum=0)
         check_positive_int(self.seed, "seed", minimum=0)
         if check_positive_int(self.ladder, "ladder", minimum=0) == 1:
             raise ValueError("ladder (--ladder) needs at least 2 bootstrap resamples per rung, got 1")
@@ -307,7 +307,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from .data.pretrained import learned_position_embeddings
     from .data.text import load_tokenizer, tokenize_corpus
     from .geometry._crossfit import corrected_distances
-    from .geometry.estimation import CrossFitted, PlugIn, Resolved
+    from .geometry.estimators import CrossFitted, PlugIn, Resolved
     from .geometry.mds import classical_mds
     from .plotting import _spectrum_plot, distance_heatmap
     from .stress import standard_candidates, stress_table
@@ -374,14 +374,16 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     candidates = standard_candidates(n, d_model=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     title = f"{settings.corpus} ({convention.describe()}; {settings.estimator} estimator)"
-    bootstrap = dict(data=data, rng=settings.seed, n_boot=settings.n_boot) if settings.n_boot else {}
     table_estimator = {
         "resolved": lambda: Resolved(resolution=resolution, n_splits=CORRECTED_SPLITS),
         "cross-fitted": lambda: CrossFitted(n_splits=CORRECTED_SPLITS),
         "plug-in": PlugIn,
     }[settings.estimator]()
-    table = stress_table(D, candidates, title=title, estimator=table_estimator, n_splits=CORRECTED_SPLITS,
-                         **bootstrap)
+    if settings.n_resamples:
+        table = stress_table(None, candidates, data=data, estimator=table_estimator, rng=settings.seed,
+                             n_resamples=settings.n_resamples, title=title)
+    else:
+        table = stress_table(D, candidates, title=title, estimator=table_estimator)
     if settings.estimator == "resolved":
         floor = noise_floor_summary(D, None, reason="the resolved estimand is 0 for equal distributions, so its "
                                                     "estimate carries no upward noise floor")

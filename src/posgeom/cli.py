@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="tokenise the shards on Dask: 'local' for a local cluster, or a scheduler address "
                              "(not with sst2/imdb); the estimator then runs in this process on the same data, so "
                              "the report is identical to the one without --scheduler")
-    report.add_argument("--estimator", default="resolved", choices=ESTIMATORS, type=_estimator_name,
+    report.add_argument("--estimator", default="resolved", choices=tuple(ESTIMATORS), type=_estimator_name,
                         help="estimator of the Hellinger distances: 'resolved' (default: cross-fitted at a stated "
                              "vocabulary resolution, every position seen through equally many texts; the report "
                              "states its estimand), 'cross-fitted' (bias-corrected, its estimand moves with the "
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = ReportSettings(
             corpus=args.corpus, n_positions=args.positions, model=args.model, split=args.split,
             special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
-            min_length=args.min_length, limit=args.limit, n_boot=args.bootstrap, seed=args.seed,
+            min_length=args.min_length, limit=args.limit, n_resamples=args.bootstrap, seed=args.seed,
             text_field=args.text_field, scheduler=args.scheduler, estimator=args.estimator,
             sample_texts=args.sample_texts, ladder=args.ladder,
         )

@@ -19,6 +19,7 @@ VERDICTS = {
     "not reproduced",
     "undetermined",
     "illustrated in a model",
+    "uninformative",
     "finding",
 }
 ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)(?: <[^>]*>)?`")

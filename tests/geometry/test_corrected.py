@@ -1,4 +1,4 @@
-"""Tests of the cross-fitted (bias-corrected) Hellinger estimator and its bootstrap (posgeom.geometry.estimators).
+"""Tests of the cross-fitted (bias-corrected) Hellinger estimator and its bootstrap (posgeom.geometry.CrossFitted).
 
 Validation is against corpora sampled from *known* positional distributions (the synthetic model of the book), so
 every claim is checked against the truth, not against another estimate.
@@ -14,10 +14,7 @@ from hypothesis import strategies as st
 import posgeom.geometry._crossfit as crossfit
 from posgeom import hellinger_distances, synthetic_corpus, synthetic_distributions
 from posgeom.corpus import SequenceIncidence
-from posgeom.geometry import (
-    CorrectedDistances,
-    bootstrap_corrected,
-)
+from posgeom.geometry import CorrectedDistances, CrossFitted
 from posgeom.geometry._crossfit import corrected_distances, plugin_distances
 from posgeom.geometry.hellinger import _hellinger_from_products
 from posgeom.inference import BootstrapEstimate
@@ -55,7 +52,7 @@ def test_cross_gram_matches_dense_reference(monkeypatch, layout, all_dense):
         lengths[:40] = 30
         X = [x[:k] for x, k in zip(X, lengths)]
     inc = _incidence(X, 30, 200)
-    fitter = crossfit._CrossFitter(inc, np.float64)
+    fitter = crossfit.CrossFitter(inc, np.float64)
     assert (fitter.grid is None) == (layout == "ragged")
     assert (fitter.n_rare_cols == 0) == all_dense
     a, b = rng.integers(0, inc.n_sequences, 150), rng.integers(0, inc.n_sequences, 151)
@@ -67,7 +64,7 @@ def test_cross_gram_matches_dense_reference(monkeypatch, layout, all_dense):
     np.testing.assert_allclose(norm_b, (SB * SB).sum(1), atol=1e-13)
     fitter.contiguous = False  # the general totals (from the counts) agree with the length-based ones
     np.testing.assert_allclose(fitter.gram(a, b), G, atol=1e-13)
-    np.testing.assert_allclose(crossfit._CrossFitter(inc, np.float32).gram(a, b), G, atol=1e-5)
+    np.testing.assert_allclose(crossfit.CrossFitter(inc, np.float32).gram(a, b), G, atol=1e-5)
 
 
 def test_definition_cross_half_distance_minus_half_floors():
@@ -138,9 +135,9 @@ def test_exact_expectation_with_within_sequence_dependence():
     # the library computes the same Q for a corpus
     X = np.stack([x0[0], x1[0]], axis=1)
     inc = _incidence(X, 2, 2)
-    fitter = crossfit._CrossFitter(inc)
+    fitter = crossfit.CrossFitter(inc)
     G = fitter.gram(np.arange(h), np.arange(h, 2 * h))
-    assert crossfit._corrected_from_gram(G)[0, 1] == pytest.approx(Q[0], abs=1e-12)
+    assert crossfit.squared_from_gram(G)[0, 1] == pytest.approx(Q[0], abs=1e-12)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -287,7 +284,7 @@ def test_bootstrap_coverage_of_known_truth():
     mc = []
     for r in range(reps):
         inc = _incidence(_sample_independent(mu, m, gen), n, V)
-        res = bootstrap_corrected(inc, rng=r, n_boot=500)
+        res = CrossFitted().bootstrap(inc, rng=r, n_resamples=500)
         for k, (i, j) in enumerate(pairs):
             covered[k] += res.lower[i, j] <= truth[i, j] <= res.upper[i, j]
         mc.append(res.upper_mc_error[0, 4])
@@ -319,10 +316,11 @@ def test_bootstrap_coverage_with_many_tokens_seen_once():
     covered, covered_plugin_referred, boot_bias = [], [], []
     for r in range(reps):
         inc = _incidence(_sample_independent(mu, m, gen), n, V)
-        res = bootstrap_corrected(inc, rng=r, n_boot=500)
-        covered.append(((res.lower <= truth) & (truth <= res.upper))[iu])
+        res = CrossFitted().bootstrap(inc, rng=r, n_resamples=500, statistic=lambda Q: Q)  # squared scale
+        lower, upper = np.sqrt(np.clip(res.lower, 0, 1)), np.sqrt(np.clip(res.upper, 0, 1))
+        covered.append(((lower <= truth) & (truth <= upper))[iu])
         plugin_sq = plugin_distances(inc) ** 2  # the bootstrap world's truth
-        errors = res.replicates.astype(float) - plugin_sq
+        errors = res.replicates - plugin_sq
         lo = np.sqrt(np.clip(res.point.squared + np.quantile(errors, 0.025, axis=0), 0, 1))
         hi = np.sqrt(np.clip(res.point.squared + np.quantile(errors, 0.975, axis=0), 0, 1))
         covered_plugin_referred.append(((lo <= truth) & (truth <= hi))[iu])
@@ -341,41 +339,37 @@ def test_bootstrap_resamples_split_at_the_level_of_draws():
     t = np.repeat(np.arange(V), 2)
     inc = _incidence(np.stack([t, (t + 1) % V], axis=1), 2, V)
     assert plugin_distances(inc)[0, 1] == 0.0
-    res = bootstrap_corrected(inc, rng=0, n_boot=2000)
-    s = res.replicates[:, 0, 1].astype(float)
+    s = CrossFitted().bootstrap(inc, rng=0, n_resamples=2000, statistic=lambda Q: Q[0, 1]).replicates
     assert abs(s.mean()) < 4 * s.std(ddof=1) / np.sqrt(s.size)
     # the alternative rule, for contrast
-    fitter, gen, m = crossfit._CrossFitter(inc), np.random.default_rng(0), inc.n_sequences
+    fitter, gen, m = crossfit.CrossFitter(inc), np.random.default_rng(0), inc.n_sequences
     distinct_split = []
     for _ in range(2000):
         u, cnt = np.unique(gen.integers(0, m, m), return_counts=True)
         in_a = np.zeros(u.size, dtype=bool)
         in_a[gen.permutation(u.size)[: u.size // 2]] = True
         G = fitter.gram(np.repeat(u[in_a], cnt[in_a]), np.repeat(u[~in_a], cnt[~in_a]))
-        distinct_split.append(crossfit._corrected_from_gram(G)[0, 1])
+        distinct_split.append(crossfit.squared_from_gram(G)[0, 1])
     assert np.mean(distinct_split) < -0.1
 
 
-def test_bootstrap_result_statistic_jobs_and_determinism():
+def test_bootstrap_result_statistic_and_determinism():
     n, V = 6, 15
     inc = _incidence(synthetic_corpus(300, n, V, rng=5), n, V)
-    res = bootstrap_corrected(inc, rng=3, n_boot=60)
-    assert isinstance(res, BootstrapEstimate) and res.n_resamples == 60 and "1 split(s)" in res.method
-    assert res.replicates.shape == (60, n, n) and res.replicates.dtype == np.float32  # squared, unclipped
+    res = CrossFitted().bootstrap(inc, rng=3, n_resamples=60)
+    assert isinstance(res, BootstrapEstimate) and res.n_resamples == 60 and res.method.startswith("centred percentile")
+    assert res.replicates.shape == (60, n, n) and np.all(res.replicates >= 0)  # distances, as the estimate
     assert np.array_equal(res.estimate, res.point.distances)
     assert np.all(res.lower <= res.upper) and np.all(res.lower >= 0) and np.all(res.upper <= 1)
     assert np.all(np.diag(res.lower) == 0) and np.all(np.diag(res.upper) == 0)
     assert np.all(res.lower_mc_error >= 0) and np.all(res.upper_mc_error >= 0)
     assert res.standard_error.shape == (n, n)
-    # threads do not change the numbers; the same rng gives the same numbers
-    par = bootstrap_corrected(inc, rng=3, n_boot=60, n_jobs=3)
-    assert np.array_equal(par.replicates, res.replicates) and np.array_equal(par.lower, res.lower)
-    # a scalar statistic of the corrected distances; basic intervals; several splits per resample
-    far = bootstrap_corrected(inc, statistic=lambda D: D[0, n - 1], rng=3, n_boot=60, interval="basic", n_splits=2)
+    again = CrossFitted().bootstrap(inc, rng=3, n_resamples=60)
+    assert np.array_equal(again.replicates, res.replicates) and np.array_equal(again.lower, res.lower)
+    far = CrossFitted().bootstrap(inc, statistic=lambda Q: Q[0, n - 1], rng=3, n_resamples=60)
     assert far.replicates.shape == (60,) and isinstance(far.lower, float) and isinstance(far.estimate, float)
-    assert far.estimate == pytest.approx(res.estimate[0, n - 1])
-    assert far.lower <= far.upper and far.method.startswith("centred basic") and "2 split(s)" in far.method
-    vec = bootstrap_corrected(inc, statistic=lambda D: D[0], rng=3, n_boot=60)
+    assert np.sqrt(far.estimate) == pytest.approx(res.estimate[0, n - 1])
+    vec = CrossFitted().bootstrap(inc, statistic=lambda Q: Q[0], rng=3, n_resamples=60)
     assert vec.lower.shape == (n,) and vec.replicates.shape == (60, n)
 
 
@@ -383,8 +377,8 @@ def test_monte_carlo_error_of_the_ends_matches_their_spread_over_seeds():
     """The order-statistic standard error of an interval end predicts how much the end moves with another rng."""
     n, V = 4, 12
     inc = _incidence(synthetic_corpus(150, n, V, rng=7), n, V)
-    runs = [bootstrap_corrected(inc, statistic=lambda D: D[0, 3], rng=s, n_boot=500, estimate_splits=40)
-            for s in range(12)]
+    runs = [CrossFitted(n_splits=40).bootstrap(inc, statistic=lambda Q: np.sqrt(max(Q[0, 3], 0)), rng=s,
+                                               n_resamples=500) for s in range(12)]
     lows = np.array([r.lower for r in runs])
     reported = np.mean([r.lower_mc_error for r in runs])
     observed = lows.std(ddof=1)
@@ -403,7 +397,7 @@ def test_bad_inputs():
     with pytest.raises(TypeError, match="SequenceIncidence"):
         corrected_distances(X, rng=0)
     with pytest.raises(TypeError, match="SequenceIncidence"):
-        bootstrap_corrected(X, rng=0)
+        CrossFitted().bootstrap(X, rng=0)
     with pytest.raises(TypeError, match="rng is required"):
         corrected_distances(inc, rng=None)
     with pytest.raises(TypeError):
@@ -413,31 +407,27 @@ def test_bad_inputs():
     for bad in (0, 1, -3):
         with pytest.raises(ValueError, match="n_splits must be >= 2"):
             corrected_distances(inc, rng=0, n_splits=bad)
-    with pytest.raises(ValueError, match="n_splits must be >= 1"):
-        bootstrap_corrected(inc, rng=0, n_splits=0)
-    with pytest.raises(ValueError, match="n_boot must be >= 2"):
-        bootstrap_corrected(inc, rng=0, n_boot=1)
+    with pytest.raises(ValueError, match="n_resamples must be >= 2"):
+        CrossFitted().bootstrap(inc, rng=0, n_resamples=1)
     with pytest.raises(ValueError, match="confidence"):
-        bootstrap_corrected(inc, rng=0, confidence=1.5)
-    with pytest.raises(ValueError, match="interval must be one of"):
-        bootstrap_corrected(inc, rng=0, interval="bca")
+        CrossFitted().bootstrap(inc, rng=0, confidence=1.5)
     with pytest.raises(TypeError, match="statistic must be a callable"):
-        bootstrap_corrected(inc, statistic=3.0, rng=0)
+        CrossFitted().bootstrap(inc, statistic=3.0, rng=0)
     three = _incidence(X[:3], n, V)
     with pytest.raises(ValueError, match="at least 4 sequences, got 3"):
         corrected_distances(three, rng=0)
     with pytest.raises(ValueError, match="at least 4 sequences"):
-        bootstrap_corrected(three, rng=0)
+        CrossFitted().bootstrap(three, rng=0)
     # a position reached by one sequence only is empty in one half of every split
     sparse = _incidence([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
     with pytest.raises(ValueError, match=r"split 0: position 2 receives no observation in half [AB].*only 1 of the 31 "
                                          r"sequences reach it.*fewer positions.*pad_id"):
         corrected_distances(sparse, rng=0)
-    with pytest.raises(ValueError, match=r"point estimate.*position 2 receives no observation"):
-        bootstrap_corrected(sparse, rng=0)
+    with pytest.raises(ValueError, match=r"split 0: position 2 receives no observation"):
+        CrossFitted().bootstrap(sparse, rng=0)
     # in a bootstrap the message names the resample: 10 of 200 sequences reach positions 2 and 3, enough for the
     # splits of the sample, but some resample draws none of them into one half
     rare = _incidence([[1, 2, 3, 4]] * 10 + [[1, 2]] * 190, 4, 5)
     corrected_distances(rare, rng=2, n_splits=2)
     with pytest.raises(ValueError, match=r"bootstrap resample \d+: position 2 receives no observation"):
-        bootstrap_corrected(rare, rng=2, n_boot=2000, estimate_splits=2)
+        CrossFitted(n_splits=2).bootstrap(rare, rng=2, n_resamples=2000)

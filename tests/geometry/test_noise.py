@@ -1,4 +1,4 @@
-"""Tests of the plug-in noise: incidence, split-half noise floor, bootstrap intervals."""
+"""Tests of the plug-in noise: incidence, split-half noise floor, the plug-in bootstrap."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from posgeom import (
     synthetic_corpus,
 )
 from posgeom.corpus import SequenceIncidence
-from posgeom.geometry import bootstrap_statistic
-from posgeom.geometry._crossfit import plugin_distances
-from posgeom.geometry.noise import _split_half_distances
+from posgeom.geometry import PlugIn
+from posgeom.geometry._crossfit import corrected_distances, plugin_distances
 
 ragged = st.lists(st.lists(st.integers(0, 6), min_size=0, max_size=7), min_size=1, max_size=12)
 
@@ -58,57 +57,34 @@ def test_split_half_floor_matches_the_delta_method():
     m, n, V = 4000, 12, 20
     X = synthetic_corpus(m, n, V, rng=3, regime="stationary", topic_concentration=5.0)
     inc = SequenceIncidence.from_sequences(X, n, V)
-    floor = _split_half_distances(inc, rng=0, n_splits=8)
-    assert floor.shape == (8, n) and np.all((floor >= 0) & (floor <= 1))
+    floor = corrected_distances(inc, rng=0, n_splits=8).floors  # root mean square over the splits
     D = plugin_distances(inc)
     between = D[np.triu_indices(n, 1)]
     ratio = np.mean(floor**2) / np.mean(between**2)
     assert 1.6 < ratio < 2.5, ratio
-    K = V  # all tokens occur with this concentration
-    assert np.mean(between**2) == pytest.approx((K - 1) / 8 * 2 / m, rel=0.3)
-    # same seed, same numbers; sequences + keywords give the same as the incidence
-    again = _split_half_distances(X, rng=0, n_splits=8, n_positions=n, vocab_size=V)
-    assert np.array_equal(floor, again)
-    assert not np.array_equal(floor, _split_half_distances(inc, rng=1, n_splits=8))
+    assert np.mean(between**2) == pytest.approx((V - 1) / 8 * 2 / m, rel=0.3)
 
 
-def test_signal_above_floor_for_smooth_statistics():
-    X = synthetic_corpus(3000, 16, 30, rng=4, regime="smooth")
-    inc = SequenceIncidence.from_sequences(X, 16, 30)
-    floor = _split_half_distances(inc, rng=0).max()
-    D = plugin_distances(inc)
-    assert D[0, -1] > 5 * floor
-
-
-def test_bootstrap_statistic_of_the_plugin_distances():
+def test_plugin_bootstrap_is_shifted_upward_and_reproducible():
     X = synthetic_corpus(400, 8, 15, rng=5, regime="smooth")
-    res = bootstrap_statistic(X, lambda D: D, rng=7, n_boot=40, n_positions=8, vocab_size=15, dtype=np.float32)
-    assert res.replicates.shape == (40, 8, 8) and res.replicates.dtype == np.float32
-    assert np.all(res.lower <= res.upper + 1e-7)
+    inc = SequenceIncidence.from_sequences(X, 8, 15)
+    res = PlugIn().bootstrap(inc, rng=7, n_resamples=40)
+    assert res.replicates.shape == (40, 8, 8) and np.all(res.lower <= res.upper + 1e-12)
     assert np.allclose(np.diag(res.lower), 0) and res.estimate.shape == (8, 8)
-    # the plug-in bias is upward: resamples are on average farther apart than the estimate (off-diagonal)
     off = ~np.eye(8, dtype=bool)
-    assert np.mean(res.bias[off]) > 0
-    again = bootstrap_statistic(X, lambda D: D, rng=7, n_boot=40, n_positions=8, vocab_size=15, dtype=np.float32)
-    assert np.array_equal(res.replicates, again.replicates)
-    mean_far = bootstrap_statistic(X, lambda D: D[0, -1], rng=1, n_boot=30, n_positions=8, vocab_size=15)
-    assert mean_far.replicates.shape == (30,) and mean_far.lower <= mean_far.estimate <= mean_far.upper
+    assert np.mean(res.bias[off]) > 0  # resampling repeats texts: the plug-in's noise grows
+    assert np.array_equal(res.replicates, PlugIn().bootstrap(inc, rng=7, n_resamples=40).replicates)
+    far = PlugIn().bootstrap(inc, rng=1, n_resamples=30, statistic=lambda Q: Q[0, -1])
+    assert far.replicates.shape == (30,) and far.lower <= far.estimate <= far.upper
 
 
 def test_bad_inputs():
-    X = synthetic_corpus(20, 4, 5, rng=0)
-    inc = SequenceIncidence.from_sequences(X, 4, 5)
-    with pytest.raises(TypeError, match="n_positions= and vocab_size="):
-        _split_half_distances(X, rng=0)
-    with pytest.raises(TypeError, match="fixed by the SequenceIncidence"):
-        _split_half_distances(inc, rng=0, n_positions=4)
-    with pytest.raises(TypeError):
-        _split_half_distances(inc)  # seed is required
+    inc = SequenceIncidence.from_sequences(synthetic_corpus(20, 4, 5, rng=0), 4, 5)
     with pytest.raises(ValueError, match="confidence"):
-        bootstrap_statistic(inc, lambda D: D, rng=0, confidence=1.5)
-    # a position reached by a single sequence empties in some resample / half
+        PlugIn().bootstrap(inc, rng=0, confidence=1.5)
+    with pytest.raises(ValueError, match="n_resamples must be >= 2"):
+        PlugIn().bootstrap(inc, rng=0, n_resamples=1)
+    # a position reached by a single sequence empties in some resample
     sparse = SequenceIncidence.from_sequences([[1, 2, 3, 4]] + [[1, 2]] * 30, 4, 5)
-    with pytest.raises(ValueError, match="position 2 receives no observation"):
-        _split_half_distances(sparse, rng=0, n_splits=20)
     with pytest.raises(ValueError, match="bootstrap resample .* position 2"):
-        bootstrap_statistic(sparse, lambda D: D, rng=0, n_boot=50)
+        PlugIn().bootstrap(sparse, rng=0, n_resamples=50)

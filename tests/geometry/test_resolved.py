@@ -28,7 +28,7 @@ from posgeom.geometry import (
     stability_ladder,
     subsample,
 )
-from posgeom.geometry.estimation import _as_estimator
+from posgeom.geometry.estimators import estimator_from_name
 from posgeom.geometry.ladder import _verdict as verdict
 from posgeom.inference._intervals import wilson_interval
 
@@ -192,15 +192,15 @@ def test_flat_corpus_can_keep_each_texts_edges():
 
 def test_estimators_share_one_interface(zipf_corpus):
     for name in ("resolved", "cross-fitted", "plug-in"):
-        est = _as_estimator(name)
+        est = estimator_from_name(name)
         d = est.distances(zipf_corpus, rng=0)
         assert d.distances.shape == (8, 8) and d.estimator == est.label
         assert d.estimand
         b = est.bootstrap(zipf_corpus, n_resamples=10, rng=0, statistic=lambda Q: Q[0, 7])
         assert b.replicates.shape == (10,) and np.isfinite(b.lower) and b.confidence == 0.95
-    assert isinstance(_as_estimator("plug-in"), PlugIn)
+    assert isinstance(estimator_from_name("plug-in"), PlugIn)
     with pytest.raises(ValueError, match="choose one of resolved, cross-fitted, plug-in"):
-        _as_estimator("corrected")
+        estimator_from_name("corrected")
     with pytest.raises(TypeError, match="SequenceIncidence"):
         Resolved().distances(np.zeros((3, 3)), rng=0)
 

@@ -86,7 +86,7 @@ def test_resolved_bootstrap_gives_the_stress_tables_intervals(reviews_file, tmp_
     inc = _incidence(reviews_file.read_text(encoding="utf-8").splitlines(), 6)
     est = Resolved(resolution=Resolved().resolution_for(inc))
     candidates = standard_candidates(6, d_model=384, n_heads=12)
-    table = stress_table(None, candidates, data=inc, rng=0, n_boot=20, estimator=est)
+    table = stress_table(None, candidates, data=inc, rng=0, n_resamples=20, estimator=est)
     by_name = {r["encoding"]: r for r in rows}
     for row in table:
         if row.name in by_name:
@@ -241,7 +241,7 @@ def test_scheduler_gives_the_same_report(review_shards, dask_cluster, tmp_path, 
     assert summary_dask["n_texts"] == expected_texts
     if "--bootstrap" in extra:  # the intervals too: the bootstrap resamples the same sequences
         rows = list(csv.DictReader((dask / "stress_table.csv").open()))
-        assert all(r["n_boot"] == "5" and float(r["raw_ci_low"]) <= float(r["raw_ci_high"]) for r in rows)
+        assert all(r["n_resamples"] == "5" and float(r["raw_ci_low"]) <= float(r["raw_ci_high"]) for r in rows)
 
 
 def test_scheduler_needs_shards_on_disk(tmp_path, capsys):
@@ -419,7 +419,7 @@ def test_ladder_verdicts_follow_the_rule(colour_file, colour_ladder):
     est = Resolved(resolution=Resolved().fixed(inc, fraction=1 / 8).resolution)
     table_positions = learned_position_embeddings(model="all-MiniLM-L6-v2")
     rows = standard_candidates(6, d_model=384, n_heads=12, pretrained=table_positions)
-    table = stress_table(None, rows, data=inc, rng=0, n_boot=30, estimator=est)
+    table = stress_table(None, rows, data=inc, rng=0, n_resamples=30, estimator=est)
     for v in ladder["verdicts"]:
         c = table.contrast(v["a"], v["b"])
         assert v["contrast"][0] == pytest.approx([c.estimate, c.lower, c.upper], abs=1e-12)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import posgeom as pg
 from posgeom.corpus import SequenceIncidence
 from posgeom.encodings._relative import _alibi_distances, _t5_bucket_distances
+from posgeom.geometry import CrossFitted, PlugIn
 from posgeom.geometry._crossfit import corrected_distances, plugin_distances
 from posgeom.stress import (
     Candidate,
@@ -52,7 +53,7 @@ def test_values_match_stress_module(corpus, pretrained):
     _, _, D = corpus
     rows = standard_candidates(N, d_model=16, n_heads=2, model=None, pretrained=pretrained, offset=3)
     table = stress_table(D, rows)
-    assert table.n_boot == 0 and table["sinusoidal"].raw_ci is None
+    assert table.n_resamples == 0 and table["sinusoidal"].raw_ci is None
     P = pg.sinusoidal_encoding(N, 16)
     assert table["sinusoidal"].raw == pytest.approx(pg.stress_of_encoding(P, D))
     assert table["sinusoidal"].optimal == pytest.approx(pg.stress_of_encoding(P, D, scale="optimal"))
@@ -81,44 +82,34 @@ def test_rope_equals_sinusoidal_and_alibi_is_slope_free(corpus):
 def test_bootstrap_is_seeded_and_refits(corpus):
     _, inc, D = corpus
     rows = standard_candidates(N, d_model=16, n_heads=2, model=None, t5=False)
-    plug = dict(estimator="plugin")
-    a = stress_table(D, rows, data=inc, rng=1, n_boot=12, **plug)
-    b = stress_table(None, rows, data=inc, rng=1, n_boot=12, **plug)
-    c = stress_table(D, rows, data=inc, rng=2, n_boot=12, **plug)
-    assert a.to_records() == b.to_records(), "same seed, same numbers (D=None computes D from data)"
+    a = stress_table(None, rows, data=inc, rng=1, n_resamples=12, estimator=PlugIn())
+    b = stress_table(None, rows, data=inc, rng=1, n_resamples=12, estimator=PlugIn())
+    c = stress_table(None, rows, data=inc, rng=2, n_resamples=12, estimator=PlugIn())
+    assert a.to_records() == b.to_records(), "same seed, same numbers"
     assert a.to_records() != c.to_records()
+    assert np.allclose(a.target, D)
     for r in a:
         assert r.raw_ci[0] <= r.raw_ci[1] and r.optimal_ci[0] <= r.optimal_ci[1]
     # MDS full rank is refitted on every resample: exact on each, so its whole interval is ~0
     assert a["MDS full rank"].optimal_ci[1] < 1e-20
     # a fixed encoding's interval is not degenerate: D varies between resamples
     assert a["sinusoidal"].optimal_ci[1] > a["sinusoidal"].optimal_ci[0]
-    boot_mean = a["ALiBi"].optimal + a["ALiBi"].optimal_bias
-    assert a["ALiBi"].optimal_ci[0] <= boot_mean <= a["ALiBi"].optimal_ci[1]
     assert stress_table(D, rows)["ALiBi"].optimal_bias is None
-    basic = stress_table(D, rows, data=inc, rng=1, n_boot=12, interval="basic", **plug)
-    assert basic.interval == "basic" and basic["ALiBi"].optimal_ci != a["ALiBi"].optimal_ci
-    assert all(r.optimal_ci[0] >= 0 for r in basic)
 
 
-def test_bootstrap_rejects_mismatched_data(corpus):
+def test_d_or_data_never_both(corpus):
     tokens, inc, D = corpus
-    other = SequenceIncidence.from_sequences(tokens[:300], N, V)
     rows = [mds_candidate(rank=1)]
-    with pytest.raises(ValueError, match="not the \\(plug-in\\) Hellinger matrix"):
-        stress_table(D, rows, data=other, rng=0, n_boot=3, estimator="plugin")
-    with pytest.raises(ValueError, match="not the corrected Hellinger estimate"):
-        stress_table(D, rows, data=inc, rng=0, n_boot=3)  # a plug-in D labelled corrected
+    with pytest.raises(ValueError, match="not both"):
+        stress_table(D, rows, data=inc, rng=0, n_resamples=3)
     with pytest.raises(TypeError, match="SequenceIncidence"):
-        stress_table(D, rows, data=tokens, rng=0)
-    with pytest.raises(ValueError, match="n_positions"):
-        stress_table(D[:5, :5], rows, data=inc, rng=0)
+        stress_table(None, rows, data=tokens, rng=0)
 
 
 def test_formats(corpus):
     _, inc, D = corpus
-    table = stress_table(D, standard_candidates(N, d_model=16, n_heads=2, model=None), data=inc, rng=0, n_boot=5,
-                         title="synthetic | smooth", estimator="plugin")
+    table = stress_table(None, standard_candidates(N, d_model=16, n_heads=2, model=None), data=inc, rng=0,
+                         n_resamples=5, title="synthetic | smooth", estimator=PlugIn())
     md = table.to_markdown()
     assert md.count("\n| ") == len(table) + 1 and "95% CI" in md and "synthetic" in md
     assert "\\|" in table.to_markdown() or "|" not in "".join(r.description for r in table)
@@ -152,8 +143,6 @@ def test_bad_inputs(corpus, pretrained):
         stress_table(D, [np.zeros((N, N))])
     with pytest.raises(ValueError, match="pass the target distances"):
         stress_table(None, [mds_candidate(rank=1)])
-    with pytest.raises(ValueError, match="interval"):
-        stress_table(D, [mds_candidate(rank=1)], interval="bca")
     wrong = _fixed_encoding("small", np.eye(5))
     with pytest.raises(ValueError, match="same n"):
         stress_table(D, [wrong])
@@ -218,46 +207,36 @@ def test_decomposition_rejects_non_shift_invariant(corpus):
         shift_invariant_decomposition(np.zeros((N, N)), D)
 
 
-# --- the estimator of D: corrected (default) or plug-in, stated everywhere ------------------------------------------
+# --- the estimator of D: an estimator object, stated everywhere ----------------------------------------------------
 
 
 def test_estimator_label_in_every_output(corpus):
     _, inc, D = corpus
     rows = standard_candidates(N, d_model=16, n_heads=2, model=None, t5=False, mds_ranks=(1,))
-    for estimator, label in (("corrected", "corrected (cross-fitted)"), ("plugin", "plug-in")):
-        table = stress_table(None, rows, data=inc, rng=0, n_boot=6, estimator=estimator, title="toy")
-        assert table.estimator == estimator and table.estimator_label == label
+    for estimator in (CrossFitted(), PlugIn()):
+        table = stress_table(None, rows, data=inc, rng=0, n_resamples=6, estimator=estimator, title="toy")
+        label = estimator.label
+        assert table.estimator == label
         md = table.to_markdown()
-        assert f"Estimator of D: {label}" in md
-        assert ("corrected estimator" if estimator == "corrected" else "plug-in estimator") in md
-        assert "Monte Carlo error" in md
-        assert all(r["estimator"] == estimator for r in table.to_records())
+        assert f"Estimator of D: {label}" in md and f"of the {label} estimator" in md
+        assert "centred percentile bootstrap over texts, 6 resamples" in md and "Monte Carlo error" in md
+        assert all(r["estimator"] == label for r in table.to_records())
         parsed = list(csv.DictReader(io.StringIO(table.to_csv())))
-        assert {p["estimator"] for p in parsed} == {estimator}
+        assert {p["estimator"] for p in parsed} == {label}
         pytest.importorskip("pandas")
-        assert set(table.to_frame()["estimator"]) == {estimator}
-        assert table._repr_markdown_() == md
+        assert set(table.to_frame()["estimator"]) == {label}
     # without data the label records what the caller says D is
-    assert "Estimator of D: plug-in" in stress_table(D, rows, estimator="plugin").to_markdown()
-    assert stress_table(D, rows).estimator == "corrected"
+    assert "Estimator of D: plug-in" in stress_table(D, rows, estimator=PlugIn()).to_markdown()
+    assert stress_table(D, rows).estimator == "resolved"
 
 
-def test_corrected_is_the_default_with_at_least_500_resamples():
+def test_resolved_is_the_default_with_at_least_500_resamples():
     import inspect
 
     params = inspect.signature(stress_table).parameters
-    assert params["estimator"].default == "corrected"
+    assert params["estimator"].default is None  # Resolved()
     assert params["estimator"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert params["n_boot"].default >= 500
-
-
-def test_bad_estimator_names_raise(corpus):
-    _, inc, D = corpus
-    for bad in ("plug-in", "Corrected", "bca", None, 1):
-        with pytest.raises(ValueError, match="estimator must be one of .*corrected.*plugin"):
-            stress_table(D, [mds_candidate(rank=1)], estimator=bad)
-    with pytest.raises(ValueError, match="estimator must be one of"):
-        stress_table(None, [mds_candidate(rank=1)], data=inc, rng=0, estimator="unbiased")
+    assert params["n_resamples"].default >= 500
 
 
 def test_corrected_and_plugin_agree_on_a_large_sample():
@@ -266,11 +245,12 @@ def test_corrected_and_plugin_agree_on_a_large_sample():
     tokens = pg.synthetic_corpus(20000, n, v, rng=5, regime="smooth")
     inc = SequenceIncidence.from_sequences(tokens, n, v)
     rows = standard_candidates(n, d_model=16, n_heads=2, model=None, mds_ranks=(1, 2))
-    plug = stress_table(None, rows, estimator="plugin", data=inc, rng=0, n_boot=20)
-    corr = stress_table(None, rows, data=inc, rng=0, n_boot=20)
+    plug = stress_table(None, rows, estimator=PlugIn(), data=inc, rng=0, n_resamples=20)
+    corr = stress_table(None, rows, estimator=CrossFitted(), data=inc, rng=0, n_resamples=20)
     iu = np.triu_indices(n, 1)
     truth = pg.hellinger_distances(pg.synthetic_distributions(n, v, rng=5, regime="smooth"))
     D_corr = corrected_distances(inc, rng=0, n_splits=20).distances
+    assert np.array_equal(corr.target, D_corr)
     assert np.abs(D_corr - plugin_distances(inc))[iu].max() < 0.02
     assert np.abs(D_corr - truth)[iu].max() < 0.02
     for r in rows:
@@ -279,31 +259,24 @@ def test_corrected_and_plugin_agree_on_a_large_sample():
         assert corr[r.name].raw == pytest.approx(plug[r.name].raw, rel=0.05, abs=0.01), r.name
 
 
-def test_corrected_point_estimate_lies_in_its_interval(corpus):
+def test_point_estimate_lies_in_its_interval(corpus):
     _, inc, _ = corpus
     rows = standard_candidates(N, d_model=16, n_heads=2, model=None)
-    for interval in ("percentile", "basic"):
-        table = stress_table(None, rows, data=inc, rng=3, n_boot=40, interval=interval)
-        assert table.estimator == "corrected" and table.n_splits == 20 and table.interval == interval
+    for estimator in (CrossFitted(), PlugIn()):
+        table = stress_table(None, rows, data=inc, rng=3, n_resamples=40, estimator=estimator)
         for r in table:
             for value, ci, mc in ((r.raw, r.raw_ci, r.raw_ci_mc), (r.optimal, r.optimal_ci, r.optimal_ci_mc)):
-                assert ci[0] - 1e-12 <= value <= ci[1] + 1e-12, (interval, r.name, value, ci)
+                assert ci[0] - 1e-12 <= value <= ci[1] + 1e-12, (estimator, r.name, value, ci)
                 assert all(np.isfinite(mc)) and min(mc) >= 0, r.name
-    # the point estimate is the corrected estimate of the data with the same seed; a matching D is accepted
-    D_corr = corrected_distances(inc, rng=3, n_splits=20).distances
-    again = stress_table(D_corr, rows, data=inc, rng=3, n_boot=40, interval="basic")
-    assert again.to_records() == table.to_records()
-    assert np.array_equal(table.target, D_corr) and not table.target.flags.writeable
-    assert again["ALiBi"].optimal == pytest.approx(pg.stress_of_distances(rows[2].distances(D_corr), D_corr,
-                                                                          scale="optimal"))
+    assert not table.target.flags.writeable
 
 
-def test_monte_carlo_errors_are_reported_for_both_estimators(corpus):
+def test_monte_carlo_errors_are_reported(corpus):
     _, inc, D = corpus
     rows = [mds_candidate(rank=1), _fixed_distances("ALiBi", _alibi_distances(N))]
     assert stress_table(D, rows)["ALiBi"].optimal_ci_mc is None
-    for estimator in ("plugin", "corrected"):
-        t = stress_table(None, rows, data=inc, rng=0, n_boot=30, estimator=estimator)
+    for estimator in (PlugIn(), CrossFitted()):
+        t = stress_table(None, rows, data=inc, rng=0, n_resamples=30, estimator=estimator)
         rec = t.to_records()[1]
         assert rec["optimal_ci_low_mc"] is not None and rec["optimal_ci_high_mc"] >= 0
         # a Monte Carlo error is small against the interval it belongs to
@@ -319,7 +292,7 @@ def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples()
     inc = SequenceIncidence.from_sequences(synthetic_corpus(600, 6, 12, rng=0, regime="abrupt"), 6, 12)
     rows = [mds_candidate(rank=None, name="MDS"), mds_candidate(rank=None, name="MDS again"),
             _fixed_distances("constant", 1 - np.eye(6))]
-    table = stress_table(None, rows, data=inc, rng=0, n_boot=60, estimator=Resolved())
+    table = stress_table(None, rows, data=inc, rng=0, n_resamples=60, estimator=Resolved())
     assert table.estimator == "resolved" and "texts per position" in table.estimand
     assert "Estimand: resolved d_H^2" in table.to_markdown()
     assert table.replicates.shape == (60, 9)
@@ -331,9 +304,7 @@ def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples()
     gap = abs(table.contrast("MDS", "constant").estimate)
     assert not table.equivalent("MDS", "constant", gap / 2)
     with pytest.raises(ValueError, match="bootstrapped"):
-        stress_table(table.target, rows, estimator="resolved").contrast("MDS", "constant")
-    with pytest.raises(ValueError, match="not the resolved estimate"):
-        stress_table(table.target + 0.01 * (1 - np.eye(6)), rows, data=inc, rng=0, n_boot=5, estimator=Resolved())
+        stress_table(table.target, rows, estimator=Resolved()).contrast("MDS", "constant")
 
 
 def test_stress_modules_are_short_and_every_public_name_stays_importable():

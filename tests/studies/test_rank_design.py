@@ -1,4 +1,5 @@
-"""Tests of Chapter 6's studies: the block-swap task, the rank comparison, the verdicts, parallel analysis."""
+"""Tests of Chapter 6's studies: the block-swap task, the rank comparison, its stored confirmatory runs, parallel
+analysis."""
 
 import numpy as np
 import pytest
@@ -73,54 +74,19 @@ def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():
         detection_curve(X, 40, [2000], rng=0)
 
 
-def test_decide_rules_holm_adjustment_and_plain_text():
-    from scipy import stats
+def test_stored_confirmatory_runs_reproduce_bit_for_bit():
+    # the design's first two seeds, re-run alone, give exactly the stored accuracies (JSON floats round-trip)
+    import dataclasses
 
-    from posgeom.studies.rank_design import decide
+    from posgeom.studies.designs import Design
+    from posgeom.studies.rank_design import design_runs
 
-    rng = np.random.default_rng(0)
-    small = rng.normal(0.0, 0.005, 12)
-    # a noisy but clear deficit: the design could not have shown equivalence (TOST power far below 0.8), yet the
-    # adjusted test rejects, and a rejection stands whatever the power; its mirror image (the arm better than the
-    # reference) is no loss, and not inside the margin either
-    noisy = rng.normal(0.0, 0.03, 12)
-    noisy += 0.03 - noisy.mean()
-    arms = [small, small + 0.2, noisy, -noisy, rng.normal(0.0, 0.2, 4)]
-    out = decide(arms, 0.02)
-    assert [d.verdict for d in out] == ["equivalent", "loses", "loses", "undetermined", "undetermined"]
-    assert out[2].test.power < 0.8 and out[2].test.lower > 0  # the case the old power gate withheld
-    assert repr(out[0].verdict) == "equivalent"
-    # Holm's step-down, computed independently from scipy's t test p-values
-    p = np.array([stats.ttest_1samp(x, 0.0).pvalue for x in arms])
-    m, order = len(p), np.argsort(p)
-    expected = np.empty(m)
-    running = 0.0
-    for k, i in enumerate(order):
-        running = max(running, min(1.0, (m - k) * p[i]))
-        expected[i] = running
-    np.testing.assert_allclose([d.p_holm for d in out], expected, rtol=1e-9)
-    # the adjustment matters: a deficit significant alone but not after Holm over many arms is not a loss
-    borderline = noisy - noisy.mean() + 0.9 * noisy.std(ddof=1)  # t = 0.9 sqrt(12) = 3.1, p about 0.01
-    alone = decide([borderline], 0.02)[0]
-    many = decide([borderline] + [rng.normal(0.0, 0.01, 12) for _ in range(20)], 0.02)[0]
-    assert alone.p_holm < 0.05 <= many.p_holm and alone.verdict == "loses" != many.verdict
-
-
-def test_decide_calls_identical_arms_equivalent_at_the_rate_of_the_tost():
-    # three arms truly identical to the reference: no power gate, so each is called equivalent at the TOST's exact
-    # power (not about half as often, as a gate at the observed SD made it), and "loses" at most at the level
-    from posgeom.inference import tost_power
-    from posgeom.studies.rank_design import decide
-
-    rng = np.random.default_rng(1)
-    sd, n_designs = 0.019, 60
-    verdicts = np.array([[d.verdict for d in decide(rng.normal(0.0, sd, (3, 12)), 0.02)] for _ in range(n_designs)])
-    power = tost_power(sd, 12, 0.02)
-    assert 0.7 < power < 0.9  # the regime where the old gate failed
-    rate = np.mean(verdicts == "equivalent")
-    assert abs(rate - power) < 4 * np.sqrt(power * (1 - power) / verdicts.size)
-    family_loss = np.mean(np.any(verdicts == "loses", axis=1))
-    assert family_loss < 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_designs)
+    design = Design.load("ch06_rank")
+    stored = design.results()
+    fields = dict(design.fields, seed_stop=design["seed_start"] + 2, n_seeds=2)
+    again = design_runs(dataclasses.replace(design, fields=fields))
+    assert list(again.names) == stored["names"]
+    assert again.accuracy.tolist() == [row[:2] for row in stored["accuracy"]]
 
 
 def test_parallel_analysis_depends_only_on_the_tokens_that_occur():

@@ -331,14 +331,9 @@ class SequenceIncidence:
         return S
 
 
-def _as_incidence(data, n_positions, vocab_size, pad_id) -> SequenceIncidence:
-    if isinstance(data, SequenceIncidence):
-        if n_positions is not None or vocab_size is not None or pad_id is not None:
-            raise TypeError("n_positions, vocab_size and pad_id are fixed by the SequenceIncidence; do not pass them")
-        return data
-    if n_positions is None or vocab_size is None:
-        raise TypeError(
-            "token id sequences need n_positions= and vocab_size= (or pass a SequenceIncidence, e.g. from "
-            "posgeom.data.TokenizedCorpus.incidence)"
-        )
-    return SequenceIncidence.from_sequences(data, n_positions, vocab_size, pad_id=pad_id)
+def check_incidence(data, name: str = "data") -> SequenceIncidence:
+    """``data`` if it is a :class:`SequenceIncidence`, else a TypeError naming the fix (the one such check)."""
+    if not isinstance(data, SequenceIncidence):
+        raise TypeError(f"{name} must be a SequenceIncidence (SequenceIncidence.from_sequences(...) or "
+                        f"posgeom.data.TokenizedCorpus.incidence(...)), got {type(data).__name__}")
+    return data

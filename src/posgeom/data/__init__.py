@@ -1,13 +1,13 @@
 """Input and output only: corpora, tokenising, pretrained tables (the numpy core never imports it).
 
 =================================  ====================================================
-``Corpus``                         texts, labels and ids of one split
+``Corpus``                         texts, labels and ids of one split; ``source_groups``: their sentences
 ``load_sst2``                      SST-2 (GLUE version)
 ``load_imdb``                      IMDB reviews
 ``CountingConvention``             what ``mu_i`` counts
 ``load_tokenizer``                 the book's WordPiece tokenizer
 ``corpus_position_counts``         (position, token) counts of a corpus, streamed
-``TokenizedCorpus``                a corpus tokenised once, for every convention
+``TokenizedCorpus``                a corpus tokenised once, for every convention; ``kept``: text of each row
 ``tokenize_corpus``                a TokenizedCorpus from texts
 ``cached_tokenized_corpus``        a TokenizedCorpus of a loaded corpus, cached on disk
 ``learned_position_embeddings``    the learned position table of a pretrained model

@@ -84,64 +84,7 @@ def sharded_tokenized_corpus(
     select: Callable[[int], Sequence[int]] | None = None,
     batch_size: int = 1024,
 ) -> TokenizedCorpus:
-    """The tokenised documents of a sharded corpus, tokenised shard by shard (on Dask) and concatenated in order.
-
-    Parameters
-    ----------
-    source : folder, file or glob
-        The shards (see ``posgeom.data._shards`` for the formats).
-    max_pieces : int
-        Word pieces kept per document: the largest ``n_positions`` the result can serve.
-    model : str, default "all-MiniLM-L6-v2"
-        Tokenizer name or path, loaded once per worker process.
-    scheduler : str, optional
-        ``None``: start a local Dask cluster with ``n_workers`` single-threaded worker processes for this call.
-        An address such as ``"tcp://10.0.0.5:8786"``: use that running cluster (its workers need ``posgeom`` and
-        must see the shard files under the same paths). ``"local-process"``: no Dask at all, shard after shard in
-        this process.
-    n_workers : int, default 2
-        Workers of the local cluster (ignored with an address).
-    text_field : str, default "text"
-        Field (JSONL) or column (Parquet) holding the documents.
-    select : callable, optional
-        ``select(n_documents)`` returns the strictly increasing indices of the documents to keep, counted over the
-        whole corpus in reading order (e.g. the first ``limit``, or a seeded sample); the shards are then read
-        twice (once to count their documents). ``None``: every document.
-    batch_size : int, default 1024
-        Texts per tokenizer call.
-
-    Returns
-    -------
-    posgeom.data.TokenizedCorpus
-        Equal, array for array, to :func:`posgeom.data.tokenize_corpus` of the (selected) documents read in one
-        pass: shards sorted by path, documents in file order.
-
-    Raises
-    ------
-    FileNotFoundError
-        ``source`` holds no shard.
-    ValueError
-        The corpus holds no document, ``select`` keeps none or returns invalid indices, or a shard is unreadable.
-    ImportError
-        Dask is needed (any ``scheduler`` but ``"local-process"``) and not installed.
-
-    Examples
-    --------
-    ``"local-process"`` runs without Dask; a cluster gives the same arrays.
-
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from posgeom.data import load_tokenizer, tokenize_corpus
-    >>> docs = ["a good film", "bad", "fine", "so dull"]
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     _ = (Path(tmp) / "a.txt").write_text("\\n".join(docs[:3]), encoding="utf-8")
-    ...     _ = (Path(tmp) / "b.txt").write_text(docs[3], encoding="utf-8")
-    ...     tokens = sharded_tokenized_corpus(tmp, 8, scheduler="local-process")
-    ...     odd = sharded_tokenized_corpus(tmp, 8, scheduler="local-process", select=lambda m: range(1, m, 2))
-    >>> reference = tokenize_corpus(docs, load_tokenizer(), max_pieces=8)
-    >>> len(tokens), bool(np.array_equal(tokens.ids, reference.ids)), odd.lengths
-    (4, True, array([1, 2]))
-    """
+    """The tokenised documents of a sharded corpus, tokenised shard by shard (on Dask) and concatenated in order."""
     from .._validation import check_positive_int
 
     max_pieces = check_positive_int(max_pieces, "max_pieces")

@@ -23,32 +23,7 @@ _SHARD_SUFFIXES = (".txt", ".jsonl", ".parquet")
 
 
 def shard_paths(source: str | os.PathLike) -> list[Path]:
-    """The shard files of ``source``: every ``.txt``/``.jsonl``/``.parquet`` file under a folder, or a glob pattern.
-
-    Parameters
-    ----------
-    source : str or os.PathLike
-        A folder (searched recursively), one file, or a glob pattern (``**`` allowed).
-
-    Returns
-    -------
-    list of pathlib.Path
-        The shard files, sorted.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``source`` matches no shard file.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     for name in ("b.txt", "a.jsonl", "notes.md"):
-    ...         _ = (Path(tmp) / name).write_text("x\\n")
-    ...     [p.name for p in shard_paths(tmp)]
-    ['a.jsonl', 'b.txt']
-    """
+    """The shard files of ``source``: every ``.txt``/``.jsonl``/``.parquet`` file under a folder, or a glob pattern."""
     source = str(source)
     if os.path.isdir(source):
         paths = [p for p in Path(source).rglob("*") if p.is_file() and p.suffix in _SHARD_SUFFIXES]
@@ -66,41 +41,7 @@ def shard_paths(source: str | os.PathLike) -> list[Path]:
 
 
 def read_shard(path: str | os.PathLike, *, text_field: str = "text") -> list[str]:
-    """Read the documents of one shard.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A ``.txt``, ``.jsonl`` or ``.parquet`` file (UTF-8 text).
-    text_field : str, default "text"
-        The JSON field (JSONL) or column (Parquet) holding the document.
-
-    Returns
-    -------
-    list of str
-        The documents, in file order (blank ``.txt``/``.jsonl`` lines skipped).
-
-    Raises
-    ------
-    ValueError
-        Not UTF-8, a JSONL line without ``text_field``, or an unsupported suffix.
-    ImportError
-        A Parquet shard without pyarrow installed.
-
-    Notes
-    -----
-    Formats, by suffix: ``.txt``, one document per line; ``.jsonl``, one JSON object per line with the document in
-    ``text_field``; ``.parquet``, the column ``text_field`` (needs ``pyarrow``: ``pip install 'posgeom[dask]'``).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = Path(tmp) / "docs.jsonl"
-    ...     _ = path.write_text('{"text": "a good film"}\\n\\n{"text": "dull"}\\n', encoding="utf-8")
-    ...     read_shard(path)
-    ['a good film', 'dull']
-    """
+    """Read the documents of one shard."""
     path = Path(path)
     try:
         return _read_shard(path, text_field)

@@ -26,38 +26,7 @@ _CACHE_ENV = "POSGEOM_CACHE"
 
 @dataclass(frozen=True)
 class _Source:
-    """Where one corpus comes from.
-
-    Attributes
-    ----------
-    name : str
-        Short name (``"sst2"``, ``"imdb"``).
-    url : str
-        Official download URL.
-    sha256 : str
-        sha256 of the official archive.
-    filename : str
-        File name of the downloaded archive inside ``_cache_dir() / "downloads"``.
-    mirror_filename : str
-        File name of the archive inside a local mirror folder.
-    mirror_sha256 : str
-        sha256 of the mirror's (repacked) archive.
-    splits : tuple of str
-        The splits this corpus offers.
-
-    Notes
-    -----
-    Neither GLUE nor Stanford print a sha256 next to their download links. The values in ``_SOURCES`` are the
-    ones recorded for exactly these URLs by independent loaders: the Hugging Face ``datasets`` checksum record of
-    the GLUE script (SST-2, 7,439,277 bytes) and the Julia ``DataDeps`` registrations of ``aclImdb_v1.tar.gz``;
-    torchtext's MD5 values for the same files (``9f81648d4199384278b86e315dac217c`` and
-    ``7c2ac02c03563afcf9b574c7e56c153a``) come from the same bytes.
-
-    Examples
-    --------
-    >>> _SOURCES["sst2"].splits, _SOURCES["imdb"].mirror_filename
-    (('train', 'dev'), 'aclImdb_v1_labeled.tar.gz')
-    """
+    """Where one corpus comes from."""
 
     name: str
     url: str
@@ -85,22 +54,7 @@ _SOURCES: dict[str, _Source] = {
 
 
 def _cache_dir() -> Path:
-    """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``.
-
-    Returns
-    -------
-    pathlib.Path
-        The folder (not created here).
-
-    Examples
-    --------
-    >>> import os
-    >>> old = os.environ.get(_CACHE_ENV)
-    >>> os.environ[_CACHE_ENV] = "/tmp/posgeom-cache"
-    >>> str(_cache_dir())
-    '/tmp/posgeom-cache'
-    >>> _ = os.environ.pop(_CACHE_ENV) if old is None else os.environ.update({_CACHE_ENV: old})
-    """
+    """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``."""
     env = os.environ.get(_CACHE_ENV)
     if env:
         return Path(env).expanduser()
@@ -177,9 +131,7 @@ def _source(name: str) -> _Source:
 
 
 def _resolve(source: _Source, data_dir, progress: bool) -> tuple[Path, str]:
-    """The verified archive and its sha256: from the mirror (``data_dir``, else ``$POSGEOM_DATA``), never bypassed
-    (a missing file or a wrong hash is an error), else downloaded once with pooch (a failed download leaves nothing).
-    """
+    """The verified archive and its sha256: from the mirror (data_dir or $POSGEOM_DATA), else downloaded once."""
     if data_dir is not None:
         return _mirror_archive(source, Path(data_dir).expanduser(), "data_dir")
     env = os.environ.get(_DATA_ENV)

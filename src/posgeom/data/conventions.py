@@ -223,8 +223,11 @@ def _special_ids(tokenizer):
 
 
 def _check_texts(texts):
+    """The texts as a sequence (a list if they came as an iterator), or a clear error if empty or one string."""
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of strings, not one string; wrap it in a list")
+    if not hasattr(texts, "__iter__"):
+        raise TypeError(f"texts must be a sequence of strings, got {type(texts).__name__}")
     if not hasattr(texts, "__len__") or not hasattr(texts, "__getitem__"):
         texts = list(texts)
     if len(texts) == 0:
@@ -234,41 +237,7 @@ def _check_texts(texts):
 
 def _iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, convention: CountingConvention, *,
                          batch_size: int = 1024, progress: bool = False) -> Iterator[list[np.ndarray]]:
-    """Yield, batch by batch, the token id sequences that a convention counts.
-
-    Parameters
-    ----------
-    texts : sequence of str
-        The documents (not one string).
-    tokenizer : transformers fast tokenizer
-        E.g. from :func:`load_tokenizer`.
-    convention : CountingConvention
-        What is counted.
-    batch_size : int, default 1024
-        Texts tokenised per call of the Rust batch encoder.
-    progress : bool, default False
-        Show a ``tqdm`` progress bar.
-
-    Yields
-    ------
-    list of 1-D int64 arrays
-        The sequences of one batch, truncated to ``n`` and *not* padded (padding, when counted, is added by
-        :func:`posgeom.position_counts` through its ``pad_id``). Sequences removed by ``min_length`` are left out.
-
-    Raises
-    ------
-    TypeError
-        ``convention`` is not a CountingConvention, ``texts`` is one string, or a text is not a string.
-    ValueError
-        Empty ``texts``, or special tokens requested from a tokenizer without ``[CLS]``/``[SEP]``.
-
-    Examples
-    --------
-    >>> tok = load_tokenizer()
-    >>> batches = _iter_token_sequences(["the cat sat", "a dog"], tok, CountingConvention(4))
-    >>> [s.tolist() for batch in batches for s in batch]
-    [[101, 1996, 4937, 102], [101, 1037, 3899, 102]]
-    """
+    """Yield, batch by batch, the token id sequences that a convention counts."""
     if not isinstance(convention, CountingConvention):
         raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
     texts = _check_texts(texts)

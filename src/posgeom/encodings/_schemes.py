@@ -41,43 +41,7 @@ _INDUCED_SCHEMES = SCHEMES + ("t5",)
 
 def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: int, base: float = 10000.0,
                       encoding: str=None) -> np.ndarray:
-    """The distance a positional scheme induces between positions ``0..n-1`` (the module's convention).
-
-    Parameters
-    ----------
-    scheme : str
-        One of :data:`SCHEMES` or ``"t5"``.
-    n_positions : int
-        Number of positions ``n >= 2``.
-    d_model : int
-        Model width (even for ``"sinusoidal"``).
-    n_heads : int
-        Attention heads; ``d_model / n_heads`` must be an even integer for ``"rope"``.
-    base : float, default 10000.0
-        Frequency base of the sinusoidal and RoPE schemes.
-    encoding : (m, d) array or tensor, optional
-        Required for ``"learned"``, ``"fixed"`` and ``"low_rank"`` (its first ``n`` rows are used), rejected for the
-        others. A torch tensor is detached and converted.
-
-    Returns
-    -------
-    (n, n) ndarray
-        Symmetric, zero diagonal.
-
-    Raises
-    ------
-    ValueError
-        Unknown scheme, a missing or superfluous ``encoding``, an encoding with fewer than ``n`` rows, or a width
-        that does not split into even heads.
-
-    Examples
-    --------
-    >>> E = induced_distances("alibi", 3, d_model=8, n_heads=2)
-    >>> E / E[0, 1]
-    array([[0., 1., 2.],
-           [1., 0., 1.],
-           [2., 1., 0.]])
-    """
+    """The distance a positional scheme induces between positions ``0..n-1`` (the module's convention)."""
     if scheme not in _INDUCED_SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {_INDUCED_SCHEMES}")
     n = check_positive_int(n_positions, "n_positions", minimum=2)

@@ -44,8 +44,6 @@ __all__ = [
 
 
 _KINDS = ("encoding", "distances")
-
-
 _METHODS = ("spearman", "kendall")
 
 
@@ -105,47 +103,15 @@ class TripleMonotonicity:
     n_triples: int
 
 
-def _check_kind(kind) -> str:
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
-    return kind
-
-
-def _check_method(method) -> str:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return method
+def _check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
 
 
 def _position_distances(X, *, kind: str = "encoding", first: int | None = None) -> np.ndarray:
-    """The (k x k) distance matrix of the first ``k`` positions of an encoding or distance matrix.
-
-    Parameters
-    ----------
-    X : (n, d) array or (n, n) distance matrix
-        An encoding (rows = positions) or, with ``kind="distances"``, a distance matrix.
-    kind : {"encoding", "distances"}, default "encoding"
-        How ``X`` is read: an encoding whose Euclidean row distances are taken, or a distance matrix.
-    first : int, optional
-        Keep positions ``0..first-1`` (``2 <= first <= n``); default all.
-
-    Returns
-    -------
-    (k, k) float ndarray
-        Euclidean distances ``||p_i - p_j||`` (encoding) or the validated matrix (distances).
-
-    Raises
-    ------
-    ValueError
-        Unknown ``kind``, an invalid encoding or distance matrix, or ``first`` outside ``[2, n]``.
-
-    Examples
-    --------
-    >>> _position_distances([[0.0], [1.0], [3.0]], first=2)
-    array([[0., 1.],
-           [1., 0.]])
-    """
-    kind = _check_kind(kind)
+    """The (k x k) distance matrix of the first ``k`` positions of an encoding or distance matrix."""
+    kind = _check_choice(kind, "kind", _KINDS)
     if kind == "encoding":
         X = check_matrix(X, "X", min_rows=2)
     else:
@@ -161,32 +127,7 @@ def _position_distances(X, *, kind: str = "encoding", first: int | None = None) 
 
 def _distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
                        max_lag: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The distance and the lag of every pair ``i < j`` considered.
-
-    Parameters
-    ----------
-    X, kind, first
-        As in ``_position_distances``.
-    max_lag : int, optional
-        Keep only pairs with ``j - i <= max_lag`` (``max_lag >= 2``, so that at least two lags remain).
-
-    Returns
-    -------
-    distances : 1-D float ndarray
-        ``D_ij`` of each pair, in ``numpy.triu_indices`` order (row-major over ``i < j``).
-    lags : 1-D int ndarray
-        ``j - i`` of each pair, same length and order.
-
-    Raises
-    ------
-    ValueError
-        As ``_position_distances``, or ``max_lag`` outside ``[2, k - 1]``.
-
-    Examples
-    --------
-    >>> _distance_lag_pairs([[0.0], [1.0], [3.0]])
-    (array([1., 3., 2.]), array([1, 2, 1]))
-    """
+    """The distance and the lag of every pair ``i < j`` considered."""
     D = _position_distances(X, kind=kind, first=first)
     i, j = np.triu_indices(D.shape[0], k=1)
     lags = j - i
@@ -346,7 +287,7 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
     >>> test.statistic, round(test.p_value, 4), test.null.shape
     (1.0, 0.0196, (50,))
     """
-    method = _check_method(method)
+    method = _check_choice(method, "method", _METHODS)
     rng = check_rng(rng)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     D = _position_distances(X, kind=kind, first=first)

@@ -11,13 +11,10 @@ from ._crossfit import (
 from .bias import (
     expected_plugin_squared_distance,
 )
-from .estimation import (
+from .estimators import (
     CrossFitted,
     PlugIn,
     Resolved,
-)
-from .estimators import (
-    bootstrap_corrected,
 )
 from .euclidean import (
     pairwise_distances,
@@ -39,9 +36,6 @@ from .mds import (
 )
 from .mds import (
     classical_mds,
-)
-from .noise import (
-    bootstrap_statistic,
 )
 from .polynomial import (
     BestPolynomial,
@@ -79,8 +73,6 @@ __all__ = [
     "fisher_rao_distances",
     "pairwise_distances",
     "expected_plugin_squared_distance",
-    "bootstrap_corrected",
-    "bootstrap_statistic",
     "classical_mds",
     "LagStatistics",
     "ladder_sign",

@@ -18,20 +18,14 @@ from numpy.typing import ArrayLike
 
 from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
-from ..corpus.incidence import SequenceIncidence
+from ..corpus.incidence import SequenceIncidence, check_incidence
+from ..inference._bootstrap import Units
 from .hellinger import hellinger_distances
 
 __all__ = [
     "plugin_distances",
     "corrected_distances",
 ]
-
-
-def _check_incidence(incidence) -> SequenceIncidence:
-    if not isinstance(incidence, SequenceIncidence):
-        raise TypeError(f"incidence must be a SequenceIncidence (e.g. SequenceIncidence.from_sequences(...) or "
-                        f"posgeom.data.TokenizedCorpus.incidence(...)), got {type(incidence).__name__}")
-    return incidence
 
 
 def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None = None) -> np.ndarray:
@@ -60,7 +54,7 @@ def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None 
     Notes
     -----
     Computed with single-threaded BLAS, as in the resampling loops, so an estimate computed here and the same
-    estimate inside :func:`~posgeom.geometry.bootstrap_statistic` agree to the last bit.
+    estimate inside ``PlugIn().bootstrap`` agree to the last bit.
 
     Examples
     --------
@@ -71,7 +65,7 @@ def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None 
     array([[0., 1.],
            [1., 0.]])
     """
-    _check_incidence(incidence)
+    check_incidence(incidence, "incidence")
     S = incidence.sqrt_distributions(weights)
     with single_threaded_blas():
         return hellinger_distances(S * S)
@@ -92,7 +86,7 @@ _ALL_DENSE_CELLS = 1 << 20
 _INTP_GRID_CELLS = 1 << 27
 
 
-class _CrossFitter:
+class CrossFitter:
     """Cross-half Gram matrices ``G = S_A S_B^T`` of the square-root distributions of two halves of sequence draws.
 
     A *draw* is a sequence index; a half is an array of draws (repeats allowed: a bootstrap sample). Everything that
@@ -207,21 +201,22 @@ class _CrossFitter:
         return G, norm_a, norm_b
 
 
-def _corrected_from_gram(G: np.ndarray) -> np.ndarray:
-    """``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2``: exactly symmetric, zero diagonal, unclipped."""
+def squared_from_gram(G: np.ndarray) -> np.ndarray:
+    """``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2`` of a cross-half Gram matrix: symmetric, zero diagonal, unclipped."""
     g = np.diag(G).copy()
     Q = 0.5 * (g[:, None] + g[None, :]) - 0.5 * (G + G.T)
     np.fill_diagonal(Q, 0.0)
     return Q
 
 
-def _distances_from_squared(Q: np.ndarray) -> np.ndarray:
+def distances_from_squared(Q: np.ndarray) -> np.ndarray:
+    """``sqrt(clip(Q, 0, 1))`` with a zero diagonal."""
     D = np.sqrt(np.clip(Q, 0.0, 1.0))
     np.fill_diagonal(D, 0.0)
     return D
 
 
-def _check_enough_sequences(inc: SequenceIncidence) -> None:
+def check_enough_sequences(inc: SequenceIncidence) -> None:
     if inc.n_sequences < 4:
         raise ValueError(f"the corrected estimator splits the sequences into two halves of at least 2 sequences each; "
                          f"it needs at least 4 sequences, got {inc.n_sequences}. Use the plug-in estimator "
@@ -253,7 +248,7 @@ class CorrectedDistances:
     mc_spread : (n, n) ndarray
         Monte Carlo standard error of ``squared`` over the random splits: the standard deviation of the per-split
         estimates (ddof=1) divided by ``sqrt(n_splits)``. It measures the randomness of the splits only, for the
-        data at hand, not the sampling error of the corpus (use :func:`bootstrap_corrected` for that).
+        data at hand, not the sampling error of the corpus (use ``CrossFitted().bootstrap`` for that).
     n_splits : int
         Number of random splits averaged.
 
@@ -275,7 +270,7 @@ class CorrectedDistances:
     n_splits: int
 
 
-def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Generator,
+def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Generator, units: Units | None = None,
                         n_splits: int = 20) -> CorrectedDistances:
     r"""Cross-fitted, bias-corrected Hellinger distances between the positional distributions of a corpus.
 
@@ -297,6 +292,8 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
         :meth:`posgeom.data.TokenizedCorpus.incidence`).
     rng : int or numpy.random.Generator
         Randomness of the splits (keyword-only, required).
+    units : Units, optional
+        The units a split keeps whole (:class:`posgeom.inference._bootstrap.Units`); default every text.
     n_splits : int, default 20
         Number of random splits averaged (at least 2, so that the Monte Carlo spread is defined).
 
@@ -373,18 +370,19 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     >>> est.floors, est.fraction_clipped
     (array([0., 0.]), 0.0)
     """
-    inc = _check_incidence(incidence)
+    inc = check_incidence(incidence, "incidence")
     n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
     gen = check_rng(rng)
-    _check_enough_sequences(inc)
+    check_enough_sequences(inc)
     n, m = inc.n_positions, inc.n_sequences
-    fitter = _CrossFitter(inc, np.float64)
+    fitter = CrossFitter(inc, np.float64)
+
+    units = Units(m) if units is None else units
 
     def grams():
         for k in range(n_splits):
-            perm = gen.permutation(m)
             try:
-                yield fitter.gram(perm[: m // 2], perm[m // 2:], norms=True)
+                yield fitter.gram(*units.halves(gen.permutation(units.n_units)), norms=True)
             except ValueError as exc:
                 raise ValueError(f"split {k}: {exc}") from None
 
@@ -401,14 +399,14 @@ def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
     mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
     with single_threaded_blas():
         for k, (G, norm_a, norm_b) in enumerate(grams):
-            Q = _corrected_from_gram(G)
+            Q = squared_from_gram(G)
             delta = Q - mean
             mean += delta / (k + 1)
             m2 += delta * (Q - mean)
             floor_sq += np.clip(0.5 * (norm_a + norm_b) - np.diag(G), 0.0, 1.0)
     iu = np.triu_indices(n, 1)
     return CorrectedDistances(
-        distances=_distances_from_squared(mean),
+        distances=distances_from_squared(mean),
         squared=mean,
         floors=np.sqrt(floor_sq / n_splits),
         fraction_clipped=float(np.mean(mean[iu] < 0)) if n > 1 else 0.0,

@@ -18,19 +18,13 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_rng
-from ..corpus.incidence import SequenceIncidence
+from ..corpus.incidence import SequenceIncidence, check_incidence
 
 __all__ = [
     "flat_corpus",
     "subsample",
     "stability_ladder",
 ]
-
-
-def _check(data) -> SequenceIncidence:
-    if not isinstance(data, SequenceIncidence):
-        raise TypeError(f"expected a SequenceIncidence, got {type(data).__name__}")
-    return data
 
 
 def _contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
@@ -80,7 +74,7 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
     >>> [int(kept.tokens[kept.cell][i]) for i in (0, 3, 4, 6)]  # every text still opens with 5 and closes with 6
     [5, 6, 5, 6]
     """
-    inc = _check(data)
+    inc = check_incidence(data)
     gen = check_rng(rng)
     if not isinstance(keep_edges, bool):
         raise TypeError(f"keep_edges must be True or False, got {keep_edges!r}")
@@ -122,7 +116,7 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
     >>> subsample(inc, 0.5, rng=0).n_sequences
     4
     """
-    inc = _check(data)
+    inc = check_incidence(data)
     gen = check_rng(rng)
     if not 0 < float(fraction) <= 1:
         raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
@@ -266,15 +260,12 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     >>> stability_ladder(Resolved(), inc, statistic=lambda Q: Q[0, 3], rng=0, n_resamples=50).holds_still()
     True
     """
-    from .estimation import Resolved
-
-    inc = _check(data)
+    inc = check_incidence(data)
     gen = check_rng(rng)
     fractions = tuple(float(f) for f in fractions)
     if not fractions or fractions[0] != 1.0 or any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions must start with 1 and lie in (0, 1], got {fractions}")
-    if isinstance(estimator, Resolved) and estimator.resolution is None:
-        estimator = estimator.fixed(inc, fraction=min(fractions))
+    estimator = estimator.planned(inc, fraction=min(fractions))
     rungs = []
     for f in fractions:
         part = subsample(inc, f, rng=gen)

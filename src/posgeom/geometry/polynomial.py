@@ -11,10 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.polynomial import chebyshev
 
-from .._blas import single_threaded_blas
-from .._validation import check_positive_int, check_rng
-from ._crossfit import _distances_from_squared
-from .distance_estimate import DistanceEstimate, _check_incidence, _Estimator, _point_statistic, _summarise
+from .._validation import check_positive_int
+from ._crossfit import squared_from_gram
+from .estimators import Estimator
 
 __all__ = [
     "BestPolynomial",
@@ -78,7 +77,7 @@ def _sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float 
     return np.where(p < delta, poly, smooth)
 
 
-class BestPolynomial(_Estimator):
+class BestPolynomial(Estimator):
     """Cross-fitted full-vocabulary Hellinger distances from polynomial estimates of ``sqrt(p)`` (a comparison).
 
     For a random split of the texts into halves, every cell (position ``i``, token ``k``) of each half gets
@@ -111,23 +110,7 @@ class BestPolynomial(_Estimator):
     def _options(self) -> str:
         return f"support_size={self.support_size}, n_splits={self.n_splits}"
 
-    def describe_estimand(self, data=None) -> str:
-        """The estimand in words.
-
-        Parameters
-        ----------
-        data : SequenceIncidence, optional
-            Unused.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> BestPolynomial().describe_estimand()[:24]
-        'full-vocabulary d_H^2 (u'
-        """
+    def _estimand(self, data):
         return "full-vocabulary d_H^2 (up to the polynomial approximation error)"
 
     def _half(self, inc, weights, S):
@@ -145,86 +128,21 @@ class BestPolynomial(_Estimator):
         delta = sp.csr_matrix((vals, (rows, counts.indices)), shape=counts.shape)
         return zero, delta
 
-    def _split(self, inc, weights_a, weights_b, S):
-        za, da = self._half(inc, weights_a, S)
-        zb, db = self._half(inc, weights_b, S)
+    def _weights(self, inc, texts):
+        return np.bincount(texts, minlength=inc.n_sequences).astype(float)
+
+    def _split(self, inc, units, order):
+        S = self.support_size or inc.vocab_size
+        texts_a, texts_b = units.halves(order)
+        za, da = self._half(inc, self._weights(inc, texts_a), S)
+        zb, db = self._half(inc, self._weights(inc, texts_b), S)
         G = S * np.outer(za, zb) + np.outer(za, np.asarray(db.sum(axis=1)).ravel())
         G += np.outer(np.asarray(da.sum(axis=1)).ravel(), zb) + (da @ db.T).toarray()
-        g = np.diag(G).copy()
-        Q = 0.5 * (g[:, None] + g[None, :]) - 0.5 * (G + G.T)
-        np.fill_diagonal(Q, 0.0)
-        return Q
+        return squared_from_gram(G)
 
-    def distances(self, data, *, rng):
-        """Full-vocabulary distances of a corpus, averaged over random splits.
+    def _point(self, inc, gen, units, prep):
+        Qs = np.stack([self._split(inc, units, gen.permutation(units.n_units)) for _ in range(self.n_splits)])
+        return self._estimate(Qs, estimand=self.describe_estimand())
 
-        Parameters
-        ----------
-        data : SequenceIncidence
-        rng : int or numpy.random.Generator
-
-        Returns
-        -------
-        DistanceEstimate
-
-        Examples
-        --------
-        >>> from posgeom.corpus import SequenceIncidence
-        >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 2000, 2, 2)  # true distance 1
-        >>> round(float(BestPolynomial().distances(inc, rng=0).distances[0, 1]), 2)  # the unseen token's share
-        0.99
-        """
-        inc = _check_incidence(data)
-        gen = check_rng(rng)
-        S = self.support_size or inc.vocab_size
-        m = inc.n_sequences
-        Qs = []
-        with single_threaded_blas():
-            for _ in range(self.n_splits):
-                half = np.zeros(m)
-                half[gen.permutation(m)[: m // 2]] = 1.0
-                Qs.append(self._split(inc, half, 1.0 - half, S))
-        Qs = np.stack(Qs)
-        Q = Qs.mean(axis=0)
-        return DistanceEstimate(squared=Q, distances=_distances_from_squared(Q), estimator=self.label,
-                                estimand=self.describe_estimand(),
-                                mc_spread=Qs.std(axis=0, ddof=1) / np.sqrt(self.n_splits))
-
-    def bootstrap(self, data, *, n_resamples: int = 200, rng, statistic=None, confidence: float = 0.95):
-        """Bootstrap over texts (one random split of the draws per resample).
-
-        Parameters
-        ----------
-        data : SequenceIncidence
-        n_resamples : int, default 200
-        rng : int or numpy.random.Generator
-        statistic : callable, optional
-            ``statistic(Q)`` of the squared-distance matrix; default the matrix itself.
-        confidence : float, default 0.95
-
-        Returns
-        -------
-        BootstrapEstimate
-            Centred percentile intervals, conservative by the noise of one split.
-
-        Examples
-        --------
-        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(200, 3, 10, rng=0), 3, 10)
-        >>> BestPolynomial().bootstrap(inc, n_resamples=5, rng=0, statistic=lambda Q: Q[0, 2]).replicates.shape
-        (5,)
-        """
-        inc, gen, B, confidence = self._bootstrap_setup(data, n_resamples, rng, statistic, confidence)
-        point = self.distances(inc, rng=gen)
-        centre = _point_statistic(statistic, point.squared)
-        S, m = self.support_size or inc.vocab_size, inc.n_sequences
-        reps = np.empty((B,) + centre.shape)
-        with single_threaded_blas():
-            for b in range(B):
-                draws = gen.integers(0, m, size=m)
-                wa = np.bincount(draws[: m // 2], minlength=m).astype(float)
-                wb = np.bincount(draws[m // 2:], minlength=m).astype(float)
-                reps[b] = _point_statistic(statistic, self._split(inc, wa, wb, S))
-        return _summarise(centre, reps, point.mc_spread if statistic is None else None, confidence=confidence,
-                          label=self.label, squared_scale=statistic is None, point=point)
-
+    def _resample(self, inc, prep, units, drawn, gen):
+        return self._split(inc, units, drawn)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 import numpy as np
 
 from .._validation import check_positive_int
-from ..corpus.incidence import SequenceIncidence
+from ..corpus.incidence import SequenceIncidence, check_incidence
 
 __all__ = ["LagStatistics", "pad_texts", "ladder_sign"]
 
@@ -270,8 +270,7 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
     >>> padded.lengths, padded.counts().toarray()[2]
     (array([3, 3]), array([1, 0, 0, 1]))
     """
-    if not isinstance(data, SequenceIncidence):
-        raise TypeError(f"expected a SequenceIncidence, got {type(data).__name__}")
+    check_incidence(data)
     pad_id = int(pad_id)
     if not 0 <= pad_id < data.vocab_size:
         raise ValueError(f"pad_id {pad_id} is outside the vocabulary 0 .. {data.vocab_size - 1}")

@@ -17,7 +17,8 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_distributions, check_positive_int
-from ..corpus.incidence import SequenceIncidence
+from ..corpus.incidence import SequenceIncidence, check_incidence
+from ._crossfit import squared_from_gram
 
 __all__ = [
     "Resolution",
@@ -154,8 +155,7 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     >>> res.texts_per_position, len(res.tokens) <= 20
     (160, True)
     """
-    if not isinstance(incidence, SequenceIncidence):
-        raise TypeError(f"incidence must be a SequenceIncidence, got {type(incidence).__name__}")
+    check_incidence(incidence, "incidence")
     if not 0 < float(fraction) <= 1:
         raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
     if not float(min_expected) > 0:
@@ -311,74 +311,30 @@ class _EqualReach:
         a = _group_roots(self.grid, np.ascontiguousarray(draws, dtype=np.int64), self.m_star, self.C)
         return None if a.shape[0] == 0 else a
 
-    def split(self, draws):
-        h = draws.size // 2
-        a = self.half(draws[:h])
+    def split(self, texts_a, texts_b):
+        """``Q`` from the halves' texts; ``None`` if a position has fewer than ``m*`` texts in a half."""
+        a = self.half(texts_a)
         if a is None:
             return None
-        b = self.half(draws[h:])
-        if b is None:
-            return None
-        G = a @ b.T
-        g = np.diag(G).copy()
-        Q = 0.5 * (g[:, None] + g[None, :]) - 0.5 * (G + G.T)
-        np.fill_diagonal(Q, 0.0)
-        return Q
+        b = self.half(texts_b)
+        return None if b is None else squared_from_gram(a @ b.T)
 
 
-def _resolved_splits(incidence: SequenceIncidence, resolution: Resolution, *, rng, n_splits: int,
-                    draws=None, engine=None) -> np.ndarray:
-    r"""Cross-fitted, equal-reach estimates of the resolved ``d_H^2``, one per random split.
+def _resolved_splits(engine: _EqualReach, units, drawn, *, rng, n_splits: int) -> np.ndarray:
+    r"""``n_splits`` cross-fitted, equal-reach estimates of the resolved ``d_H^2`` from the units ``drawn``.
 
-    Parameters
-    ----------
-    incidence : SequenceIncidence
-        The corpus.
-    resolution : Resolution
-        The estimand's parameters (:func:`choose_resolution`).
-    rng : numpy.random.Generator
-        Randomness of the splits.
-    n_splits : int
-        Number of random splits.
-    draws : (m,) int array, optional
-        Indices of the sequences to split (a bootstrap resample, with repeats); default every sequence once.
-    engine : optional
-        A prepared table from an earlier call on the same corpus and resolution (speed only).
-
-    Returns
-    -------
-    (n_splits, n, n) ndarray
-        One unclipped estimate per split.
-
-    Raises
-    ------
-    ValueError
-        If a position cannot be seen through ``m*`` texts in both halves even after many random splits.
-
-    Notes
-    -----
-    A split shuffles the draws and halves them. In each half, the draws that reach position ``i`` are cut, in the
-    shuffled order, into ``g_i = floor(r_i / m*)`` disjoint groups of ``m*`` texts (the remainder is left out);
-    ``a_i`` is the mean over the groups of the square roots of the group's frequencies over the resolution's cells
-    (``b_i`` likewise in the other half), and ``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2`` with ``G = a b^T``.
+    A split shuffles the drawn units and halves them (a group of texts stays in one half). In each half, the texts
+    that reach position ``i`` are cut, in the shuffled order, into ``g_i = floor(r_i / m*)`` disjoint groups of
+    ``m*`` texts (the remainder is left out); ``a_i`` is the mean over the groups of the square roots of the group's
+    frequencies over the resolution's cells (``b_i`` likewise in the other half), and ``Q`` comes from ``G = a b^T``.
     Each group is ``m*`` independent draws of position ``i``'s token, so ``E[a_i] = alpha(mu_i)`` exactly however
-    many texts reach ``i``: equal reach without discarding texts. A split in which a half has fewer than ``m*``
-    texts at some position is redrawn.
-
-    Examples
-    --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> Q = _resolved_splits(inc, choose_resolution(inc), rng=np.random.default_rng(0), n_splits=3)
-    >>> Q.shape
-    (3, 4, 4)
+    many texts reach ``i``. A split in which a half has fewer than ``m*`` texts at some position is redrawn.
     """
-    eng = engine if engine is not None else _EqualReach(incidence, resolution)
-    base = np.arange(eng.m) if draws is None else np.asarray(draws)
+    eng = engine
     out = np.empty((n_splits, eng.n, eng.n))
     k = redraws = 0
     while k < n_splits:
-        Q = eng.split(base[rng.permutation(base.size)])
+        Q = eng.split(*units.shuffled_halves(drawn, rng))
         if Q is None:
             redraws += 1
             if redraws > _MAX_REDRAWS:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..geometry.estimators import _distances_from_squared
+from ..geometry._crossfit import distances_from_squared
 from ..geometry.ladder import Ladder, _verdict, stability_ladder
 from .candidates import Candidate
 from .table import _evaluate
@@ -273,7 +273,7 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     >>> stress_ladder(rows, inc, rng=0, n_resamples=30).n_texts
     (1600, 800, 400, 200)
     """
-    from ..geometry.estimation import Resolved
+    from ..geometry.estimators import Resolved
 
     candidates = list(candidates)
     if not candidates:
@@ -282,14 +282,13 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     if len(set(names)) != len(names):
         raise ValueError(f"candidate names must be unique, got {list(names)}")
     estimator = Resolved() if estimator is None else estimator
-    if isinstance(estimator, Resolved) and estimator.resolution is None:
-        estimator = estimator.fixed(data, fraction=min(float(f) for f in fractions))
+    estimator = estimator.planned(data, fraction=min(float(f) for f in fractions))
 
     def statistic(Q):
-        return _evaluate(candidates, _distances_from_squared(Q))[1::3]
+        return _evaluate(candidates, distances_from_squared(Q))[1::3]
 
     lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng, n_resamples=n_resamples,
                            confidence=confidence)
     texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)
-    estimand = estimator.describe_estimand(data) if hasattr(estimator, "describe_estimand") else ""
-    return StressLadder(names=names, ladder=lad, estimand=estimand, n_texts=texts, title=title, estimator=estimator)
+    return StressLadder(names=names, ladder=lad, estimand=estimator.describe_estimand(data), n_texts=texts,
+                        title=title, estimator=estimator)

@@ -18,22 +18,6 @@ from .._validation import check_positive_int
 
 __all__: list[str] = []  # result types, importable from posgeom.stress and documented in book/api.md
 
-ESTIMATORS = ("resolved", "corrected", "plugin")
-_ESTIMATOR_LABELS = {"resolved": "resolved (fixed vocabulary resolution, equal reach)",
-                     "corrected": "corrected (cross-fitted)", "plugin": "plug-in"}
-
-
-def _check_estimator(estimator) -> str:
-    if estimator not in ESTIMATORS:
-        raise ValueError(
-            f"estimator must be one of {ESTIMATORS} or posgeom.geometry.Resolved() (the estimator of the Hellinger "
-            f"distances D): 'corrected' for "
-            f"the cross-fitted, bias-corrected distances, 'plugin' for the plug-in ones; got {estimator!r}"
-        )
-    return estimator
-
-
-
 @dataclass(frozen=True)
 class StressRow:
     """One evaluated row of a :class:`StressTable`.
@@ -51,10 +35,7 @@ class StressRow:
     raw_ci, optimal_ci : (float, float) or None
         Bootstrap intervals (``None`` without a bootstrap).
     raw_bias, optimal_bias : float or None
-        Mean of the replicates minus the estimate (``None`` without a bootstrap). With the plug-in estimator,
-        resampling with replacement repeats sequences, which adds plug-in noise to every Hellinger distance, so a
-        bias that is large against the interval's width means the percentile interval is shifted: prefer
-        ``interval="basic"`` then. The corrected estimator's intervals are centred and do not use it.
+        Mean of the replicates minus the estimate (``None`` without a bootstrap); the centred intervals remove it.
     fitted : bool
         Whether the row was fitted to ``D`` (and refitted per resample).
     raw_ci_mc, optimal_ci_mc : (float, float) or None
@@ -132,29 +113,27 @@ class StressTable:
         In the order of the candidates.
     n_positions : int
         Number of positions ``n`` of the target ``D``.
-    n_boot : int
+    n_resamples : int
         Resamples behind the intervals (0: no bootstrap).
     confidence : float or None
         Coverage of the intervals (``None`` without a bootstrap).
-    interval : str or None
-        ``"percentile"`` or ``"basic"`` (see :func:`stress_table`).
+    method : str or None
+        How the intervals were formed (the bootstrap engine's statement).
     seed : int or None
         The int seed of the bootstrap, if one was given.
     title : str
         Free text (e.g. corpus and counting convention), printed by :meth:`to_markdown`.
-    estimator : {"resolved", "corrected", "plugin"}
-        The estimator of the Hellinger distances ``D`` (see :func:`stress_table`); every output format states it.
+    estimator : str
+        The label of the estimator of the Hellinger distances ``D``; every output format states it.
     estimand : str
         What ``D`` estimates, in words (empty when ``D`` was passed without data).
     replicates : ndarray or None
-        The bootstrap replicates of every row, shape ``(n_boot, 3 * len(rows))`` (raw stress, scale-optimal
+        The bootstrap replicates of every row, shape ``(n_resamples, 3 * len(rows))`` (raw stress, scale-optimal
         stress and optimal scale of each row in turn), all rows on the same resamples; ``None`` without a
         bootstrap. :meth:`contrast`, :meth:`ranked` and :meth:`equivalent` compare rows on them.
-    n_splits : int or None
-        Random splits of the corrected point estimate (``None`` for the plug-in estimator).
     target : (n, n) ndarray or None
-        The target distances ``D`` the rows were evaluated against (read-only; for a corrected table computed from
-        data, the corrected estimate itself).
+        The target distances ``D`` the rows were evaluated against (read-only; for a table computed from
+        data, the estimate itself).
 
     Examples
     --------
@@ -163,44 +142,24 @@ class StressTable:
     >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
     >>> table = stress_table(D, [_fixed_encoding("line x2", 2 * np.arange(4.0)[:, None]), mds_candidate(rank=1)])
     >>> len(table), table.names, table["line x2"].raw, table.estimator
-    (2, ['line x2', 'MDS rank 1'], 1.0, 'corrected')
+    (2, ['line x2', 'MDS rank 1'], 1.0, 'resolved')
     """
 
     rows: tuple
     n_positions: int
-    n_boot: int = 0
+    n_resamples: int = 0
     confidence: float | None = None
-    interval: str | None = None
+    method: str | None = None
     seed: int | None = None
     title: str = ""
-    estimator: str = "corrected"
-    n_splits: int | None = None
+    estimator: str = ""
     target: np.ndarray | None = field(default=None, repr=False, compare=False)
     estimand: str = ""
     replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _index: dict = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        _check_estimator(self.estimator)
         object.__setattr__(self, "_index", {r.name: r for r in self.rows})
-
-    @property
-    def estimator_label(self) -> str:
-        """The estimator of ``D`` in words: ``"corrected (cross-fitted)"`` or ``"plug-in"``.
-
-        Returns
-        -------
-        str
-            The label printed in every output format.
-
-        Examples
-        --------
-        >>> from posgeom.stress import mds_candidate, stress_table
-        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> stress_table(D, [mds_candidate(rank=1)], estimator="plugin").estimator_label
-        'plug-in'
-        """
-        return _ESTIMATOR_LABELS[self.estimator]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -228,20 +187,19 @@ class StressTable:
         -------
         list of dict
             The keys of :meth:`~posgeom.stress.results.StressRow.as_dict` plus ``table``, ``estimator``
-            (``"corrected"`` or ``"plugin"``), ``n_positions``, ``n_boot``, ``confidence``, ``interval``, ``seed``
-            and ``n_splits``.
+            (its label), ``n_positions``, ``n_resamples``, ``confidence``, ``method`` and ``seed``.
 
         Examples
         --------
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
         >>> records = stress_table(D, [mds_candidate(rank=1)], title="toy").to_records()
-        >>> records[0]["table"], records[0]["estimator"], records[0]["encoding"], records[0]["n_boot"]
-        ('toy', 'corrected', 'MDS rank 1', 0)
+        >>> records[0]["table"], records[0]["estimator"], records[0]["encoding"], records[0]["n_resamples"]
+        ('toy', 'resolved', 'MDS rank 1', 0)
         """
         meta = {"table": self.title, "estimator": self.estimator, "n_positions": self.n_positions,
-                "n_boot": self.n_boot, "confidence": self.confidence, "interval": self.interval, "seed": self.seed,
-                "n_splits": self.n_splits}
+                "n_resamples": self.n_resamples, "confidence": self.confidence, "method": self.method,
+                "seed": self.seed}
         return [{**meta, **r.as_dict()} for r in self.rows]
 
     def to_frame(self):
@@ -262,7 +220,7 @@ class StressTable:
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
         >>> stress_table(D, [mds_candidate(rank=1)]).to_frame().shape
-        (1, 24)
+        (1, 23)
         """
         try:
             import pandas as pd
@@ -329,7 +287,7 @@ class StressTable:
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
         >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
-        >>> table = stress_table(None, rows, data=inc, rng=0, n_boot=50)
+        >>> table = stress_table(None, rows, data=inc, rng=0, n_resamples=50)
         >>> table.contrast("MDS", "constant").upper < 0
         True
         """
@@ -365,7 +323,7 @@ class StressTable:
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
         >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
-        >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).ranked("MDS", "constant")
+        >>> stress_table(None, rows, data=inc, rng=0, n_resamples=50).ranked("MDS", "constant")
         True
         """
         return self.contrast(a, b, scale=scale).excludes(0.0)
@@ -393,7 +351,7 @@ class StressTable:
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(300, 6, 12, rng=0, regime="abrupt"), 6, 12)
         >>> rows = [mds_candidate(rank=None, name="MDS"), mds_candidate(rank=None, name="MDS again")]
-        >>> stress_table(None, rows, data=inc, rng=0, n_boot=50).equivalent("MDS", "MDS again", 0.01)
+        >>> stress_table(None, rows, data=inc, rng=0, n_resamples=50).equivalent("MDS", "MDS again", 0.01)
         True
         """
         if not float(margin) > 0:
@@ -428,8 +386,9 @@ class StressTable:
         --------
         >>> from posgeom.stress.candidates import _fixed_encoding
         >>> from posgeom.stress import stress_table
+        >>> from posgeom.geometry import PlugIn
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> table = stress_table(D, [_fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator="plugin")
+        >>> table = stress_table(D, [_fixed_encoding("double", [[0.0], [2.0], [4.0]])], estimator=PlugIn())
         >>> print(table.to_markdown(descriptions=False))
         Estimator of D: plug-in.
         <BLANKLINE>
@@ -438,14 +397,13 @@ class StressTable:
         | double | 1 | - | 0 | - |
         """
         digits = check_positive_int(digits, "digits")
-        ci = f"{self.confidence:.0%} CI" if self.n_boot else "CI"
+        ci = f"{self.confidence:.0%} CI" if self.n_resamples else "CI"
         head = ["encoding"] + (["conventions"] if descriptions else []) + [
             "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]
         lines = []
         if self.title:
             lines += [f"**{self.title}**", ""]
-        splits = f", {self.n_splits} random splits" if self.n_splits else ""
-        lines += [f"Estimator of D: {self.estimator_label}{splits}.", ""]
+        lines += [f"Estimator of D: {self.estimator}.", ""]
         if self.estimand:
             lines[-1:] = [f"Estimand: {self.estimand}.", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
@@ -457,13 +415,11 @@ class StressTable:
             cells = [r.name] + ([r.description.replace("|", "\\|")] if descriptions else []) + [
                 _fmt(r.raw, digits), interval(r.raw_ci), _fmt(r.optimal, digits), interval(r.optimal_ci)]
             lines.append("| " + " | ".join(cells) + " |")
-        if self.n_boot:
+        if self.n_resamples:
             mc = max((max(m) for r in self.rows for m in (r.raw_ci_mc, r.optimal_ci_mc) if m is not None),
                      default=float("nan"))
-            kind = (f"centred percentile bootstrap of the {self.estimator} estimator" if self.estimator != "plugin"
-                    else f"{self.interval} bootstrap of the plug-in estimator")
-            lines += ["", f"Intervals: {kind} over sequences, {self.n_boot} resamples, seed {self.seed}; fitted rows "
-                          f"refitted per resample; largest Monte Carlo error of an interval end "
+            lines += ["", f"Intervals: {self.method} of the {self.estimator} estimator, seed {self.seed}; fitted "
+                          f"rows refitted per resample; largest Monte Carlo error of an interval end "
                           f"{_fmt(mc, digits)}."]
         return "\n".join(lines)
 

@@ -165,20 +165,18 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     >>> s.names, s.values.shape
     (('MDS', 'constant', 'split-half reference'), (2, 3))
     """
-    from ..corpus.incidence import SequenceIncidence
-    from ..geometry.estimation import Resolved
+    from ..corpus.incidence import SequenceIncidence, check_incidence
+    from ..geometry.estimators import Resolved
     from ..geometry.ladder import _contiguous_tokens
 
-    if not isinstance(data, SequenceIncidence):
-        raise TypeError(f"data must be a SequenceIncidence, got {type(data).__name__}")
+    check_incidence(data)
     candidates = list(candidates)
     if not candidates:
         raise ValueError("candidates is empty")
     gen = check_rng(rng)
     n_splits = check_positive_int(n_splits, "n_splits")
     estimator = Resolved() if estimator is None else estimator
-    if isinstance(estimator, Resolved) and estimator.resolution is None:
-        estimator = estimator.fixed(data, fraction=0.5)
+    estimator = estimator.planned(data, fraction=0.5)
     tokens = _contiguous_tokens(data)
     m = data.n_sequences
     values = []
@@ -195,5 +193,4 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
         row.append(stress_of_distances(D_A, D_B, scale="optimal"))
         values.append(row)
     names = tuple(c.name for c in candidates) + (REFERENCE,)
-    estimand = estimator.describe_estimand(data) if hasattr(estimator, "describe_estimand") else ""
-    return SplitHalfStress(names=names, values=np.array(values), estimand=estimand)
+    return SplitHalfStress(names=names, values=np.array(values), estimand=estimator.describe_estimand(data))

@@ -64,14 +64,7 @@ def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.r
              regime: str = "smooth") -> TaskData:
     """A control whose label ignores positions: 1 iff exactly one of the tokens 0 and 1 is present.
 
-    Parameters
-    ----------
-    n_pairs, n_positions, vocab_size, rng, regime
-        As in :func:`posgeom.nn.order_task` (``2 n_pairs`` sequences).
-
-    Returns
-    -------
-    posgeom.nn.TaskData
+    The arguments are those of :func:`posgeom.nn.order_task` (``2 n_pairs`` sequences); returns a TaskData.
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     X = _background(2 * n_pairs, n, vocab_size, rng, regime)
@@ -144,16 +137,8 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
     Seed ``s`` draws its task with ``rng=[s, 0]``, gives dose ``f`` the encoding ``dose(P, f, rng)`` (``rng=[s, 1]``;
     default: ``round(f n)`` rows moved by a random derangement); all ``S F`` models train at once (seeds ``sF + a``).
 
-    Parameters
-    ----------
-    task, seeds, fractions : callable, sequence of int, sequence of at least two floats in [0, 1]
-        ``task(n_pairs, n_positions, vocab_size, *, rng)`` returning a paired task, e.g. :func:`xor_task`.
-    n_pairs, n_test_pairs, n_positions, vocab_size, config, d_model, n_heads, n_layers, dose
-        Pairs in each seed's training and test set; the task's shape; a posgeom.nn.TrainConfig; the model; the dose.
-
-    Returns
-    -------
-    DoseRuns
+    ``task(n_pairs, n_positions, vocab_size, *, rng)`` returns a paired task (e.g. :func:`xor_task`); ``fractions``
+    are at least two doses in [0, 1]; ``n_pairs`` and ``n_test_pairs`` size each seed's training and test sets.
     """
     seeds, fractions = check_seeds(seeds), np.asarray(fractions, dtype=float)
     if fractions.ndim != 1 or fractions.size < 2 or np.any((fractions < 0) | (fractions > 1)):
@@ -181,14 +166,7 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
                       alpha: float = 0.05, n_sim: int = 4000) -> float:
     """Power of the two-sided ``t`` test on the mean within-seed Spearman correlation, by simulation.
 
-    Parameters
-    ----------
-    n_seeds, n_doses, rho, rng, alpha, n_sim : int, int, float in (-1, 1), int or numpy.random.Generator, float, int
-        Seeds (>= 2) each drawing ``n_doses`` (>= 3) normal pairs of correlation ``rho``; the draw; level; simulations.
-
-    Returns
-    -------
-    float
+    Seeds (>= 2) each draw ``n_doses`` (>= 3) normal pairs of correlation ``rho`` in (-1, 1); ``n_sim`` designs.
     """
     n_seeds = check_positive_int(n_seeds, "n_seeds", minimum=2)
     n_doses = check_positive_int(n_doses, "n_doses", minimum=3)
@@ -217,16 +195,7 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
 
     Seed ``s`` draws its sets with ``rng=[s, 0]`` (the long one with ``rng=[s, 1]``) and trains with seed ``s``.
 
-    Parameters
-    ----------
-    scheme, task : {"sinusoidal", "rope", "alibi", "none"}, callable
-        A scheme defined beyond the training length; ``task(n_pairs, n_positions, vocab_size, *, rng)``.
-    seeds, n_pairs, n_test_pairs, n_positions, vocab_size, config, d_model, n_heads
-        The seeds; pairs in the training set and in each test set; the task's shape; the training and the model.
-
-    Returns
-    -------
-    ExtrapolationRuns
+    ``scheme``: one defined beyond the training length ("sinusoidal", "rope", "alibi", "none").
     """
     if scheme not in ("sinusoidal", "rope", "alibi", "none"):
         raise ValueError(f"scheme {scheme!r} has no positional signal beyond the training length")

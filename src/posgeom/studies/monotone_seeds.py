@@ -3,6 +3,7 @@
 * :func:`imdb_windows` -- ``[CLS] ... [SEP]`` WordPiece windows of IMDB training reviews
 * :func:`scratch_runs` -- masked-LM runs from scratch, one per seed, position table kept at every budget
 * :func:`mean_spearman_test` -- permutation test of the mean Spearman rho of distance with lag over tables
+* ``python -m posgeom.studies.monotone_seeds DESIGN OUT`` -- the confirmatory seeds of a design file, stored as JSON
 """
 
 from __future__ import annotations
@@ -28,14 +29,7 @@ def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Gener
                  chars: int = 400) -> np.ndarray:
     """Full-length ``[CLS] w_1 ... w_{L-2} [SEP]`` bert-base-uncased windows of random IMDB training reviews.
 
-    Parameters
-    ----------
-    n_reviews, n_positions, rng, chars : int, int, int or numpy.random.Generator, int
-        Reviews drawn (too short ones dropped); window length (>= 3); the draw; characters kept before tokenising.
-
-    Returns
-    -------
-    (N, n_positions) int64 array
+    ``n_reviews`` drawn (too short ones dropped), their first ``chars`` characters tokenised; an (N, n_positions) array.
     """
     from ..data import CountingConvention, load_imdb, load_tokenizer
     from ..data.conventions import _iter_token_sequences
@@ -83,18 +77,22 @@ class ScratchRuns:
         return _table_spearman(self.tables)
 
     def slopes(self, *, relabel: ArrayLike | None = None) -> np.ndarray:
-        """(S,) per seed, the least-squares slope of rho against ``log2(epochs)`` over the budgets above 0, with
-        every table's rows relabelled by the permutation ``relabel`` first if given (the control)."""
-        trained = [b for b, e in enumerate(self.epochs) if e > 0]
-        if len(trained) < 2:
-            raise ValueError(f"a slope needs at least two budgets above 0, got epochs={self.epochs}")
+        """(S,) ``_trend_slopes`` of every run, its rows relabelled by the permutation ``relabel`` if given."""
         if relabel is not None and not np.array_equal(np.sort(relabel), np.arange(self.tables.shape[2])):
             raise ValueError(f"relabel must be a permutation of the {self.tables.shape[2]} positions")
         tables = self.tables if relabel is None else self.tables[:, :, np.asarray(relabel)]
-        values = _table_spearman(tables)[:, trained]
-        x = np.log2(np.array([self.epochs[b] for b in trained], dtype=float))
-        xc = x - x.mean()
-        return (values - values.mean(axis=1, keepdims=True)) @ xc / (xc**2).sum()
+        return _trend_slopes(_table_spearman(tables), self.epochs)
+
+
+def _trend_slopes(rho: ArrayLike, epochs: Sequence[int]) -> np.ndarray:
+    """(S,) per row of the (S, B) ``rho``, its least-squares slope on ``log2(epochs)`` over the budgets above 0."""
+    trained = [b for b, e in enumerate(epochs) if e > 0]
+    if len(trained) < 2:
+        raise ValueError(f"a slope needs at least two budgets above 0, got epochs={tuple(epochs)}")
+    values = np.asarray(rho, dtype=float)[:, trained]
+    xc = np.log2(np.array([epochs[b] for b in trained], dtype=float))
+    xc -= xc.mean()
+    return (values - values.mean(axis=1, keepdims=True)) @ xc / (xc**2).sum()
 
 
 def _masked_lm_data(X: np.ndarray, *, n_kept: int, rng: np.random.Generator, mask_rate: float = 0.15):
@@ -120,16 +118,8 @@ def scratch_runs(windows: ArrayLike, *, seeds: Sequence[int], n_windows: int, ep
 
     Run ``s`` draws windows and 15% masks from ``default_rng(s)``; :func:`posgeom.nn.fit`, seed ``s``, constant AdamW.
 
-    Parameters
-    ----------
-    windows, seeds, n_windows, epochs : (N, L) int array, sequence of int, int, sequence of int
-        Windows per run at most ``N``; the budgets at which each table is kept (0: at initialisation).
-    width, n_layers, n_heads, n_kept, lr, batch_size : int, int, int, int, float, int
-        The model; ids with their own output; AdamW learning rate; mini-batch size.
-
-    Returns
-    -------
-    ScratchRuns
+    ``n_windows`` of the (N, L) ``windows`` per run; ``epochs``: the budgets at which each table is kept (0: at
+    initialisation); ``n_kept`` ids with their own output.
     """
     windows = np.asarray(windows)
     seeds = check_seeds(seeds)
@@ -190,14 +180,7 @@ def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
                        n_permutations: int = 1999) -> MeanSpearmanTest:
     """Are the tables, on average, more monotone than the same vectors in random positional orders?
 
-    Parameters
-    ----------
-    tables, rng, n_permutations : (S, n, d) or (n, d) array, int or numpy.random.Generator, int
-        Each replicate relabels every table's rows by its own permutation.
-
-    Returns
-    -------
-    MeanSpearmanTest
+    Each of the ``n_permutations`` replicates relabels every (n, d) table's rows by its own permutation.
 
     Examples
     --------
@@ -222,3 +205,20 @@ def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
     null /= len(tables)
     stat = float(per_table.mean())
     return MeanSpearmanTest(statistic=stat, per_table=per_table, null=null, p_value=permutation_p_value(stat, null))
+
+
+def design_runs(design) -> dict:
+    """The per-seed results a design file (``data/designs/ch08_trend.toml``) fixes, on its seeds, for JSON."""
+    runs = scratch_runs(imdb_windows(4000, 32, rng=0), seeds=design.seeds, n_windows=1000, epochs=(0, 1, 2, 4, 8))
+    relabel = np.random.default_rng(0).permutation(32)
+    return {"epochs": list(runs.epochs), "spearman": runs.spearman.tolist(), "slopes": runs.slopes().tolist(),
+            "slopes_relabelled": runs.slopes(relabel=relabel).tolist(),
+            "final_loss": runs.final_loss.tolist(), "position_only": runs.position_only.tolist()}
+
+
+if __name__ == "__main__":  # pragma: no cover - the design's command
+    import sys
+
+    from .designs import Design, _write_results
+    design = Design.load(sys.argv[1])
+    _write_results(sys.argv[2], design, **design_runs(design))

@@ -73,15 +73,9 @@ def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, voc
 class SeedRuns:
     """The runs of one configuration, from :func:`train_runs`.
 
-    Attributes
-    ----------
-    models, train_accuracy : tuple of posgeom.nn.TransformerClassifier, (n_seeds,) array
-        One per seed, in eval mode; per run, the accuracy on its own training set.
-    unit_accuracy, interval : (n_seeds, n_units) array, posgeom.inference.Interval
-        Accuracy per independent test unit (a swapped pair, or a sequence); ``t`` interval of its mean across runs.
-    run_lower : (n_seeds,) array
-        Per run, a lower bound on its test accuracy: Wilson's on its fully correct pairs, or ``t``'s over sequences.
-    """
+    ``models`` (one per seed, eval mode), ``train_accuracy`` (S,), ``unit_accuracy`` (S, units: a swapped pair or a
+    sequence), ``interval`` (``t``, of its mean across runs), ``run_lower`` (S,: Wilson's bound on fully correct pairs,
+    or ``t``'s over sequences)."""
     models: tuple[TransformerClassifier, ...]
     train_accuracy: np.ndarray
     unit_accuracy: np.ndarray
@@ -101,16 +95,8 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     ``d_model=32``, two heads, one layer, mean pooling; 12 epochs of AdamW at ``lr=3e-3``, batches of 64. Test unit:
     the pair (sequence labels; ``test``: sequences, then partners, as from :func:`posgeom.nn.order_task`) or sequence.
 
-    Parameters
-    ----------
-    train, test : list of TaskData or (X, y), TaskData or (X, y)
-        One training set per seed; the test set shared by the runs.
-    positional, seeds, vocab_size, causal, n_classes, confidence
-        The scheme, the seeds, the architecture; the level of the interval and of each run's lower bound.
-
-    Returns
-    -------
-    SeedRuns
+    ``train``: one training set per seed (TaskData or (X, y)); ``test``: shared by the runs; ``confidence``: the level
+    of the interval and of each run's lower bound.
     """
     if not isinstance(train, (list, tuple)) or not all(hasattr(d, "X") or isinstance(d, tuple) for d in train):
         raise TypeError("train must be a list of training sets (TaskData or (X, y)), one per seed")
@@ -139,14 +125,7 @@ def plot_scheme_accuracy(runs: Mapping[tuple[str, bool], SeedRuns], ceiling: flo
                          ax: Axes | None = None) -> Figure:
     """Mean test accuracy per (scheme, causal) configuration with its interval and runs, and the ceiling (dashed).
 
-    Parameters
-    ----------
-    runs, ceiling, ax : mapping of (scheme, causal) to SeedRuns, float, matplotlib Axes or None
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
+    Returns the figure."""
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 3.4)) if ax is None else (ax.figure, ax)
     for k, r in enumerate(runs.values()):

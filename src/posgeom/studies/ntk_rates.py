@@ -22,6 +22,7 @@ __all__ = ["kernel_deviations", "train_runs"]
 
 
 def _seed(seed0: int, k: int, s: int, n_seeds: int) -> int:
+    """Seed of network ``s`` at the ``k``-th width: ``seed0 + 10^m k + s`` with ``10^m >= n_seeds``."""
     return seed0 + 10 ** int(np.ceil(np.log10(max(n_seeds, 2)))) * k + s
 
 
@@ -29,17 +30,9 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
                       seed0: int) -> pd.DataFrame:
     """RMS deviation of the NTK blocks from ``delta_ij I`` at initialisation, one row per independent network.
 
-    Parameters
-    ----------
-    n_positions, vocab_size, widths, sigma0 : int, int, sequence of int, float
-        Positions and output size of the masked-slot network; its widths; the initial embedding scale.
-    n_seeds, seed0 : int
-        Networks per width; network ``s`` at the ``k``-th width gets seed ``seed0 + 10^m k + s``, ``10^m >= n_seeds``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns width, seed, diagonal, off-diagonal.
+    ``n_seeds`` networks per width of the masked-slot network, network ``s`` at the ``k``-th width with seed
+    ``seed0 + 10^m k + s`` (``10^m >= n_seeds``); ``sigma0`` the initial embedding scale. Columns width, seed,
+    diagonal, off-diagonal.
     """
     iu = np.triu_indices(n_positions, k=1)
     rows = []
@@ -61,17 +54,8 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
     trained minus initial table against ``D^F``, the prediction at ``sigma0 = 0``), ``rho`` (Spearman of the learned
     distances with the lag), ``discordance`` (1 - Kendall's tau with the prediction), ``gap`` if ``linearised``.
 
-    Parameters
-    ----------
-    target, widths, loss, sigma0 : (n, V) array, sequence of int, {"mse", "cross_entropy"}, callable
-        ``sqrt(mu)`` for ``"mse"``, ``mu`` for ``"cross_entropy"``; ``sigma0`` maps a width to the initial scale.
-    lr, steps, n_seeds, seed0, linearised : float, int, int, int, bool
-        ``n_seeds`` and ``seed0`` as in :func:`kernel_deviations`.
-
-    Returns
-    -------
-    runs, D : pandas.DataFrame, (n, n) array
-        The runs; the learned distances of the last run.
+    ``target``: ``sqrt(mu)`` for ``loss="mse"``, ``mu`` for ``"cross_entropy"``; ``sigma0`` maps a width to the
+    initial scale; seeds as in :func:`kernel_deviations`. Returns the runs and the learned distances of the last run.
     """
     target = np.asarray(target)
     n, vocab = target.shape

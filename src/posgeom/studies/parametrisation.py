@@ -58,13 +58,14 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     Parameters
     ----------
     X : (N, n) int array
-        Token ids (right-padded if lengths differ).
+        Token ids, right-padded where ``padding_mask`` is True (padding is neither counted nor shuffled).
     vocab_size : int
     rng : int or numpy.random.Generator
     padding_mask : (N, n) bool array, optional
-        ``True`` at padding (neither counted nor shuffled).
-    n_null, quantile : int, float, default 100, 0.95
-        Null corpora, and the quantile of theirs an eigenvalue must exceed.
+    n_null : int
+        Number of null corpora.
+    quantile : float
+        The quantile of the null eigenvalues that a real eigenvalue must exceed.
 
     Returns
     -------
@@ -107,19 +108,8 @@ def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng:
                     padding_mask: ArrayLike | None = None, n_null: int = 40, repeats: int = 1) -> np.ndarray:
     """Signal rank of :func:`parallel_analysis` on random subsamples of each size.
 
-    Parameters
-    ----------
-    X, vocab_size, padding_mask
-        As in :func:`parallel_analysis`.
-    sizes : sequence of int
-        Subsample sizes, each at most ``N``.
-    rng : int or numpy.random.Generator
-    n_null, repeats : int, default 40, 1
-        Null corpora per analysis; subsamples per size.
-
-    Returns
-    -------
-    (len(sizes), repeats) int array
+    Arguments as in :func:`parallel_analysis`; ``repeats`` subsamples per size (each at most ``N``). Returns a
+    (len(sizes), repeats) int array.
     """
     X = np.asarray(X)
     mask = _mask(X, padding_mask)

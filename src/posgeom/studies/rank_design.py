@@ -1,7 +1,7 @@
 """Chapter 6: does a learned table need ``rank(B)`` directions?
 
 * :func:`rank_comparison` -- the block-swap task, one ensemble of seeds per encoding: none, low-rank, full
-* :func:`decide` -- the verdicts on the arms: Holm-adjusted paired t tests for a loss, TOST at a fixed margin
+* ``python -m posgeom.studies.rank_design DESIGN OUT`` -- the confirmatory seeds of a design file, stored as JSON
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from .._validation import check_positive_int, check_seeds
 from ..corpus.synthetic import sample_sequences
-from ..inference import Equivalence, equivalence_test
 from ..nn import ModelSpec, TrainConfig, fit_ensemble
 from ..nn.tasks import TaskData
 
-__all__ = ["rank_comparison", "decide"]
+__all__ = ["rank_comparison"]
 
 
 def _block_swap_task(mu: np.ndarray, n_sequences: int, n_blocks: int, rng: np.random.Generator) -> TaskData:
@@ -31,50 +29,6 @@ def _block_swap_task(mu: np.ndarray, n_sequences: int, n_blocks: int, rng: np.ra
         a, b = rng.choice(n_blocks, 2, replace=False)
         blocks[i, [a, b]] = blocks[i, [b, a]]
     return TaskData(blocks.reshape(n_sequences, -1), y.astype(np.int64), None)
-
-
-class _Verdict(str):
-    """A verdict word whose ``repr`` is the word itself (it reads as plain text when glued into prose)."""
-    __repr__ = str.__str__
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One arm's ``verdict``: its TOST at the fixed margin (``test``: the interval, the powers at the observed SD) and
-    the two-sided p-value of the paired t test of no deficit, Holm-adjusted over the arms (``p_holm``)."""
-    test: Equivalence
-    p_holm: float
-    verdict: str
-
-
-def decide(deficits: Sequence[ArrayLike], margin: float, *, alpha: float = 0.05) -> tuple[Decision, ...]:
-    """Verdicts on arms compared with one reference, from their paired deficits (reference minus arm, one per seed).
-
-    "loses" when the paired t test of no deficit, Holm-adjusted over the arms, rejects at ``alpha`` with a positive
-    mean; else "equivalent" when the TOST at ``margin`` (> 0, fixed before the data) passes (the ``1 - alpha`` t
-    interval inside ``+-margin``); else "undetermined". No power gate: each test controls its own error.
-
-    Parameters
-    ----------
-    deficits : sequence of (n_seeds,) arrays
-    margin, alpha : float
-
-    Returns
-    -------
-    tuple of Decision
-
-    Examples
-    --------
-    >>> [d.verdict for d in decide([[0.01, -0.01, 0.0, 0.005], [0.2, 0.21, 0.19, 0.2], [0.1, -0.1, 0.05]], 0.05)]
-    [equivalent, loses, undetermined]
-    """
-    tests = [equivalence_test(d, margin, confidence=1 - alpha) for d in deficits]
-    p = np.array([float(t.estimate == 0) if t.sd == 0 else  # a vanishing SD: no deficit, or a certain one
-                  2 * stats.t.sf(abs(t.estimate) * np.sqrt(t.n_samples) / t.sd, t.n_samples - 1) for t in tests])
-    order, holm = np.argsort(p), np.empty_like(p)
-    holm[order] = np.minimum(1.0, np.maximum.accumulate((p.size - np.arange(p.size)) * p[order]))
-    return tuple(Decision(t, float(q), _Verdict("loses" if q < alpha and t.estimate > 0 else "equivalent" if
-                                                t.equivalent else "undetermined")) for t, q in zip(tests, holm))
 
 
 @dataclass(frozen=True)
@@ -127,3 +81,21 @@ def rank_comparison(mu: ArrayLike, *, n_blocks: int, n_train: int, n_test: int, 
         acc.append([m.accuracy(data) for m, data in zip(fit_ensemble(spec, train, seeds=seeds, config=config), test)])
     params = tuple(0 if s == "none" else (n * d_model if r is None else r * (n + d_model)) for _, s, r in arms)
     return RankComparison(tuple(a[0] for a in arms), params, np.array(acc), seeds)
+
+
+def design_runs(design) -> RankComparison:
+    """The runs a design file (``data/designs/ch06_rank.toml``) fixes, on its seeds."""
+    from ..corpus.synthetic import synthetic_distributions
+    mu = synthetic_distributions(16, 32, rng=0, regime="abrupt", n_topics=4)
+    return rank_comparison(mu, n_blocks=4, n_train=800, n_test=2000, ranks=(1, 2, 3), seeds=design.seeds,
+                           config=TrainConfig(epochs=30, lr=2e-2, batch_size=200), d_model=8)
+
+
+if __name__ == "__main__":  # pragma: no cover - the design's command
+    import sys
+
+    from .designs import Design, _write_results
+    design = Design.load(sys.argv[1])
+    runs = design_runs(design)
+    _write_results(sys.argv[2], design, names=list(runs.names), parameters=list(runs.parameters),
+                  accuracy=runs.accuracy.tolist())

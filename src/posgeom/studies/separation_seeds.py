@@ -26,16 +26,7 @@ def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
     Label ``y = 2 a + b``, ``b = [x_2 + x_3 >= V]``; ``a = [x_0 + x_1 >= V]`` for ``"none"``, the same for ``"weak"``
     but ``[x_0 < x_1]`` when both tokens are 0 or 1, and for ``"strong"`` whether a low and a high token were exchanged.
 
-    Parameters
-    ----------
-    cause : {"strong", "weak", "none"}
-    vocab_size : int, default 4
-        Even, at least 4.
-
-    Returns
-    -------
-    TaskData
-        ``2 (V/2)^2 V^2`` sequences of length 4 for ``"strong"``, ``V^4`` otherwise.
+    ``vocab_size`` even, at least 4: ``2 (V/2)^2 V^2`` sequences of length 4 for ``"strong"``, ``V^4`` otherwise.
     """
     V = check_positive_int(vocab_size, "vocab_size", minimum=4)
     if V % 2:
@@ -68,7 +59,9 @@ class RegularisedRuns:
         ``||grad L_lam|| / (lam ||theta||)`` of the warm start; ``||grad L_lam||`` at the end, all parameters, table.
     iterations, ce, penalty, accuracy : (S,) arrays
         L-BFGS iterations (``max_iter``: criterion missed); cross-entropy, ``lam / 2 ||theta||^2``, accuracy at the end.
-    lam : float
+    further_decrease, start_decrease, start_grad_norm : (S,) arrays
+        What ``extra`` further L-BFGS iterations (no stopping rule) gain on ``L_lam`` from the end; from the warm
+        start to that point; ``||grad L_lam||`` of the warm start. ``lam``: the penalty.
     """
 
     initial: np.ndarray
@@ -80,6 +73,9 @@ class RegularisedRuns:
     ce: np.ndarray
     penalty: np.ndarray
     accuracy: np.ndarray
+    further_decrease: np.ndarray
+    start_decrease: np.ndarray
+    start_grad_norm: np.ndarray
     lam: float
 
     @property
@@ -91,6 +87,13 @@ class RegularisedRuns:
     def gradient_ratio(self) -> np.ndarray:
         """Per seed, ``||grad L_lam|| / (lam ||theta||)`` at the end (0 at a stationary point)."""
         return self.grad_norm / np.sqrt(2 * self.lam * self.penalty)
+
+    def stationary(self, *, at_start: bool = False) -> np.ndarray:
+        """Per seed, whether the gain of further descent stays within the Polyak-Lojasiewicz bound ``||grad||^2 /
+        (2 lam)`` of a ``lam``-strongly convex loss, at the end (or at the warm start, the negative control)."""
+        grad, gain = (self.start_grad_norm, self.start_decrease) if at_start else (self.grad_norm,
+                                                                                  self.further_decrease)
+        return gain <= grad**2 / (2 * self.lam)
 
 
 def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
@@ -151,26 +154,15 @@ def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
 
 def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2, width: int = 8, epochs: int = 40,
                       lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64, tol: float = 1e-3,
-                      max_iter: int = 3000, memory: int = 50) -> RegularisedRuns:
+                      max_iter: int = 3000, memory: int = 50, extra: int = 200) -> RegularisedRuns:
     """Warm-start one model per seed, then minimise ``L_lam = CE + lam / 2 ||theta||^2`` to a stationary point.
 
     One layer, two heads, no layer normalisation; seed ``s`` draws the initial position table (``N(0, 1)``), the
     other weights and the warm start's batch order (:func:`posgeom.nn.fit_ensemble`, AdamW, cosine schedule). Then
     full-batch float64 L-BFGS on all parameters until ``||grad L_lam|| <= tol * lam ||theta||`` or ``max_iter``.
 
-    Parameters
-    ----------
-    data : TaskData
-    seeds : sequence of int
-        Distinct, ``>= 0``.
-    lam, tol, max_iter, memory : default 2e-2, 1e-3, 3000, 50
-        The penalty and the stationarity criterion (both ``> 0``); L-BFGS iterations and pairs of history per member.
-    width, epochs, lr, weight_decay, batch_size : default 8, 40, 0.02, 0.5, 64
-        Model width and the :class:`posgeom.nn.TrainConfig` of the warm start.
-
-    Returns
-    -------
-    RegularisedRuns
+    ``memory``: pairs of L-BFGS history per member; ``extra``: further iterations after the stop, with no stopping
+    rule, that measure what is left to gain (the result is the stop); ``width`` to ``batch_size``: the warm start.
     """
     import torch
     from torch.func import stack_module_state
@@ -211,14 +203,19 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
     def done(x, grad):
         return grad.norm(dim=1) <= tol * lam * x.norm(dim=1)
 
-    grad_start = objective(x0, None)[1].norm(dim=1)
+    loss_start, grad_start = objective(x0, None)
     x, grad, iterations = _batched_lbfgs(objective, x0, done=done, max_iter=max_iter, memory=memory)
+    more, _, _ = _batched_lbfgs(objective, x, done=lambda x, g: torch.zeros(len(x), dtype=torch.bool),
+                                max_iter=check_positive_int(extra, "extra"), memory=memory)
+    loss_end, loss_more = objective(x, None)[0], objective(more, None)[0]
     with torch.no_grad():
         out = logits(x)
         ce = member_losses(out, y.expand(S, -1), -100)
         acc = (out.argmax(-1) == y).double().mean(dim=1)
     grad_positions = unflatten(grad)["positional.weight"].numpy().reshape(S, -1)
     return RegularisedRuns(initial=initial, params={k: v.numpy() for k, v in unflatten(x.detach()).items()},
-        start_ratio=(grad_start / (lam * x0.norm(dim=1))).numpy(), grad_norm=grad.norm(dim=1).numpy(),
+        start_ratio=(grad_start.norm(dim=1) / (lam * x0.norm(dim=1))).numpy(), grad_norm=grad.norm(dim=1).numpy(),
         grad_positions=np.linalg.norm(grad_positions, axis=1), iterations=iterations.numpy(), ce=ce.numpy(),
-        penalty=(lam / 2 * x.pow(2).sum(dim=1)).numpy(), accuracy=acc.numpy(), lam=float(lam))
+        penalty=(lam / 2 * x.pow(2).sum(dim=1)).numpy(), accuracy=acc.numpy(),
+        further_decrease=(loss_end - loss_more).numpy(), start_decrease=(loss_start - loss_more).numpy(),
+        start_grad_norm=grad_start.norm(dim=1).numpy(), lam=float(lam))

@@ -243,7 +243,7 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     -------
     RealTextAlignment
     """
-    from ..geometry.estimation import Resolved
+    from ..geometry.estimators import Resolved
 
     ranks = tuple(int(r) for r in ranks)
     if int(rank) not in ranks:
