@@ -28,7 +28,7 @@ from sphinx.util.docutils import SphinxDirective
 KEY = "has_chapter_facts"
 FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
-EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}", re.M)
+EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}[ \t]*(★*)", re.M)
 # Reading rates (words a minute) for technical prose: about half of the 200 or more of ordinary prose for the running
 # text, and half again for definitions, theorems and proofs, which a student reads with pencil and paper. A displayed
 # equation counts as EQUATION_WORDS words at the slow rate (half a minute), inline math as one word.
@@ -92,6 +92,7 @@ def notebook_facts(path: Path) -> dict:
     return {
         "minutes": reading_minutes(markdown),
         "exercises": len(EXERCISE.findall(markdown)),
+        "by difficulty": [sum(len(stars) == k for stars in EXERCISE.findall(markdown)) for k in (1, 2, 3)],
         "code": sum(1 for source in visible for line in source.splitlines() if line.strip()),
     }
 
@@ -103,7 +104,7 @@ def _entry(*children):
 
 
 def make_table(env, parent: str) -> nodes.table:
-    headers = ["chapter", "reading (min)", "exercises", "visible code lines", "execution (s)"]
+    headers = ["chapter", "reading (min)", "exercises (★/★★/★★★)", "visible code lines", "execution (s)"]
     table = nodes.table(classes=["colwidths-auto"])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -135,7 +136,7 @@ def make_table(env, parent: str) -> nodes.table:
         row = nodes.row()
         row += _entry(link)
         row += _entry(nodes.Text(f"{facts['minutes']:.0f}"))
-        row += _entry(nodes.Text(str(facts["exercises"])))
+        row += _entry(nodes.Text(f"{facts['exercises']} ({'/'.join(map(str, facts['by difficulty']))})"))
         row += _entry(nodes.Text(str(facts["code"])))
         row += _entry(nodes.Text("–" if runtime is None else f"{runtime:.0f}"))
         body += row

@@ -1,8 +1,9 @@
 """A ``{ledger-verdict}`` directive: a claims-ledger row's verdict and reason, read from book/claims_ledger.md when the
 book is built, so that a page summarising the results never repeats (and never contradicts) the ledger.
 
-``{ledger-verdict} T4`` renders the verdict badge the ledger's table gives row T4, a link to the row, and the row's
-"why" sentence. The ledger is the one place a verdict is written; change it there.
+``{ledger-verdict} T4`` renders the verdict badge the ledger's table gives row T4, its headline number (glued from the
+chapter), a link to the row, and the row's "why" sentence. The ledger is the one place a verdict is written; change
+it there.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class LedgerVerdict(SphinxDirective):
             if row_id not in rows:
                 raise self.error(f"no ledger row {row_id!r} in {LEDGER.name}; rows: {', '.join(rows)}")
             row = rows[row_id]
-            lines += [f"{row['verdict']} ({{ref}}`ledger row {row_id} <{row['label']}>`) {row['why']}", ""]
+            lines += [f"{row['verdict']} {row['number']} ({{ref}}`ledger row {row_id} <{row['label']}>`). "
+                      f"{row['why']}", ""]
         container = nodes.container(classes=["ledger-verdict"])
         self.state.nested_parse(StringList(lines, source=str(LEDGER)), self.content_offset, container)
         return [container]

@@ -94,7 +94,7 @@ def test_ledger_rows_are_read_from_the_ledger():
     }
     rows = ledger_rows.ledger_rows()
     glance = ledger_rows.LEDGER.read_text(encoding="utf-8").split("## The claims")[0]
-    badges = __import__("re").findall(r"\{bdg-ref-[\w-]+\}`(\S+) <ledger-", glance)
+    badges = __import__("re").findall(r"\{bdg-ref-[\w-]+\}`(\S+)[^`<]*<ledger-", glance)  # ids, titles or not
     assert badges and set(badges) == set(rows), "the table's rows and the badges at a glance differ"
 
 
@@ -107,3 +107,13 @@ def test_key_results_show_every_ledger_row_once():
     shown = [row for args in re.findall(r"^```\{ledger-verdict\} (.+)$", page, flags=re.M) for row in args.split()]
     assert sorted(shown) == sorted(ledger_rows.ledger_rows()), "key_results.md must show every ledger row once"
     assert not re.search(r"(?<![\w.{`:-])\d+\.\d+", re.sub(r"\$[^$]*\$", "", page)), "a typed number on the page"
+
+
+def test_notebook_facts_count_exercises_by_difficulty(tmp_path):
+    import json
+
+    md = "```{exercise} ★★\n:label: a\n```\n\n```{exercise} ★\n:label: b\n```\n\n```{exercise}\n:label: c\n```\n"
+    path = tmp_path / "x.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": [md]}]}))
+    facts = chapter_facts.notebook_facts(path)
+    assert facts["exercises"] == 3 and facts["by difficulty"] == [1, 1, 0]
