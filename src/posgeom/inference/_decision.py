@@ -89,7 +89,7 @@ def decide(interval: object, *, margin: float = 0.0, label: str = "") -> Decisio
     "as good as", and with ``δ = 0`` the rule ranks when the interval excludes 0 and never declares equivalence.
     With a two-sided interval at confidence ``1 - α`` the rule ranks an equal pair with probability at most ``α``
     (either direction), and its equivalence outcome is the two one-sided tests (TOST) at ``α / 2`` each;
-    :func:`family_confidence` gives the level for several comparisons at once.
+    ``family_confidence`` gives the level for several comparisons at once.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Design files (``data/designs/*.toml``), fixed before a chapter's confirmatory runs.
 
-* :class:`Design` -- one design file (``Design.load``): its fields, seeds, text, SHA-256 and stored results
+* ``Design`` -- one design file (``Design.load``): its fields, seeds, text, SHA-256 and stored results
 """
 
 from __future__ import annotations
