@@ -14,8 +14,9 @@ import tomllib
 
 __all__: list[str] = []  # Design is a result type, importable and documented
 
-#: The repository's root: ``data/designs`` and ``data/results`` live there (the book runs from a clone).
-ROOT = Path(__file__).resolve().parents[3]
+#: Where ``data/designs`` and ``data/results`` live: shipped inside the package, so that a chapter run from the
+#: installed wheel (Colab, Binder) finds its design and stored runs as a clone does.
+ROOT = Path(__file__).resolve().parent / "_shipped"
 _REQUIRED = ("name", "question", "outcome", "rule", "alpha", "multiplicity", "power_computation", "n_seeds",
              "seed_start", "seed_stop")
 
