@@ -209,7 +209,7 @@ class Ladder:
         -------
         Decision
             :func:`posgeom.inference.decide_ladder` of :func:`posgeom.inference.decide` on each rung's interval
-            (:func:`posgeom.inference._bootstrap.difference`); its numbers are the whole corpus's.
+            (the engine's paired ``difference``); its numbers are the whole corpus's.
 
         Examples
         --------

@@ -81,7 +81,7 @@ def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
     fraction : float, default 1.0
         Passed to the rule (:func:`choose_resolution`), which also fills the defaults.
     groups : (n_texts,) array, optional
-        Texts that a split keeps together (:class:`posgeom.inference._bootstrap.Units`).
+        Texts that a split keeps together (``Units``).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """The ``posgeom report`` command and its pipeline: a stress report for any corpus and model.
 
 ============  ==========================================================================================
-``cli``       the command line (:func:`~posgeom.report.cli.main`, the ``posgeom`` console script)
+``cli``       the command line (``posgeom.report.cli.main``, the ``posgeom`` console script)
 ``pipeline``  ``ReportSettings`` and ``make_report``: corpus -> tokens -> distances -> stress table -> files
 ``ladder``    the subsampling ladder: which rankings of the encodings the corpus decides
 ``floor``     the noise-floor line

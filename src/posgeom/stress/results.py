@@ -274,7 +274,7 @@ class StressTable:
         -------
         posgeom.inference.BootstrapEstimate
             The paired difference with the engine's centred percentile interval
-            (:func:`posgeom.inference._bootstrap.difference`), ready for :func:`posgeom.inference.decide`.
+            (the engine's paired ``difference``), ready for :func:`posgeom.inference.decide`.
 
         Raises
         ------
