@@ -136,12 +136,35 @@ def browser():
     shutil.rmtree(profile, ignore_errors=True)
 
 
+# Chromium can hand the page back before its deferred scripts ran (readyState "interactive", or the previous
+# document still in place): poll until the page asked for is complete and MathJax, if the page loads it, has
+# started, then wait for its typesetting. null means the page loads no MathJax or it never started (30 s).
 _WAIT_FOR_MATHJAX = """
 const done = arguments[arguments.length - 1];
-if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-  MathJax.startup.promise.then(() => done(true), () => done(false));
-} else { done(null); }
+const wanted = arguments[0];
+const deadline = Date.now() + 30000;
+(function poll() {
+  const here = location.href.split('#')[0] === wanted && document.readyState === 'complete';
+  const asks = !!document.querySelector('script[src*="tex-chtml"]');
+  const started = !!(window.MathJax && MathJax.startup && MathJax.startup.promise);
+  if (here && started) {
+    MathJax.startup.promise.then(() => done(true), () => done(false));
+  } else if ((here && !asks) || Date.now() > deadline) {
+    done(null);
+  } else {
+    setTimeout(poll, 50);
+  }
+})();
 """
+
+
+
+def _open(browser, server: str, page: Path):
+    """Load ``page`` and wait for it (and MathJax); True, False (MathJax failed) or None (no MathJax)."""
+    url = f"{server}/{page.relative_to(SITE).as_posix()}"
+    browser.get(url)
+    return browser.execute_async_script(_WAIT_FOR_MATHJAX, url)
+
 
 _PAGE_REPORT = """
 const imgs = Array.from(document.images);
@@ -171,8 +194,7 @@ def test_redirect_pages_point_to_built_pages():
 
 @pytest.mark.parametrize("page", CONTENT_PAGES, ids=lambda p: str(p.relative_to(SITE)))
 def test_page_renders_in_a_browser(page, browser, server):
-    browser.get(f"{server}/{page.relative_to(SITE).as_posix()}")
-    mathjax = browser.execute_async_script(_WAIT_FOR_MATHJAX)
+    mathjax = _open(browser, server, page)
     report = browser.execute_script(_PAGE_REPORT)
     assert not report["brokenImages"], f"images that did not load: {report['brokenImages']}"
     assert "$$" not in report["text"], "raw $$ left in the rendered text: a math block was not parsed"
@@ -190,8 +212,7 @@ def test_screenshots(browser, server):
     shots = [("landing", SITE / "book" / "index.html"), ("chapter", chapter)]
     shots += [("ledger", p) for p in PAGES if p.name == "claims_ledger.html"]
     for name, page in shots:
-        browser.get(f"{server}/{page.relative_to(SITE).as_posix()}")
-        browser.execute_async_script(_WAIT_FOR_MATHJAX)
+        _open(browser, server, page)
         target = out / f"{name}.png"
         assert browser.save_screenshot(str(target)), f"could not save {target}"
         assert target.stat().st_size > 10_000, f"{target} is suspiciously small: a blank page?"
@@ -315,8 +336,7 @@ def reader(browser, server):
 
     def look(page: Path) -> dict:
         if page not in seen:
-            browser.get(f"{server}/{page.relative_to(SITE).as_posix()}")
-            browser.execute_async_script(_WAIT_FOR_MATHJAX)
+            _open(browser, server, page)
             report = browser.execute_script(_READER_REPORT, _CODE_SELECTOR)
             assert report["innerWidth"] == WIDTH, f"the window is {report['innerWidth']} px wide, not {WIDTH}"
             seen[page] = report
