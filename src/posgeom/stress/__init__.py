@@ -31,12 +31,8 @@ from .ladder import (
 from .rank_curve import (
     stress_by_rank,
 )
-from .resolution import (
-    ResolutionVerdicts as ResolutionVerdicts,
-)
-from .resolution import (
-    stress_across_resolutions,
-)
+from .resolution import ResolutionVerdicts as ResolutionVerdicts
+from .resolution import stress_across_resolutions
 from .results import (
     StressTable as StressTable,
 )

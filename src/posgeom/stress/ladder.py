@@ -263,8 +263,8 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     confidence : float, default 0.95
     title : str, optional
     groups : (n_texts,) array, optional
-        A label per text (e.g. SST-2's source sentences, ``Corpus.source_groups()``): each rung then keeps a random
-        share of the groups, and its resamples and splits keep a group together. Default: every text its own unit.
+        A label per text (SST-2's source sentences): each rung is then a random share of whole groups, resampled
+        and split by group. Default: every text its own unit.
 
     Returns
     -------

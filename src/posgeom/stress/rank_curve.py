@@ -78,7 +78,7 @@ class RankCurve:
 
 
 def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classical",
-                   rng: int | np.random.Generator | None = None, n_init: int = 1,
+                   rng: int | np.random.Generator = 0, n_init: int = 1,
                    tol: float | None = None) -> RankCurve:
     """Stress (raw and scale-optimal) and strain of the rank-``r`` configurations, for every ``r`` in ``ranks``.
 
@@ -93,8 +93,8 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
         ``"classical"``: one eigendecomposition, ``X_r = U_r L_r^{1/2}`` for all ranks. ``"smacof"``: one
         SMACOF fit per rank, started from classical MDS (plus ``n_init - 1``
         random starts).
-    rng : int or numpy.random.Generator
-        The random starts of ``"smacof"``, required there (no default seed); ignored by ``"classical"``.
+    rng : int or numpy.random.Generator, default 0
+        The random starts of ``"smacof"``; ignored by ``"classical"``.
     n_init : int, default 1
         SMACOF starts per rank.
     tol : float, optional
@@ -108,8 +108,8 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     Raises
     ------
     ValueError
-        Unknown ``method``, ``"smacof"`` without ``rng``, empty ``ranks``, a rank above the numerical rank
-        (classical) or ``n - 1`` (SMACOF), or an invalid ``D``.
+        Unknown ``method``, empty ``ranks``, a rank above the numerical rank (classical) or ``n - 1`` (SMACOF), or an
+        invalid ``D``.
 
     Examples
     --------
@@ -123,8 +123,6 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if method == "smacof" and rng is None:
-        raise ValueError('method="smacof" draws random starts: pass rng=<int seed> or a numpy Generator')
     D = check_distance_matrix(D)
     ranks = np.asarray([check_positive_int(r, "each rank") for r in np.atleast_1d(np.asarray(ranks)).tolist()])
     if ranks.size == 0:

@@ -68,10 +68,7 @@ class StressRow:
         Returns
         -------
         dict
-            Keys ``encoding``, ``description``, ``raw_stress``, ``raw_ci_low``, ``raw_ci_high``,
-            ``optimal_stress``, ``optimal_ci_low``, ``optimal_ci_high``, ``optimal_scale``, ``raw_bias``,
-            ``optimal_bias``, ``fitted``, and the Monte Carlo errors of the interval ends ``raw_ci_low_mc``,
-            ``raw_ci_high_mc``, ``optimal_ci_low_mc``, ``optimal_ci_high_mc``.
+            The attributes, intervals split into ``*_ci_low``/``*_ci_high`` (``*_mc``: their Monte Carlo errors).
 
         Examples
         --------
@@ -128,12 +125,10 @@ class StressTable:
     estimand : str
         What ``D`` estimates, in words (empty when ``D`` was passed without data).
     replicates : ndarray or None
-        The bootstrap replicates of every row, shape ``(n_resamples, 3 * len(rows))`` (raw stress, scale-optimal
-        stress and optimal scale of each row in turn), all rows on the same resamples; ``None`` without a
-        bootstrap. :meth:`contrast`, :meth:`ranked` and :meth:`equivalent` compare rows on them.
+        Shape ``(n_resamples, 3 * len(rows))``: raw stress, scale-optimal stress and scale of each row in turn, all
+        rows on the same resamples (what :meth:`contrast`, :meth:`ranked`, :meth:`equivalent` compare).
     target : (n, n) ndarray or None
-        The target distances ``D`` the rows were evaluated against (read-only; for a table computed from
-        data, the estimate itself).
+        The distances ``D`` the rows were evaluated against (read-only; from data, the estimate).
 
     Examples
     --------
@@ -180,14 +175,11 @@ class StressTable:
         return [r.name for r in self.rows]
 
     def to_records(self) -> list:
-        """One dict per row (:meth:`~posgeom.stress.results.StressRow.as_dict`) plus the table's metadata, ready for
-        ``json.dumps``.
+        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``.
 
         Returns
         -------
         list of dict
-            The keys of :meth:`~posgeom.stress.results.StressRow.as_dict` plus ``table``, ``estimator``
-            (its label), ``n_positions``, ``n_resamples``, ``confidence``, ``method`` and ``seed``.
 
         Examples
         --------
@@ -208,12 +200,6 @@ class StressTable:
         Returns
         -------
         pandas.DataFrame
-            One row per candidate, columns as the keys of :meth:`to_records`.
-
-        Raises
-        ------
-        ImportError
-            If pandas is not installed.
 
         Examples
         --------
@@ -234,12 +220,10 @@ class StressTable:
         Parameters
         ----------
         path : str or os.PathLike, optional
-            File to write the text to (UTF-8).
 
         Returns
         -------
         str
-            The CSV text.
 
         Examples
         --------
@@ -273,8 +257,7 @@ class StressTable:
         Returns
         -------
         posgeom.inference.BootstrapEstimate
-            The paired difference with the engine's centred percentile interval
-            (the engine's paired ``difference``), ready for :func:`posgeom.inference.decide`.
+            With the engine's centred percentile interval, ready for :func:`posgeom.inference.decide`.
 
         Raises
         ------

@@ -82,8 +82,8 @@ def evaluate_rows(candidates, D) -> np.ndarray:
 
 
 def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: SequenceIncidence | None = None,
-                 estimator: Estimator | None = None, rng: int | np.random.Generator | None = None,
-                 n_resamples: int = 500, confidence: float = 0.95, title: str = "") -> StressTable:
+                 estimator: Estimator | None = None, rng: int | np.random.Generator = 0, n_resamples: int = 500,
+                 confidence: float = 0.95, title: str = "") -> StressTable:
     """Raw and scale-optimal stress of every candidate against ``D``, with bootstrap intervals if data are given.
 
     Parameters
@@ -98,9 +98,8 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     estimator : PlugIn, CrossFitted or Resolved, optional
         The estimator of ``D`` (default ``Resolved()``), recorded on the table with its estimand; with a given
         ``D``, the estimator the caller used.
-    rng : int or numpy.random.Generator
-        Randomness of the estimator's splits and of the resampling, required with ``data`` (no default seed); an
-        int is stored as the table's ``seed``.
+    rng : int or numpy.random.Generator, default 0
+        Randomness of the estimator's splits and of the resampling; an int is stored as the table's ``seed``.
     n_resamples : int, default 500
     confidence : float, default 0.95
     title : str, optional
@@ -113,8 +112,7 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     Raises
     ------
     ValueError
-        No candidates, repeated names, both or neither of ``D`` and ``data``, ``data`` without ``rng``, or a
-        candidate for another ``n``.
+        No candidates, repeated names, both or neither of ``D`` and ``data``, or a candidate for another ``n``.
     TypeError
         Non-Candidate rows, a non-string title, or ``data`` that is not a ``SequenceIncidence``.
 
@@ -151,9 +149,6 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
         return StressTable(rows=tuple(_rows(candidates, evaluate_rows(candidates, D))), n_positions=D.shape[0],
                            title=title, estimator=estimator.label, estimand=estimator.describe_estimand(),
                            target=_read_only(D))
-    if rng is None:
-        raise ValueError("rng is required with data (the splits and resamples are random): pass rng=<int seed> or a "
-                         "numpy Generator")
     seed = int(rng) if isinstance(rng, numbers.Integral) else None
     boot = estimator.bootstrap(check_incidence(data), rng=check_rng(rng), n_resamples=n_resamples,
                                confidence=confidence,
