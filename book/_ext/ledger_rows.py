@@ -58,7 +58,5 @@ class LedgerVerdict(SphinxDirective):
 
 
 def setup(app):
-    # The key-results page cites figures of every page, so their numbers must name their page (P.1, A.1, not 7).
-    app.setup_extension("figure_numbers")
     app.add_directive("ledger-verdict", LedgerVerdict)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
