@@ -9,7 +9,7 @@ A scheme acts through one of three hooks of :class:`PositionalScheme` (the other
 * ``bias`` -- ALiBi adds ``-m_h |i - j|`` to the attention logits of head ``h`` (``"alibi"``).
 
 ``"none"`` uses no hook (Theorem 1). Positions are ``0..L-1`` with ``L <= n_positions`` for every scheme.
-Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings.absolute._sinusoidal_frequencies`` (RoPE: per-head
+Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings._relative.sinusoidal_frequencies`` (RoPE: per-head
 width, pairs ``(2k, 2k+1)``, the layout of the sinusoidal encoding); ALiBi slopes are those of Press et al. (2022).
 """
 
@@ -22,8 +22,8 @@ import torch
 from torch import nn
 
 from .._validation import check_positive_int, check_real
-from ..encodings._relative import alibi_slopes
-from ..encodings.absolute import _sinusoidal_frequencies, sinusoidal_encoding
+from ..encodings._relative import alibi_slopes, sinusoidal_frequencies
+from ..encodings.absolute import sinusoidal_encoding
 from ._checks import check_heads, check_scheme, check_table
 
 
@@ -261,7 +261,7 @@ class RotaryPosition(PositionalScheme):
         d_head = self.d_model // self.n_heads
         if d_head % 2:
             raise ValueError(f"RoPE needs an even per-head width, got d_model/n_heads = {d_head}")
-        angles = np.arange(self.n_positions)[:, None] * _sinusoidal_frequencies(d_head, base=base)[None, :]
+        angles = np.arange(self.n_positions)[:, None] * sinusoidal_frequencies(d_head, base=base)[None, :]
         self.register_buffer("cos", torch.tensor(np.cos(angles), dtype=torch.float32))
         self.register_buffer("sin", torch.tensor(np.sin(angles), dtype=torch.float32))
 
