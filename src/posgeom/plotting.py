@@ -64,7 +64,6 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     >>> ax = distance_heatmap(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0))), title="ruler")
     >>> ax.get_title(), ax.get_xlabel()
     ('ruler', 'position $j$')
-    >>> plt.close("all")
     """
     import seaborn as sns
 
@@ -114,7 +113,6 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
     >>> ax = lag_profile_plot(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), label="ruler")
     >>> ax.lines[0].get_ydata()
     array([0., 1., 2., 3.])
-    >>> plt.close("all")
     """
     from .geometry.shift import lag_profile
 
@@ -157,7 +155,6 @@ def spectrum_plot(eigenvalues: ArrayLike, *, ax: Axes | None = None, label: str 
     >>> ax = spectrum_plot([3.0, 1.0, -0.5, -0.1], n_show=3)
     >>> len(ax.patches)
     3
-    >>> plt.close("all")
     """
     ax = _axes(ax)
     lam = np.asarray(eigenvalues, dtype=float)[: n_show or None]

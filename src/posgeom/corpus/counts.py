@@ -74,9 +74,6 @@ def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_i
     >>> ids
     array([[5, 6, 0],
            [7, 0, 0]])
-    >>> mask
-    array([[False, False,  True],
-           [False,  True,  True]])
     """
     n = check_positive_int(n_positions, "n_positions")
     pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
@@ -202,9 +199,6 @@ def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.n
     >>> position_distributions(counts).toarray()
     array([[1. , 0. ],
            [0.5, 0.5]])
-    >>> position_distributions(counts, smoothing=1.0).toarray().round(3)
-    array([[0.75, 0.25],
-           [0.5 , 0.5 ]])
     """
     counts = check_matrix(counts, "counts", allow_sparse=True)
     smoothing = float(smoothing)

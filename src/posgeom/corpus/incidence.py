@@ -67,9 +67,6 @@ class SequenceIncidence:
     >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], n_positions=2, vocab_size=3)
     >>> inc
     SequenceIncidence(2 sequences, 3 tokens, n_positions=2, vocab_size=3, 2 distinct cells)
-    >>> inc.counts().toarray()
-    array([[2, 0, 0],
-           [0, 1, 0]])
     """
 
     def __init__(self, indptr, cell, cells, n_positions: int, vocab_size: int):

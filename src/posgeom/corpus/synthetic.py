@@ -107,8 +107,6 @@ def synthetic_distributions(
     >>> mu = synthetic_distributions(4, 6, rng=0, regime="abrupt", n_topics=2)
     >>> mu.shape, mu.sum(axis=1).round(6)
     ((4, 6), array([1., 1., 1., 1.]))
-    >>> bool(np.allclose(mu[0], mu[1])), bool(np.allclose(mu[1], mu[2]))
-    (True, False)
     """
     n = check_positive_int(n_positions, "n_positions")
     rng = check_rng(rng)

@@ -84,8 +84,6 @@ class CountingConvention:
     >>> convention = CountingConvention(4, min_length=3)
     >>> convention.key
     'n4-s1-p0-model-m3'
-    >>> convention.replace(special_tokens=False).describe()
-    'n=4, word pieces only, position i over sequences reaching it, only sequences of length >= 3'
     """
 
     n_positions: int
@@ -248,8 +246,6 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     >>> tok = load_tokenizer()
     >>> corpus_position_counts(["a b", "c"], tok, 4).sum(axis=1).A.ravel()
     array([2, 2, 2, 1])
-    >>> corpus_position_counts(["a b", "c"], tok, CountingConvention(4, count_padding=True)).sum(axis=1).A.ravel()
-    array([2, 2, 2, 2])
     """
     convention = convention if isinstance(convention, CountingConvention) else CountingConvention(convention)
     vocab_size = len(tokenizer)

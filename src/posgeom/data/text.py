@@ -73,8 +73,6 @@ class TokenizedCorpus:
     >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
     >>> tc, len(tc), tc.lengths
     (TokenizedCorpus(2 texts, 3 word pieces, max_pieces=4), 2, array([2, 1]))
-    >>> [s.tolist() for s in tc.sequences(CountingConvention(3))]
-    [[1, 7, 2], [1, 9, 2]]
     """
 
     def __init__(self, indptr, ids, *, max_pieces: int, vocab_size: int, cls_id, sep_id, pad_id):

@@ -367,8 +367,6 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     >>> est.distances
     array([[0., 1.],
            [1., 0.]])
-    >>> est.floors, est.fraction_clipped
-    (array([0., 0.]), 0.0)
     """
     inc = check_incidence(incidence, "incidence")
     n_splits = check_positive_int(n_splits, "n_splits", minimum=2)

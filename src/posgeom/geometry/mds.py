@@ -148,8 +148,6 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
     array([[0., 3., 5.],
            [3., 0., 4.],
            [5., 4., 0.]])
-    >>> classical_mds(D, rank=1).embedding.shape
-    (3, 1)
     """
     B = double_centered_gram(D)
     n = B.shape[0]

@@ -64,8 +64,6 @@ class LagStatistics:
     >>> stat = LagStatistics(5)
     >>> stat(Q).round(12)
     array([1., 2., 3., 4., 1., 0.])
-    >>> round(stat.slope(stat(Q)), 12), round(stat.trend(stat(Q)), 12)
-    (1.0, 0.0)
     """
 
     def __init__(self, n_positions: int, *, first: int = 0, last: int | None = None, with_share: bool = False):

@@ -120,8 +120,6 @@ def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: fl
     >>> th = init_masked_slot(4, 3, 8, sigma0=0.5, seed=0)
     >>> tuple(th.P.shape), tuple(th.W.shape), tuple(th.A.shape)
     ((4, 8), (8, 8), (3, 8))
-    >>> bool((init_masked_slot(4, 3, 8, sigma0=0.0, seed=0).P == 0).all())
-    True
     """
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     V = check_positive_int(n_outputs, "n_outputs")
@@ -195,9 +193,6 @@ def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr:
     >>> out = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20)
     >>> bool(np.abs(_masked_slot_logits(_as_dict(out)).numpy() - y).max() < 0.05)
     True
-    >>> lin = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20, linearised=True)
-    >>> lin.P.shape == th.P.shape
-    True
     """
     from torch.func import jvp, vjp
 
@@ -263,8 +258,6 @@ def ntk_blocks(params: MaskedSlot) -> np.ndarray:
     >>> K = ntk_blocks(init_masked_slot(3, 2, 2048, sigma0=0.5, seed=0))
     >>> K.shape
     (3, 3, 2, 2)
-    >>> bool(np.abs(K[0, 0] - np.eye(2)).max() < 0.2 and np.abs(K[0, 1]).max() < 0.01)
-    True
     """
     params = _as_dict(params)
     P, W, A = (params[k].detach() for k in ("P", "W", "A"))

@@ -179,14 +179,6 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
     >>> alone = fit(spec, (X, y), seed=1, config=config)
     >>> [r.seed for r in runs], bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
     ([0, 1], True)
-
-    One dataset per seed (independent runs): member ``k`` is ``fit`` on ``datasets[k]``.
-
-    >>> datasets = [(X[k::2], y[k::2]) for k in range(2)]
-    >>> runs = fit_ensemble(spec, datasets, seeds=(0, 1), config=config)
-    >>> alone = fit(spec, datasets[1], seed=1, config=config)
-    >>> bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
-    True
     """
     seeds = check_seeds(seeds)
     specs = _member_specs(spec, len(seeds))

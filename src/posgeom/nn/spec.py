@@ -126,8 +126,6 @@ class ModelSpec:
         >>> a = ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.zeros((4, 4)))
         >>> a.same_architecture(ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.ones((4, 4))))
         True
-        >>> a.same_architecture(ModelSpec(vocab_size=5, n_positions=4, d_model=8))
-        False
         """
         if not isinstance(other, ModelSpec):
             return False
@@ -209,10 +207,6 @@ class TrainConfig:
     >>> config = TrainConfig(epochs=40, lr=2e-2, batch_size=250)
     >>> config.steps(1000)
     160
-    >>> TrainConfig(epochs=0, lr=1e-2)
-    Traceback (most recent call last):
-    ...
-    ValueError: epochs must be >= 1, got 0
     """
 
     epochs: int
