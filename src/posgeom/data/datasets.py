@@ -400,12 +400,8 @@ def load_imdb(
         ``"keep"`` returns the reviews exactly as distributed, with their HTML line breaks ``<br />`` (which the
         WordPiece tokenizer turns into the four tokens ``<``, ``br``, ``/``, ``>``); ``"space"`` replaces every
         ``<br />`` (and ``<br/>``, ``<br>``) by one space.
-    data_dir : path, optional
-        A mirror folder holding ``aclImdb_v1_labeled.tar.gz``; overrides ``$POSGEOM_DATA``.
-    progress : bool, default False
-        Show a download progress bar.
-    cache : bool, default True
-        Read/write the parsed corpus in ``cache_dir() / "parsed"``.
+    data_dir, progress, cache
+        As in :func:`load_sst2` (the mirror file is ``aclImdb_v1_labeled.tar.gz``).
 
     Returns
     -------
@@ -416,12 +412,8 @@ def load_imdb(
 
     Raises
     ------
-    ValueError
-        Unknown ``html_breaks`` or split, a mirror file with the wrong hash, or a corrupted archive.
-    FileNotFoundError
-        The mirror folder or file does not exist.
-    OSError
-        The download failed.
+    ValueError, FileNotFoundError, OSError
+        As :func:`load_sst2`, and for an unknown ``html_breaks``.
 
     Examples
     --------

@@ -35,41 +35,17 @@ class ModelSpec:
 
     Parameters
     ----------
-    vocab_size : int
-        Number of token ids.
-    n_positions : int
-        Size of the position table (the longest input).
-    d_model : int, default 32
-        Width (divisible by ``n_heads``).
-    n_heads, n_layers : int, default 2 and 1
-        Heads per attention layer, number of blocks.
-    positional : str, default "learned"
-        The positional scheme, one of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``,
-        ``"fixed"``, ``"low_rank"``.
-    causal : bool, default False
-        Decoder (causal) attention.
-    rank : int, optional
-        The ``r`` of ``"low_rank"`` (required for it, rejected otherwise).
-    encoding : (n_positions, d_model) array, optional
-        The frozen matrix of ``"fixed"`` (required for it, rejected otherwise).
-    n_classes : int, default 2
-        Output logits (per sequence, or per token).
+    vocab_size, n_positions, d_model, n_heads, n_layers, positional, causal, rank, encoding, n_classes, layer_norm
+        As in :class:`~posgeom.nn.TransformerClassifier`, with the defaults ``d_model=32``, ``n_heads=2``,
+        ``n_layers=1``.
     init_encoding : (n_positions, d_model) array, optional
         Start of a trained position table instead of the random one: ``"learned"`` starts at ``P = init_encoding``
         (zeros tie every position), ``"low_rank"`` at its best rank-``rank`` approximation
         (:func:`posgeom.encodings.low_rank_factors`: ``A = U_r S_r``, ``B = V_r^T``). Rejected for other schemes.
-    layer_norm : bool, default True
-        Pre-LayerNorm blocks and a final LayerNorm; False builds the model without any layer normalisation (no
-        LayerNorm parameters), so the loss sees the scale of every weight and a weight penalty has proper
-        stationary points.
-
     Raises
     ------
-    ValueError
-        An unknown scheme, non-positive sizes, ``d_model`` not divisible by ``n_heads``, or ``rank``, ``encoding``,
-        ``init_encoding`` missing where needed, given where unused, or of the wrong shape.
-    TypeError
-        A size that is not an integer, or ``causal`` or ``layer_norm`` not a bool.
+    ValueError, TypeError
+        As :class:`~posgeom.nn.TransformerClassifier`, and for an ``init_encoding`` of the wrong shape or scheme.
 
     Examples
     --------
@@ -109,17 +85,8 @@ class ModelSpec:
             raise ValueError(f"init_encoding starts a trained table ('learned', 'low_rank'), not {self.positional!r}")
 
     def same_architecture(self, other: ModelSpec) -> bool:
-        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding``.
-
-        Parameters
-        ----------
-        other : ModelSpec
-            Another spec.
-
-        Returns
-        -------
-        bool
-            True when the two models can be trained as members of one ensemble.
+        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding`` (so
+        that the two train as members of one ensemble).
 
         Examples
         --------
@@ -234,16 +201,6 @@ class TrainConfig:
     def batch(self, n_sequences: int) -> int:
         """The mini-batch size for ``n_sequences`` training sequences (all of them when ``batch_size`` is None).
 
-        Parameters
-        ----------
-        n_sequences : int
-            Size of the training set.
-
-        Returns
-        -------
-        int
-            ``min(batch_size, n_sequences)``, or ``n_sequences`` for full-batch training.
-
         Examples
         --------
         >>> TrainConfig(epochs=1, lr=0.1, batch_size=None).batch(256)
@@ -253,17 +210,7 @@ class TrainConfig:
         return n if self.batch_size is None else min(self.batch_size, n)
 
     def steps(self, n_sequences: int) -> int:
-        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences.
-
-        Parameters
-        ----------
-        n_sequences : int
-            Size of the training set.
-
-        Returns
-        -------
-        int
-            ``epochs * ceil(n_sequences / batch)``.
+        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences: ``epochs * ceil(n / batch)``.
 
         Examples
         --------
