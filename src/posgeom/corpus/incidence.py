@@ -48,10 +48,6 @@ class SequenceIncidence:
 
     Attributes
     ----------
-    n_positions, vocab_size : int
-        As passed.
-    indptr, cell, cells : ndarray
-        As passed (as int arrays).
     positions, tokens : ndarray
         Position and token of each entry of ``cells``.
     used_tokens : ndarray
@@ -235,22 +231,8 @@ class SequenceIncidence:
         return np.bincount(self.cell, weights=np.repeat(w, self._lengths), minlength=self.cells.size)
 
     def counts(self, weights=None) -> sp.csr_matrix:
-        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), optionally weighted.
-
-        Parameters
-        ----------
-        weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence; ``None`` counts every sequence once.
-
-        Returns
-        -------
-        scipy.sparse.csr_matrix of shape (n, V)
-            Integer counts when unweighted, float otherwise.
-
-        Raises
-        ------
-        ValueError
-            If ``weights`` is malformed (see :meth:`cell_counts`).
+        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), weighted as in
+        :meth:`cell_counts` (integer counts when unweighted, float otherwise).
 
         Examples
         --------
@@ -265,22 +247,8 @@ class SequenceIncidence:
                              shape=(self.n_positions, self.vocab_size))
 
     def sequences_per_position(self, weights=None) -> np.ndarray:
-        """How many sequences enter each position (weighted): the sample size behind each ``mu_i``.
-
-        Parameters
-        ----------
-        weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence; ``None`` counts every sequence once.
-
-        Returns
-        -------
-        (n,) float ndarray
-            Weighted number of sequences that reach each position.
-
-        Raises
-        ------
-        ValueError
-            If ``weights`` is malformed (see :meth:`cell_counts`).
+        """How many sequences enter each position, weighted as in :meth:`cell_counts`: the sample size behind each
+        ``mu_i``.
 
         Examples
         --------
@@ -290,23 +258,8 @@ class SequenceIncidence:
         return np.bincount(self.positions, weights=self.cell_counts(weights), minlength=self.n_positions)
 
     def sqrt_distributions(self, weights=None) -> np.ndarray:
-        """Dense ``sqrt(mu_i)`` over the tokens that occur (n x U), for the given sequence weights.
-
-        Parameters
-        ----------
-        weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence; ``None`` counts every sequence once.
-
-        Returns
-        -------
-        (n, U) float ndarray
-            Row ``i`` is the element-wise square root of the plug-in ``mu_i``, restricted to the ``U`` tokens in
-            ``used_tokens`` (tokens that never occur carry no mass).
-
-        Raises
-        ------
-        ValueError
-            Naming the first position that receives no observation (under these weights), or malformed weights.
+        """Dense ``sqrt(mu_i)`` over the ``U`` tokens that occur (n x U), weighted as in :meth:`cell_counts`; a
+        ValueError names a position no sequence reaches.
 
         Examples
         --------

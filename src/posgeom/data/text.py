@@ -109,7 +109,8 @@ class TokenizedCorpus:
             raise ValueError("count_padding=True needs a tokenizer with a [PAD] token")
 
     def sequences(self, convention: CountingConvention) -> list:
-        """The counted sequences (unpadded int64 arrays) under ``convention``.
+        """The counted sequences (unpadded int64 arrays) under ``convention`` (here and in the methods below, a
+        :class:`CountingConvention` with ``n_positions <= max_pieces``).
 
         Parameters
         ----------
@@ -155,20 +156,10 @@ class TokenizedCorpus:
 
         Use it to carry per-text data to the incidence, e.g. ``corpus.source_groups()[tokens.kept(convention)]``.
 
-        Parameters
-        ----------
-        convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
-
         Returns
         -------
         1-D int64 ndarray
             Increasing indices of the texts that pass the convention and hold at least one counted token.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`sequences`.
 
         Examples
         --------
@@ -182,20 +173,10 @@ class TokenizedCorpus:
     def counts(self, convention: CountingConvention) -> sp.csr_matrix:
         """Position counts under ``convention`` (equal to :func:`corpus_position_counts` on the texts).
 
-        Parameters
-        ----------
-        convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
-
         Returns
         -------
         (n, V) CSR int64 matrix
             Counts of the tokens at each position.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`sequences`.
 
         Examples
         --------
@@ -209,20 +190,10 @@ class TokenizedCorpus:
     def incidence(self, convention: CountingConvention):
         """The :class:`posgeom.corpus.SequenceIncidence` under ``convention``.
 
-        Parameters
-        ----------
-        convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
-
         Returns
         -------
         posgeom.corpus.SequenceIncidence
             Its ``counts()`` equal :meth:`counts`.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`sequences`.
 
         Examples
         --------
