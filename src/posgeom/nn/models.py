@@ -281,38 +281,6 @@ class TransformerClassifier(nn.Module):
             if bool(padding_mask.all(dim=1).any()):
                 raise ValueError("a sequence is padding only: every sequence needs at least one real token")
 
-    def hidden_states(self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Final hidden states (after the final LayerNorm, if any), shape (batch, L, d_model).
-
-        Parameters
-        ----------
-        ids : torch.Tensor of shape (batch, L), integer
-            Token ids in ``[0, vocab_size)``, ``1 <= L <= n_positions``.
-        padding_mask : torch.Tensor of shape (batch, L), bool, optional
-            True at padding tokens; every sequence needs a real token.
-
-        Returns
-        -------
-        torch.Tensor of shape (batch, L, d_model)
-            The hidden states after the final LayerNorm (the last block's output with ``layer_norm=False``).
-
-        Raises
-        ------
-        TypeError
-            Non-tensor or non-integer ids, or a non-bool mask.
-        ValueError
-            Wrong shapes, ids outside the vocabulary, ``L > n_positions``, or a padding-only sequence.
-
-        Examples
-        --------
-        >>> _ = torch.manual_seed(0)
-        >>> model = TransformerClassifier(10, 8, 16, 2, 1, positional="sinusoidal")
-        >>> model.hidden_states(torch.tensor([[1, 2, 3]])).shape
-        torch.Size([1, 3, 16])
-        """
-        self._check_inputs(ids, padding_mask)
-        return self._hidden(ids.long(), padding_mask)
-
     def _hidden(self, ids, padding_mask):
         """The last block's token representations (N, L, d)."""
         h = self.positional.embed(self.token_embedding(ids))
@@ -353,8 +321,10 @@ class TransformerClassifier(nn.Module):
 
         Raises
         ------
-        TypeError, ValueError
-            Invalid inputs (see :meth:`hidden_states`).
+        TypeError
+            Non-tensor or non-integer ids, or a non-bool mask.
+        ValueError
+            Wrong shapes, ids outside the vocabulary, ``L > n_positions``, or a padding-only sequence.
 
         Examples
         --------
