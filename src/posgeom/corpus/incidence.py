@@ -231,8 +231,22 @@ class SequenceIncidence:
         return np.bincount(self.cell, weights=np.repeat(w, self._lengths), minlength=self.cells.size)
 
     def counts(self, weights=None) -> sp.csr_matrix:
-        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), weighted as in
-        :meth:`cell_counts` (integer counts when unweighted, float otherwise).
+        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), optionally weighted.
+
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n, V)
+            Integer counts when unweighted, float otherwise.
+
+        Raises
+        ------
+        ValueError
+            If ``weights`` is malformed (see :meth:`cell_counts`).
 
         Examples
         --------
@@ -247,8 +261,22 @@ class SequenceIncidence:
                              shape=(self.n_positions, self.vocab_size))
 
     def sequences_per_position(self, weights=None) -> np.ndarray:
-        """How many sequences enter each position, weighted as in :meth:`cell_counts`: the sample size behind each
-        ``mu_i``.
+        """How many sequences enter each position (weighted): the sample size behind each ``mu_i``.
+
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        (n,) float ndarray
+            Weighted number of sequences that reach each position.
+
+        Raises
+        ------
+        ValueError
+            If ``weights`` is malformed (see :meth:`cell_counts`).
 
         Examples
         --------
@@ -258,8 +286,23 @@ class SequenceIncidence:
         return np.bincount(self.positions, weights=self.cell_counts(weights), minlength=self.n_positions)
 
     def sqrt_distributions(self, weights=None) -> np.ndarray:
-        """Dense ``sqrt(mu_i)`` over the ``U`` tokens that occur (n x U), weighted as in :meth:`cell_counts`; a
-        ValueError names a position no sequence reaches.
+        """Dense ``sqrt(mu_i)`` over the tokens that occur (n x U), for the given sequence weights.
+
+        Parameters
+        ----------
+        weights : (m,) array of non-negative floats, optional
+            Multiplicity of each sequence; ``None`` counts every sequence once.
+
+        Returns
+        -------
+        (n, U) float ndarray
+            Row ``i`` is the element-wise square root of the plug-in ``mu_i``, restricted to the ``U`` tokens in
+            ``used_tokens`` (tokens that never occur carry no mass).
+
+        Raises
+        ------
+        ValueError
+            Naming the first position that receives no observation (under these weights), or malformed weights.
 
         Examples
         --------

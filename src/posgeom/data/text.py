@@ -156,10 +156,20 @@ class TokenizedCorpus:
 
         Use it to carry per-text data to the incidence, e.g. ``corpus.source_groups()[tokens.kept(convention)]``.
 
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
         Returns
         -------
         1-D int64 ndarray
             Increasing indices of the texts that pass the convention and hold at least one counted token.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`sequences`.
 
         Examples
         --------
@@ -173,10 +183,20 @@ class TokenizedCorpus:
     def counts(self, convention: CountingConvention) -> sp.csr_matrix:
         """Position counts under ``convention`` (equal to :func:`corpus_position_counts` on the texts).
 
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
         Returns
         -------
         (n, V) CSR int64 matrix
             Counts of the tokens at each position.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`sequences`.
 
         Examples
         --------
@@ -190,10 +210,20 @@ class TokenizedCorpus:
     def incidence(self, convention: CountingConvention):
         """The :class:`posgeom.corpus.SequenceIncidence` under ``convention``.
 
+        Parameters
+        ----------
+        convention : CountingConvention
+            What is counted; ``n_positions <= max_pieces``.
+
         Returns
         -------
         posgeom.corpus.SequenceIncidence
             Its ``counts()`` equal :meth:`counts`.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`sequences`.
 
         Examples
         --------

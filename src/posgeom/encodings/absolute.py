@@ -196,6 +196,11 @@ class LowRankFactors:
     def product(self) -> np.ndarray:
         """The rank-``r`` encoding ``left @ right`` (n x d).
 
+        Returns
+        -------
+        (n, d) float ndarray
+            The best rank-``r`` approximation of the factorised encoding.
+
         Examples
         --------
         >>> P = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])

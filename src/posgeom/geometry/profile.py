@@ -126,6 +126,16 @@ class LagStatistics:
     def profile(self, values) -> np.ndarray:
         """The lag profile part of a vector from ``__call__`` (or of a stack of them, along the last axis).
 
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic, or a stack of them (e.g. a ladder's ``lower``).
+
+        Returns
+        -------
+        ndarray
+            The first ``m - 1`` entries along the last axis.
+
         Examples
         --------
         >>> stat = LagStatistics(4)
@@ -142,6 +152,15 @@ class LagStatistics:
     def slope(self, values):
         """The lag slope part of a vector (a float), or of a stack of vectors (an array).
 
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic, or a stack of them.
+
+        Returns
+        -------
+        float or ndarray
+
         Examples
         --------
         >>> LagStatistics(4).slope(np.arange(5.0))
@@ -152,6 +171,15 @@ class LagStatistics:
     def trend(self, values):
         """The position trend part of a vector (a float), or of a stack of vectors (an array).
 
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic, or a stack of them.
+
+        Returns
+        -------
+        float or ndarray
+
         Examples
         --------
         >>> LagStatistics(4).trend(np.arange(5.0))
@@ -161,6 +189,15 @@ class LagStatistics:
 
     def share(self, values):
         """The Toeplitz share part of a vector (a float), or of a stack of vectors (an array).
+
+        Parameters
+        ----------
+        values : array_like
+            A vector of this statistic built with ``with_share=True``, or a stack of them.
+
+        Returns
+        -------
+        float or ndarray
 
         Raises
         ------

@@ -36,6 +36,14 @@ class Interval:
     def excludes(self, value: float) -> bool:
         """Whether ``value`` lies outside the interval.
 
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
         Examples
         --------
         >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.3)
@@ -152,6 +160,16 @@ class SlopeFit:
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies in the slope's interval (the complement of
         :meth:`~posgeom.inference.Interval.excludes`).
+
+        Parameters
+        ----------
+        value : float
+            A slope, e.g. the exponent a theory predicts.
+
+        Returns
+        -------
+        bool
+            True if ``lower <= value <= upper``.
 
         Examples
         --------

@@ -85,8 +85,17 @@ class ModelSpec:
             raise ValueError(f"init_encoding starts a trained table ('learned', 'low_rank'), not {self.positional!r}")
 
     def same_architecture(self, other: ModelSpec) -> bool:
-        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding`` (so
-        that the two train as members of one ensemble).
+        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding``.
+
+        Parameters
+        ----------
+        other : ModelSpec
+            Another spec.
+
+        Returns
+        -------
+        bool
+            True when the two models can be trained as members of one ensemble.
 
         Examples
         --------
@@ -201,6 +210,16 @@ class TrainConfig:
     def batch(self, n_sequences: int) -> int:
         """The mini-batch size for ``n_sequences`` training sequences (all of them when ``batch_size`` is None).
 
+        Parameters
+        ----------
+        n_sequences : int
+            Size of the training set.
+
+        Returns
+        -------
+        int
+            ``min(batch_size, n_sequences)``, or ``n_sequences`` for full-batch training.
+
         Examples
         --------
         >>> TrainConfig(epochs=1, lr=0.1, batch_size=None).batch(256)
@@ -210,7 +229,17 @@ class TrainConfig:
         return n if self.batch_size is None else min(self.batch_size, n)
 
     def steps(self, n_sequences: int) -> int:
-        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences: ``epochs * ceil(n / batch)``.
+        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences.
+
+        Parameters
+        ----------
+        n_sequences : int
+            Size of the training set.
+
+        Returns
+        -------
+        int
+            ``epochs * ceil(n_sequences / batch)``.
 
         Examples
         --------
