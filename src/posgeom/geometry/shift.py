@@ -33,27 +33,6 @@ def lag_profile(D: ArrayLike) -> np.ndarray:
 
     If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
     matrix built from this profile.
-
-    Parameters
-    ----------
-    D : (n, n) array_like
-        A distance matrix between positions (symmetric, non-negative, zero diagonal).
-
-    Returns
-    -------
-    (n,) float ndarray
-        ``profile[k]``, the mean of the ``k``-th superdiagonal.
-
-    Raises
-    ------
-    ValueError
-        If ``D`` is not a valid distance matrix.
-
-    Examples
-    --------
-    >>> D = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
-    >>> lag_profile(D)
-    array([0., 1., 2., 3.])
     """
     D = check_distance_matrix(D)
     return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
