@@ -86,33 +86,6 @@ def wilson_interval(successes: int, n_trials: int, *, confidence: float = 0.95) 
     ``(p + z^2 / (2n) +- z sqrt(p (1 - p) / n + z^2 / (4 n^2))) / (1 + z^2 / n)`` (Wilson 1927, JASA 22:209-212).
     Unlike the normal (Wald) interval it stays inside ``[0, 1]`` and does not collapse to a point at ``p = 0`` or
     ``p = 1``. It assumes ``n`` independent trials.
-
-    Parameters
-    ----------
-    successes : int
-        Number of successes, ``0 <= successes <= n``.
-    n_trials : int
-        Number of trials, ``n >= 1``.
-    confidence : float, default 0.95
-        Two-sided coverage, in ``(0, 1)``.
-
-    Returns
-    -------
-    Interval
-        ``estimate = successes / n`` and the Wilson bounds, clipped to ``[0, 1]``.
-
-    Raises
-    ------
-    TypeError
-        If ``successes`` or ``n`` is not an integer.
-    ValueError
-        If ``n < 1``, ``successes`` is outside ``[0, n]`` or ``confidence`` is outside ``(0, 1)``.
-
-    Examples
-    --------
-    >>> r = wilson_interval(8, 10)
-    >>> r.estimate, round(r.lower, 3), round(r.upper, 3)
-    (0.8, 0.49, 0.943)
     """
     confidence = check_confidence(confidence)
     n = check_positive_int(n_trials, "n_trials")
