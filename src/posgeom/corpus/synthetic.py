@@ -144,14 +144,8 @@ def synthetic_corpus(
         ``n`` and ``V`` (``V >= 2``); every sequence has length ``n``.
     rng : int or numpy.random.Generator
         Seed or generator of the topics and then the tokens (keyword-only, required).
-    regime : {"stationary", "smooth", "abrupt"}, default "smooth"
-        See :func:`synthetic_distributions`.
-    n_topics : int, default 4
-        Number of topics.
-    bandwidth : float, default 0.15
-        Positional window of a topic as a fraction of ``n`` (smooth regime only).
-    topic_concentration : float, default 0.1
-        Dirichlet concentration of the topics.
+    regime, n_topics, bandwidth, topic_concentration
+        As in :func:`synthetic_distributions`.
 
     Returns
     -------
