@@ -33,6 +33,10 @@ def check(claim: str, condition: object, detail: str = "") -> None:
     --------
     >>> check("two is larger than one", 2 > 1)
     ✓ two is larger than one
+    >>> check("one is larger than two", 1 > 2, "1 vs 2")
+    Traceback (most recent call last):
+    ...
+    AssertionError: claim does not hold: one is larger than two (1 vs 2)
     """
     if not isinstance(claim, str) or not claim.strip():
         raise TypeError("claim must be a non-empty string stating what is checked")
