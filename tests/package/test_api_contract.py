@@ -48,16 +48,15 @@ STUDIES_LINES_TARGET = 1500
 STUDIES_LINES_CEILING = 1473
 
 #: Targets of issue #32: ``src/`` at most 12,000 lines in all (17,628 when the issue was written; 16,449 when this
-#: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet; 15,528
+#: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet; 15,526
 #: after the second diet of the library's core: one example per public docstring, each parameter stated once,
 #: internal helpers without numpydoc sections, re-exports one import a line) and at most 20 underscore names
-#: imported across modules
-#: (``from ... import _name``: a second API behind the public one; 56 when the issue was written, 37 when this
-#: ceiling was written, 38 once the data layer's source groups merged; 20, the target, once helpers shared inside a
-#: subpackage moved to private modules: ``data._archives``, ``data._tokens``, ``corpus._flat``, ``nn._checks``).
-#: The ceilings may only go down.
+#: imported across modules (``from ... import _name``: a second API behind the public one; 56 when the issue was
+#: written, 37 when this ceiling was written, 38 once the data layer's source groups merged; 20, the target, once
+#: helpers shared inside a subpackage moved to private modules: ``data._archives``, ``data._tokens``,
+#: ``corpus._flat``, ``nn._checks``). The ceilings may only go down.
 SRC_LINES_TARGET = 12_000
-SRC_LINES_CEILING = 15_528
+SRC_LINES_CEILING = 15_526
 PRIVATE_IMPORTS_TARGET = 20
 PRIVATE_IMPORTS_CEILING = 20
 
