@@ -1,5 +1,6 @@
 """The book's own Sphinx extensions (book/_ext), tested on their own: the student edition on a tiny Sphinx project
-(one exercise, one solution), and the reading time and objectives that the teaching page reads from the chapters."""
+(an exercise with a solution, one with a gated solution), the ledger's rows and titles that the key-results page
+reads, and the reading time and objectives that the teaching page reads from the chapters."""
 
 from __future__ import annotations
 
@@ -25,6 +26,19 @@ PAGE = """Exercises
 .. solution:: ex-count
 
    Thirty-two, the window.
+
+.. exercise:: Double
+   :label: ex-double
+
+   And twice the window?
+
+.. solution-start:: ex-double
+
+Sixty-four, from a gated solution.
+
+.. solution-end::
+
+After the exercises.
 """
 
 
@@ -53,12 +67,15 @@ def _build(tmp_path: Path, edition: str | None, monkeypatch) -> str:
 def test_full_edition_keeps_the_solutions(tmp_path, monkeypatch):
     html = _build(tmp_path, None, monkeypatch)
     assert "How many positions?" in html and "Thirty-two, the window." in html
+    assert "Sixty-four, from a gated solution." in html
 
 
 def test_student_edition_drops_the_solutions_only(tmp_path, monkeypatch):
     html = _build(tmp_path, "student", monkeypatch)
     assert "How many positions?" in html, "the exercise itself must stay"
     assert "Thirty-two" not in html, "a solution is left in the student edition"
+    assert "Sixty-four" not in html, "a gated solution (solution-start ... solution-end) is left in the student edition"
+    assert "And twice the window?" in html and "After the exercises." in html, "the text around it must stay"
     assert "student edition" in html
 
 
@@ -90,12 +107,16 @@ def test_ledger_rows_are_read_from_the_ledger():
     row = "* - {ref}`T1 · a title <ledger-t1>`\n  - The claim.\n  - {bdg-success}`reproduced`\n  - 0.5\n  - Why.\n"
     assert ledger_rows.ledger_rows(row) == {
         "T1": {"label": "ledger-t1", "claim": "The claim.", "verdict": "{bdg-success}`reproduced`", "number": "0.5",
-               "why": "Why."}
+               "why": "Why.", "title": ""}
     }
+    glance = "{bdg-ref-success}`T1 · a title <ledger-t1>`\n\n## The claims\n\n"
+    assert ledger_rows.ledger_rows(glance + row)["T1"]["title"] == "a title"
     rows = ledger_rows.ledger_rows()
     glance = ledger_rows.LEDGER.read_text(encoding="utf-8").split("## The claims")[0]
     badges = __import__("re").findall(r"\{bdg-ref-[\w-]+\}`(\S+)[^`<]*<ledger-", glance)  # ids, titles or not
     assert badges and set(badges) == set(rows), "the table's rows and the badges at a glance differ"
+    untitled = [row_id for row_id, r in rows.items() if not 0 < len(r["title"].split()) <= 5]
+    assert not untitled, f"badges at a glance without a short title ('T1 · necessity', at most 5 words): {untitled}"
 
 
 def test_key_results_show_every_ledger_row_once():
