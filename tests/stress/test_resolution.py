@@ -5,8 +5,9 @@ import pytest
 
 from posgeom.corpus import SequenceIncidence, synthetic_corpus
 from posgeom.geometry import flat_corpus
-from posgeom.stress import stress_across_resolutions, stress_ladder
+from posgeom.stress import stress_ladder
 from posgeom.stress.candidates import fixed_distances
+from posgeom.stress.resolution import stress_across_resolutions
 
 N = 6
 

@@ -32,7 +32,6 @@ from .rank_curve import (
     stress_by_rank,
 )
 from .resolution import ResolutionVerdicts as ResolutionVerdicts
-from .resolution import stress_across_resolutions
 from .results import (
     StressTable as StressTable,
 )
@@ -55,6 +54,5 @@ __all__ = [
     "stress_table",
     "shift_invariant_decomposition",
     "stress_ladder",
-    "stress_across_resolutions",
     "split_half_stress",
 ]

@@ -16,25 +16,17 @@ from ..inference._bootstrap import BootstrapEstimate, difference
 from .candidates import Candidate
 from .table import evaluate_rows
 
-__all__ = ["stress_across_resolutions"]
+__all__: list[str] = []  # Chapter 7 imports stress_across_resolutions from here (no new public name)
 
 
 @dataclass(frozen=True)
 class ResolutionVerdicts:
     """Paired stress differences ``stress*(a) - stress*(b)`` at several resolutions (:func:`stress_across_resolutions`).
 
-    Attributes
-    ----------
-    pairs : tuple of (str, str)
-    n_tokens : tuple of int
-        The resolutions ``K``, increasing.
-    mass_kept : ndarray
-        Share of the probability mass the ``K`` kept tokens hold, averaged over the positions, at each ``K``.
-    texts_per_position : int
-        ``m*``, the same at every ``K``.
-    intervals : dict of str to ndarray, shape ``(len(n_tokens), len(pairs), 3)``
-        ``(estimate, lower, upper)``, centred percentile intervals, for ``"corpus"`` and, with a control,
-        ``"control"`` and ``"net"`` (corpus minus control on the same resampled texts).
+    ``pairs`` ``(a, b)``; ``n_tokens``, the resolutions ``K`` (increasing); ``mass_kept``, the share of the mass the
+    ``K`` kept tokens hold (mean over positions); ``texts_per_position``, ``m*`` at every ``K``; ``intervals``,
+    ``(estimate, lower, upper)`` centred percentile intervals, shape ``(K, pair, 3)``, for ``"corpus"`` and, with a
+    control, ``"control"`` and ``"net"`` (corpus minus control on the same resampled texts).
 
     Examples
     --------
@@ -55,8 +47,8 @@ class ResolutionVerdicts:
 
         Parameters
         ----------
-        a, b : str
-        which : {"corpus", "control", "net"}
+        a, b, which : str
+            Row names; ``"corpus"``, ``"control"`` or ``"net"``.
 
         Returns
         -------
@@ -94,24 +86,13 @@ def stress_across_resolutions(candidates: Sequence[Candidate], data: SequenceInc
     ----------
     candidates, data, rng, n_resamples, confidence, n_splits, groups
         As :func:`posgeom.stress.stress_ladder` (``n_splits``: of the point estimates; ``groups``: texts resampled
-        and split together, e.g. SST-2's source sentences).
-    n_tokens : sequence of int
-        The resolutions ``K``.
-    pairs : sequence of (str, str)
-        Row names ``(a, b)``.
-    control : SequenceIncidence, optional
-    texts_per_position, fraction : int, float
-        ``m*``; default the rule's (:func:`posgeom.geometry.choose_resolution`) for a subsample of ``fraction``
-        (default 1/8, the ladder's smallest rung).
+        and split together). ``n_tokens``: the ``K`` values; ``pairs``: row names ``(a, b)``; ``control``: texts of
+        the same lengths; ``texts_per_position``: ``m*``, default the rule's for a subsample of ``fraction`` (1/8).
 
     Returns
     -------
     ResolutionVerdicts
-
-    Raises
-    ------
-    ValueError
-        Empty ``n_tokens`` or ``pairs``, a pair naming no row, or a control of other lengths.
+        (``ValueError`` for empty ``n_tokens`` or ``pairs``, a pair naming no row, or a control of other lengths.)
 
     Examples
     --------
