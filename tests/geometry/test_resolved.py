@@ -172,6 +172,34 @@ def test_subsample_and_flat_corpus_keep_what_they_promise(zipf_corpus):
         subsample(zipf_corpus, 1.5, rng=0)
 
 
+def test_group_means_match_a_direct_count_with_and_without_gaps():
+    """The per-position means over groups of m* texts equal a direct count, for texts that fill a prefix of the
+    positions (where the reach is counted from the texts' ends) and for texts with gaps (counted cell by cell)."""
+    from posgeom.geometry.resolved import EqualReach
+
+    rng = np.random.default_rng(5)
+    full = SequenceIncidence.from_sequences([rng.integers(0, 4, size=rng.integers(1, 6)) for _ in range(400)], 5, 4)
+    keep = np.ones(full.cell.size, dtype=bool)  # drop position 1 from every third text of three or more tokens
+    for s in range(0, full.n_sequences, 3):
+        if full.lengths[s] > 2:
+            keep[full.indptr[s] + 1] = False
+    indptr = np.concatenate([[0], np.cumsum(np.add.reduceat(keep, full.indptr[:-1]))])
+    gapped = SequenceIncidence(indptr, full.cell[keep], full.cells, 5, 4)
+    res = Resolution(tokens=(0, 1, 2), texts_per_position=7, vocab_size=4)
+    for inc, prefix in ((full, True), (gapped, False)):
+        eng = EqualReach(inc, res)
+        assert eng.prefix is prefix
+        draws = rng.integers(0, inc.n_sequences, size=inc.n_sequences)
+        grid = eng.grid[draws]
+        want = np.zeros((5, 4))
+        for i in range(5):
+            cells = grid[grid[:, i] >= 0, i]
+            groups = cells[: cells.size // 7 * 7].reshape(-1, 7)
+            counts = np.stack([np.bincount(g, minlength=4) for g in groups])
+            want[i] = np.sqrt(counts / 7).mean(axis=0)
+        assert np.allclose(eng.half(draws), want)
+
+
 def test_flat_corpus_can_keep_each_texts_edges():
     rng = np.random.default_rng(3)
     texts = [np.r_[100, rng.integers(0, 50, size=length), 101] for length in rng.integers(1, 12, size=400)]

@@ -128,9 +128,12 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
     if k == inc.n_sequences:
         return inc
     keep = np.sort(gen.choice(inc.n_sequences, size=k, replace=False))
-    tokens = contiguous_tokens(inc)
-    mask = np.repeat(np.isin(np.arange(inc.n_sequences), keep), inc.lengths)
-    return SequenceIncidence.from_contiguous(tokens[mask], inc.lengths[keep], inc.n_positions, inc.vocab_size)
+    take = np.zeros(inc.n_sequences, dtype=bool)
+    take[keep] = True
+    cell = inc.cell[np.repeat(take, inc.lengths)]
+    used = np.bincount(cell, minlength=inc.cells.size) > 0  # the cells the kept texts occupy, renumbered in order
+    indptr = np.concatenate([[0], np.cumsum(inc.lengths[keep])])
+    return SequenceIncidence(indptr, (np.cumsum(used) - 1)[cell], inc.cells[used], inc.n_positions, inc.vocab_size)
 
 
 @dataclass(frozen=True)

@@ -234,15 +234,24 @@ def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
+def _group_roots(grid, ends, prefix, draws, m_star, n_cells):  # pragma: no cover (compiled)
     """The mean over disjoint groups of ``m_star`` draws of the square-root frequencies, per position."""
     n = grid.shape[1]
     reach = np.zeros(n, np.int64)
-    for t in range(draws.size):
-        row = grid[draws[t]]
-        for i in range(n):
-            if row[i] >= 0:
-                reach[i] += 1
+    if prefix:  # every text reaches positions 0 .. ends - 1: reach[i] counts the ends above i
+        ending = np.zeros(n + 1, np.int64)
+        for t in range(draws.size):
+            ending[ends[draws[t]]] += 1
+        above = 0
+        for i in range(n - 1, -1, -1):
+            above += ending[i + 1]
+            reach[i] = above
+    else:
+        for t in range(draws.size):
+            s = draws[t]
+            for i in range(ends[s]):
+                if grid[s, i] >= 0:
+                    reach[i] += 1
     groups = reach // m_star
     first = np.zeros(n, np.int64)
     total = 0
@@ -252,16 +261,19 @@ def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
         first[i] = total
         total += groups[i]
     counts = np.zeros((total, n_cells), np.int64)
-    rank = np.zeros(n, np.int64)
+    row = first.copy()  # the row of counts that position i's next text goes to
+    last = first + groups  # one past position i's last group (later texts are left out)
+    left = np.full(n, m_star)  # texts still missing from that group
     for t in range(draws.size):
-        row = grid[draws[t]]
-        for i in range(n):
-            c = row[i]
-            if c >= 0:
-                g = rank[i] // m_star
-                if g < groups[i]:
-                    counts[first[i] + g, c] += 1
-                rank[i] += 1
+        s = draws[t]
+        for i in range(ends[s]):
+            c = grid[s, i]
+            if c >= 0 and row[i] < last[i]:
+                counts[row[i], c] += 1
+                left[i] -= 1
+                if left[i] == 0:
+                    left[i] = m_star
+                    row[i] += 1
     out = np.zeros((n, n_cells))
     for i in range(n):
         for g in range(groups[i]):
@@ -293,6 +305,9 @@ class EqualReach:
             raise ValueError("a sequence holds two tokens at one position; the resolved estimator needs one token "
                              "per sequence and position")
         self.grid = grid
+        # one past each text's last reached position: the loops over a text's positions stop there
+        self.ends = np.maximum.reduceat(position + 1, inc.indptr[:-1]).astype(np.int64)
+        self.prefix = bool(np.array_equal(self.ends, inc.lengths))  # no text skips a position before its end
         self.reach = np.count_nonzero(grid >= 0, axis=0)
         self.least = int(np.argmin(self.reach))
         if self.reach[self.least] < 2 * self.m_star:
@@ -304,7 +319,8 @@ class EqualReach:
     def half(self, draws):
         """``a_i``: the mean over disjoint groups of ``m*`` texts of ``sqrt(counts / m*)``; ``None`` if a position has
         fewer than ``m*`` texts in this half."""
-        a = _group_roots(self.grid, np.ascontiguousarray(draws, dtype=np.int64), self.m_star, self.C)
+        draws = np.ascontiguousarray(draws, dtype=np.int64)
+        a = _group_roots(self.grid, self.ends, self.prefix, draws, self.m_star, self.C)
         return None if a.shape[0] == 0 else a
 
     def split(self, texts_a, texts_b):
