@@ -90,7 +90,7 @@ def _centred(ladder: Ladder, keep) -> Ladder:
 
 def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, estimator: object, *, rng: int,
                   n_resamples: int = LADDER_RESAMPLES,
-                  fractions: Sequence[float] = FRACTIONS) -> dict:
+                  fractions: Sequence[float] = FRACTIONS, groups: Sequence | None = None) -> dict:
     """The ladder of a report: the stress of every row, and the mean squared distance, on every rung.
 
     Parameters
@@ -107,11 +107,14 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     n_resamples : int, default 200
         Bootstrap resamples per rung.
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
+    groups : (n_texts,) array, optional
+        A label per text: texts with one label (the phrases of one source sentence) are kept, resampled and split
+        together on every rung (:func:`posgeom.geometry.stability_ladder`). Default: texts are independent.
 
     Returns
     -------
     dict
-        ``_ladder_summary`` of the two ladders.
+        ``_ladder_summary`` of the two ladders; ``"unit"`` names the resampling unit.
 
     Examples
     --------
@@ -132,12 +135,23 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     """
     from ..stress import stress_ladder
 
-    stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, n_resamples=n_resamples,
-                             fractions=fractions)
+    stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, fractions=fractions,
+                             n_resamples=n_resamples if groups is None else 2)
+    if groups is not None:  # stress_ladder has no groups= yet: its rows' statistic, on a ladder of the groups
+        from ..geometry._crossfit import distances_from_squared
+        from ..stress.table import evaluate_rows
+
+        lad = stability_ladder(stresses.estimator, data, fractions=fractions, rng=rng, n_resamples=n_resamples,
+                               statistic=lambda Q: evaluate_rows(candidates, distances_from_squared(Q))[1::3],
+                               groups=groups)
+        stresses = replace(stresses, ladder=lad)
     iu = np.triu_indices(data.n_positions, 1)
     geometry = stability_ladder(estimator, data, statistic=lambda Q: Q[iu].mean(), fractions=fractions, rng=rng,
-                                n_resamples=n_resamples)
-    return _ladder_summary(stresses, fitted=[c.name for c in candidates if c.fitted], geometry=geometry)
+                                n_resamples=n_resamples, groups=groups)
+    summary = _ladder_summary(stresses, fitted=[c.name for c in candidates if c.fitted], geometry=geometry)
+    labels = None if groups is None else np.unique(np.asarray(groups)).size
+    summary["unit"] = "texts (independent)" if labels is None else f"groups of texts ({labels:,} groups)"
+    return summary
 
 
 def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
