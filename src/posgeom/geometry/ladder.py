@@ -276,6 +276,8 @@ class Ladder:
         >>> Ladder((1.0, 0.5), (r, r), "toy").holds_still()
         True
         """
+        if len(self.fractions) < 2:  # the whole corpus alone: no rung to miss it
+            return True
         cov = self.covered().reshape(len(self.fractions) - 1, -1)
         k = cov.shape[1]
         conf = float(self.rungs[0].confidence)
