@@ -60,7 +60,7 @@ def test_false_ranking_rate_on_flat_corpora_is_at_most_five_percent():
     every pair of rows fits equally well in expectation: any ranking is false), each through the report's ladder.
     A table is a false ranking if it ranks any of its 3 pairs. Criterion, fixed in advance: the one-sided 95% Wilson
     upper bound of the rate is at most 5%, which 60 tables meet only with no false ranking (0/60: 4.3%; 1/60:
-    8.6%). A rule ranking 5% of tables passes with probability 0.95^60 = 0.05, so the test detects a rate of 5%
+    7.1%). A rule ranking 5% of tables passes with probability 0.95^60 = 0.05, so the test detects a rate of 5%
     with probability 0.95. When the test was designed the rule ranked 0 tables and the signs alone (without the
     geometry condition) 1; Chapter 10's flat control shows the signs alone ranking 4 of 15 pairs on real texts."""
     from posgeom.inference._intervals import wilson_interval
