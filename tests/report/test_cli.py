@@ -527,7 +527,10 @@ def test_groups_keep_nested_phrases_together(tmp_path, capsys):
         assert summary["unit"] == summary["ladder"]["unit"].replace(" (independent)", ", treated as independent "
                                                                     "(pass --groups to keep related texts together)") \
             if unit == "texts" else "400 groups of 1,200 texts" in summary["unit"]
-        assert f"Resampling unit: {summary['unit']}" in capsys.readouterr().out
+        printed = capsys.readouterr().out
+        assert f"Resampling unit: {summary['unit']}" in printed
+        header = next(line for line in printed.splitlines() if line.startswith("pair "))
+        assert header.split() == ["pair", "verdict", "all", "1/2", "1/4", "1/8"]  # the verdicts, as a table
         top = summary["ladder"]["mean_squared_distance"][0]
         widths[unit] = top[2] - top[1]
     assert widths["groups"] > 1.3 * widths["texts"], widths

@@ -171,9 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if floor["warning"]:
         print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
     if summary["ladder"]:
-        from .ladder import ladder_line
+        from .ladder import ladder_line, ladder_table
 
-        print(f"\n{ladder_line(summary['ladder'])}")
+        print(f"\n{ladder_line(summary['ladder'])}\n\n{ladder_table(summary['ladder'])}")
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
           f"stress_vs_rank.png, {'ladder.png, ' if summary['ladder'] else ''}distances.npy, report.json")
     return 0

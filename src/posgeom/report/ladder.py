@@ -27,7 +27,8 @@ replicates can then exclude the estimate itself, even with the opposite sign.
 
 * :func:`report_ladder`: the ladder of a report, computed, as a JSON-ready dict (``report.json``, key ``"ladder"``).
 * ``_ladder_summary``: the same dict from ladders already computed.
-* ``ladder_markdown``: its section of ``stress_table.md``; ``ladder_line``: one sentence for the terminal.
+* ``ladder_markdown``: its section of ``stress_table.md``; ``ladder_line`` and ``ladder_table``: one sentence and
+  the verdicts as a table, for the terminal.
 * :func:`plot_ladder`: the figure ``ladder.png``, drawn from the dict alone (so from ``report.json`` too).
 """
 
@@ -272,6 +273,33 @@ def ladder_line(summary: dict) -> str:
     tail = f"; undetermined: {', '.join(open_pairs)}" if open_pairs else ""
     return (f"Ladder ({shares} of the texts): {summary['ranked']} of {summary['pairs']} pairwise rankings hold on "
             f"every rung{tail}.")
+
+
+def ladder_table(summary: dict) -> str:
+    """The pairwise verdicts as an aligned text table, for the terminal: pair, verdict, sign on each rung.
+
+    Parameters
+    ----------
+    summary : dict
+        From ``_ladder_summary``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(ladder_table({"fractions": [1.0, 0.5], "verdicts": [{"a": "x", "b": "y", "verdict": "x < y",
+    ...                                                            "signs": ["<", "<"]}]}))
+    pair    verdict  all  1/2
+    x vs y  x < y      <    <
+    """
+    rungs = [_share(f) for f in summary.get("fractions", FRACTIONS)]
+    rows = [[f"{v['a']} vs {v['b']}", v["verdict"], *v["signs"]] for v in summary["verdicts"]]
+    rows.insert(0, ["pair", "verdict", *rungs])
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) if k < 2 else c.rjust(max(w, 3)) for k, (c, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in rows)
 
 
 def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -> Axes:
