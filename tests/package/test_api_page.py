@@ -39,7 +39,7 @@ SECTIONS = [
     ("## The report", "report"),
 ]
 REST_HEADING = "## Inference, checks"
-REST = ["inference", "checks", "cli", "plotting", "glue"]
+REST = ["inference", "checks", "plotting", "glue"]
 TOP_HEADING = "## The numpy core at the top level"
 
 

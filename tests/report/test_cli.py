@@ -506,3 +506,34 @@ def test_the_report_never_branches_on_an_estimator_name():
             if isinstance(node, ast.Dict):
                 found += [path.name for k in node.keys if isinstance(k, ast.Constant) and k.value in names]
     assert not found, found
+
+
+def test_groups_keep_nested_phrases_together(tmp_path, capsys):
+    """400 sentences of 8 colour words, each with its first 7 and 6 words as texts of their own (SST-2's nesting):
+    in a window of 6 positions a sentence's three texts are identical, so resampling texts treats one draw as three
+    and its intervals are too narrow (about 1/sqrt(3) of the grouped ones). ``--groups`` resamples sentences; without
+    it the report says that it treats texts as independent."""
+    sentences = _colour_texts(400, flat=False, rng=1)
+    texts = [" ".join(s.split()[:k]) for s in sentences for k in (8, 7, 6)]
+    corpus, labels = tmp_path / "nested.txt", tmp_path / "groups.txt"
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    labels.write_text("\n".join(str(g) for g in range(400) for _ in range(3)) + "\n", encoding="utf-8")
+    widths = {}
+    for unit, extra in (("texts", []), ("groups", ["--groups", str(labels)])):
+        out = tmp_path / unit
+        assert main(["report", str(corpus), "--positions", "6", "--ladder", "40", "--out", str(out),
+                     "--no-progress", *extra]) == 0
+        summary = json.loads((out / "report.json").read_text())
+        assert summary["unit"] == summary["ladder"]["unit"].replace(" (independent)", ", treated as independent "
+                                                                    "(pass --groups to keep related texts together)") \
+            if unit == "texts" else "400 groups of 1,200 texts" in summary["unit"]
+        printed = capsys.readouterr().out
+        assert f"Resampling unit: {summary['unit']}" in printed
+        header = next(line for line in printed.splitlines() if line.startswith("pair "))
+        assert header.split() == ["pair", "verdict", "all", "1/2", "1/4", "1/8"]  # the verdicts, as a table
+        top = summary["ladder"]["mean_squared_distance"][0]
+        widths[unit] = top[2] - top[1]
+    assert widths["groups"] > 1.3 * widths["texts"], widths
+    labels.write_text("0\n1\n", encoding="utf-8")
+    assert main(["report", str(corpus), "--positions", "6", "--groups", str(labels), "--out", str(tmp_path / "x")]) == 2
+    assert "2 labels for 1200 documents" in capsys.readouterr().err

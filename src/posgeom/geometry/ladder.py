@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_rng
@@ -93,15 +94,51 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
     return SequenceIncidence.from_contiguous(tokens, inc.lengths, inc.n_positions, inc.vocab_size)
 
 
-def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.Generator) -> SequenceIncidence:
-    """A random share of the texts, drawn without replacement (order kept).
+def _kept(inc: SequenceIncidence, fraction: float, gen: np.random.Generator, groups) -> np.ndarray | None:
+    """The texts a rung keeps (sorted indices; ``None``: all of them), whole groups when ``groups`` is given."""
+    if not 0 < float(fraction) <= 1:
+        raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
+    if groups is None:
+        n_units, k = inc.n_sequences, int(round(float(fraction) * inc.n_sequences))
+    else:
+        labels = np.asarray(groups)
+        if labels.shape != (inc.n_sequences,):
+            raise ValueError(f"groups must hold one label per text ({inc.n_sequences}), got shape {labels.shape}")
+        _, inverse = np.unique(labels, return_inverse=True)
+        n_units = int(inverse.max()) + 1
+        k = int(round(float(fraction) * n_units))
+    if k == n_units and inc.n_sequences >= 4:
+        return None
+    chosen = np.sort(gen.choice(n_units, size=k, replace=False))
+    keep = chosen if groups is None else np.flatnonzero(np.isin(inverse, chosen))
+    if keep.size < 4:
+        raise ValueError(f"fraction {fraction} keeps {keep.size} of {inc.n_sequences} texts; at least 4 are needed")
+    return keep
+
+
+def _subset(inc: SequenceIncidence, keep: np.ndarray) -> SequenceIncidence:
+    """The texts ``keep`` (sorted) of an incidence, their cells renumbered in order."""
+    take = np.zeros(inc.n_sequences, dtype=bool)
+    take[keep] = True
+    cell = inc.cell[np.repeat(take, inc.lengths)]
+    used = np.bincount(cell, minlength=inc.cells.size) > 0
+    indptr = np.concatenate([[0], np.cumsum(inc.lengths[keep])])
+    return SequenceIncidence(indptr, (np.cumsum(used) - 1)[cell], inc.cells[used], inc.n_positions, inc.vocab_size)
+
+
+def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.Generator,
+              groups: ArrayLike | None = None) -> SequenceIncidence:
+    """A random share of the texts, drawn without replacement (order kept); of the groups, if texts come in groups.
 
     Parameters
     ----------
     data : SequenceIncidence
     fraction : float
-        Share of the texts, in ``(0, 1]``; ``round(fraction * m)`` texts are kept.
+        Share of the texts, in ``(0, 1]``; ``round(fraction * m)`` texts are kept (with ``groups``: ``round(fraction
+        * G)`` of the ``G`` groups, with all their texts).
     rng : int or numpy.random.Generator
+    groups : (n_texts,) array, optional
+        A label per text (the phrases of one source sentence share one); default every text is its own group.
 
     Returns
     -------
@@ -110,27 +147,18 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
     Raises
     ------
     ValueError
-        If ``fraction`` is outside ``(0, 1]`` or keeps fewer than 4 texts.
+        If ``fraction`` is outside ``(0, 1]``, keeps fewer than 4 texts, or ``groups`` has the wrong length.
 
     Examples
     --------
     >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 8, 2, 2)
-    >>> subsample(inc, 0.5, rng=0).n_sequences
-    4
+    >>> half = subsample(inc, 0.5, rng=0, groups=[0, 0, 1, 1, 2, 2, 3, 3])  # two of the four groups
+    >>> subsample(inc, 0.5, rng=0).n_sequences, half.n_sequences
+    (4, 4)
     """
     inc = check_incidence(data)
-    gen = check_rng(rng)
-    if not 0 < float(fraction) <= 1:
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
-    k = int(round(float(fraction) * inc.n_sequences))
-    if k < 4:
-        raise ValueError(f"fraction {fraction} keeps {k} of {inc.n_sequences} texts; at least 4 are needed")
-    if k == inc.n_sequences:
-        return inc
-    keep = np.sort(gen.choice(inc.n_sequences, size=k, replace=False))
-    tokens = contiguous_tokens(inc)
-    mask = np.repeat(np.isin(np.arange(inc.n_sequences), keep), inc.lengths)
-    return SequenceIncidence.from_contiguous(tokens[mask], inc.lengths[keep], inc.n_positions, inc.vocab_size)
+    keep = _kept(inc, fraction, check_rng(rng), groups)
+    return inc if keep is None else _subset(inc, keep)
 
 
 @dataclass(frozen=True)
@@ -248,6 +276,8 @@ class Ladder:
         >>> Ladder((1.0, 0.5), (r, r), "toy").holds_still()
         True
         """
+        if len(self.fractions) < 2:  # the whole corpus alone: no rung to miss it
+            return True
         cov = self.covered().reshape(len(self.fractions) - 1, -1)
         k = cov.shape[1]
         conf = float(self.rungs[0].confidence)
@@ -257,7 +287,7 @@ class Ladder:
 
 def stability_ladder(estimator: object, data: object, *, statistic: Callable | None = None,
                      fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), rng: int | np.random.Generator,
-                     n_resamples: int = 200, confidence: float = 0.95) -> Ladder:
+                     n_resamples: int = 200, confidence: float = 0.95, groups: ArrayLike | None = None) -> Ladder:
     """Re-estimate a statistic of the distances on random shares of the texts, with an interval on each rung.
 
     Parameters
@@ -274,6 +304,9 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     n_resamples : int, default 200
         Bootstrap resamples per rung.
     confidence : float, default 0.95
+    groups : (n_texts,) array, optional
+        A label per text: texts with one label (the phrases of one source sentence) are one unit, kept or left out
+        together on every rung and resampled together (the bootstrap's ``groups=``). Default: texts are independent.
 
     Returns
     -------
@@ -300,7 +333,10 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     estimator = estimator.planned(inc, fraction=min(fractions))
     rungs = []
     for f in fractions:
-        part = subsample(inc, f, rng=gen)
+        keep = _kept(inc, f, gen, groups)
+        part, labels = (inc, groups) if keep is None else (_subset(inc, keep), None)
+        if keep is not None and groups is not None:
+            labels = np.asarray(groups)[keep]
         rungs.append(estimator.bootstrap(part, n_resamples=n_resamples, rng=gen, statistic=statistic,
-                                         confidence=confidence))
+                                         confidence=confidence, groups=labels))
     return Ladder(fractions=fractions, rungs=tuple(rungs), estimator=rungs[0].label)

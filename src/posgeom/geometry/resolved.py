@@ -234,15 +234,25 @@ def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
-    """The mean over disjoint groups of ``m_star`` draws of the square-root frequencies, per position."""
+def _group_roots(grid, ends, prefix, draws, m_star, n_cells, spread):  # pragma: no cover (compiled)
+    """The mean over disjoint groups of ``m_star`` draws of the square-root frequencies, per position (``spread``:
+    the r-th text reaching a position joins group ``r mod groups``, else group ``r // m_star``)."""
     n = grid.shape[1]
     reach = np.zeros(n, np.int64)
-    for t in range(draws.size):
-        row = grid[draws[t]]
-        for i in range(n):
-            if row[i] >= 0:
-                reach[i] += 1
+    if prefix:  # every text reaches positions 0 .. ends - 1: reach[i] counts the ends above i
+        ending = np.zeros(n + 1, np.int64)
+        for t in range(draws.size):
+            ending[ends[draws[t]]] += 1
+        above = 0
+        for i in range(n - 1, -1, -1):
+            above += ending[i + 1]
+            reach[i] = above
+    else:
+        for t in range(draws.size):
+            s = draws[t]
+            for i in range(ends[s]):
+                if grid[s, i] >= 0:
+                    reach[i] += 1
     groups = reach // m_star
     first = np.zeros(n, np.int64)
     total = 0
@@ -252,16 +262,24 @@ def _group_roots(grid, draws, m_star, n_cells):  # pragma: no cover (compiled)
         first[i] = total
         total += groups[i]
     counts = np.zeros((total, n_cells), np.int64)
+    row = first.copy()  # the row of counts that position i's next text goes to
+    last = first + groups  # one past position i's last group (later texts are left out)
+    left = np.full(n, m_star)  # texts still missing from that group
     rank = np.zeros(n, np.int64)
     for t in range(draws.size):
-        row = grid[draws[t]]
-        for i in range(n):
-            c = row[i]
-            if c >= 0:
-                g = rank[i] // m_star
-                if g < groups[i]:
-                    counts[first[i] + g, c] += 1
+        s = draws[t]
+        for i in range(ends[s]):
+            c = grid[s, i]
+            if c >= 0 and spread:
+                if rank[i] < groups[i] * m_star:
+                    counts[first[i] + rank[i] % groups[i], c] += 1
                 rank[i] += 1
+            elif c >= 0 and row[i] < last[i]:
+                counts[row[i], c] += 1
+                left[i] -= 1
+                if left[i] == 0:
+                    left[i] = m_star
+                    row[i] += 1
     out = np.zeros((n, n_cells))
     for i in range(n):
         for g in range(groups[i]):
@@ -293,6 +311,9 @@ class EqualReach:
             raise ValueError("a sequence holds two tokens at one position; the resolved estimator needs one token "
                              "per sequence and position")
         self.grid = grid
+        # one past each text's last reached position: the loops over a text's positions stop there
+        self.ends = np.maximum.reduceat(position + 1, inc.indptr[:-1]).astype(np.int64)
+        self.prefix = bool(np.array_equal(self.ends, inc.lengths))  # no text skips a position before its end
         self.reach = np.count_nonzero(grid >= 0, axis=0)
         self.least = int(np.argmin(self.reach))
         if self.reach[self.least] < 2 * self.m_star:
@@ -301,18 +322,19 @@ class EqualReach:
                 f"texts_per_position={self.m_star}; fix the resolution on this corpus (or on a fraction that "
                 "plans for it: choose_resolution(..., fraction=...)), or use fewer positions")
 
-    def half(self, draws):
+    def half(self, draws, *, spread=False):
         """``a_i``: the mean over disjoint groups of ``m*`` texts of ``sqrt(counts / m*)``; ``None`` if a position has
-        fewer than ``m*`` texts in this half."""
-        a = _group_roots(self.grid, np.ascontiguousarray(draws, dtype=np.int64), self.m_star, self.C)
+        fewer than ``m*`` texts in this half. ``spread``: consecutive texts go to different groups."""
+        draws = np.ascontiguousarray(draws, dtype=np.int64)
+        a = _group_roots(self.grid, self.ends, self.prefix, draws, self.m_star, self.C, spread)
         return None if a.shape[0] == 0 else a
 
-    def split(self, texts_a, texts_b):
+    def split(self, texts_a, texts_b, *, spread=False):
         """``Q`` from the halves' texts; ``None`` if a position has fewer than ``m*`` texts in a half."""
-        a = self.half(texts_a)
+        a = self.half(texts_a, spread=spread)
         if a is None:
             return None
-        b = self.half(texts_b)
+        b = self.half(texts_b, spread=spread)
         return None if b is None else squared_from_gram(a @ b.T)
 
 
@@ -325,12 +347,18 @@ def resolved_splits(engine: EqualReach, units, drawn, *, rng, n_splits: int) -> 
     frequencies over the resolution's cells (``b_i`` likewise in the other half), and ``Q`` comes from ``G = a b^T``.
     Each group is ``m*`` independent draws of position ``i``'s token, so ``E[a_i] = alpha(mu_i)`` exactly however
     many texts reach ``i``. A split in which a half has fewer than ``m*`` texts at some position is redrawn.
+
+    With groups of texts (``units.members``: the phrases of one source sentence), a unit's texts come one after
+    another in the half, and the r-th text reaching position ``i`` joins group ``r mod g_i`` instead of ``r // m*``:
+    the texts of one unit fall in different groups of ``m*`` whenever the unit has at most ``g_i`` texts reaching
+    ``i``, so that a group's ``m*`` texts are independent draws, as the estimand assumes.
     """
     eng = engine
     out = np.empty((n_splits, eng.n, eng.n))
+    spread = units.members is not None
     k = redraws = 0
     while k < n_splits:
-        Q = eng.split(*units.shuffled_halves(drawn, rng))
+        Q = eng.split(*units.shuffled_halves(drawn, rng), spread=spread)
         if Q is None:
             redraws += 1
             if redraws > _MAX_REDRAWS:

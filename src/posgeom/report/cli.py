@@ -97,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
                              "of their difference holds on every rung, else call it undetermined; the resolved "
                              "estimator then uses the resolution an eighth of the texts affords, for the whole "
                              "report")
+    report.add_argument("--groups", metavar="FILE",
+                        help="one group label per line, one line per document in the corpus's order: texts with "
+                             "one label (phrases of one sentence, pages of one book) are split and resampled "
+                             "together (default: texts are treated as independent; the report states which)")
     report.add_argument("--out", required=True, help="output folder (created if needed)")
     report.add_argument("--no-progress", dest="progress", action="store_false", help="hide progress bars")
     report.add_argument("--debug", action="store_true", help="show the traceback of errors")
@@ -144,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             special_tokens=args.special_tokens, count_padding=args.count_padding, truncation=args.truncation,
             min_length=args.min_length, limit=args.limit, n_resamples=args.bootstrap, rng=args.seed,
             text_field=args.text_field, scheduler=args.scheduler, estimator=estimator_from_name(args.estimator),
-            sample_texts=args.sample_texts, ladder=args.ladder,
+            sample_texts=args.sample_texts, ladder=args.ladder, groups=args.groups,
         )
         from .pipeline import make_report
 
@@ -163,13 +167,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = json.loads((Path(args.out) / "report.json").read_text(encoding="utf-8"))
     print(table.to_text())
     floor = summary["noise_floor"]
-    print(f"\n{summary['positions']}\n{floor['line']}")
+    print(f"\n{summary['positions']}\nResampling unit: {summary['unit']}.\n{floor['line']}")
     if floor["warning"]:
         print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
     if summary["ladder"]:
-        from .ladder import ladder_line
+        from .ladder import ladder_line, ladder_table
 
-        print(f"\n{ladder_line(summary['ladder'])}")
+        print(f"\n{ladder_line(summary['ladder'])}\n\n{ladder_table(summary['ladder'])}")
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
           f"stress_vs_rank.png, {'ladder.png, ' if summary['ladder'] else ''}distances.npy, report.json")
     return 0

@@ -27,7 +27,8 @@ replicates can then exclude the estimate itself, even with the opposite sign.
 
 * :func:`report_ladder`: the ladder of a report, computed, as a JSON-ready dict (``report.json``, key ``"ladder"``).
 * ``_ladder_summary``: the same dict from ladders already computed.
-* ``ladder_markdown``: its section of ``stress_table.md``; ``ladder_line``: one sentence for the terminal.
+* ``ladder_markdown``: its section of ``stress_table.md``; ``ladder_line`` and ``ladder_table``: one sentence and
+  the verdicts as a table, for the terminal.
 * :func:`plot_ladder`: the figure ``ladder.png``, drawn from the dict alone (so from ``report.json`` too).
 """
 
@@ -90,7 +91,7 @@ def _centred(ladder: Ladder, keep) -> Ladder:
 
 def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, estimator: object, *, rng: int,
                   n_resamples: int = LADDER_RESAMPLES,
-                  fractions: Sequence[float] = FRACTIONS) -> dict:
+                  fractions: Sequence[float] = FRACTIONS, groups: Sequence | None = None) -> dict:
     """The ladder of a report: the stress of every row, and the mean squared distance, on every rung.
 
     Parameters
@@ -107,11 +108,14 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     n_resamples : int, default 200
         Bootstrap resamples per rung.
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
+    groups : (n_texts,) array, optional
+        A label per text: texts with one label (the phrases of one source sentence) are kept, resampled and split
+        together on every rung (:func:`posgeom.geometry.stability_ladder`). Default: texts are independent.
 
     Returns
     -------
     dict
-        ``_ladder_summary`` of the two ladders.
+        ``_ladder_summary`` of the two ladders; ``"unit"`` names the resampling unit.
 
     Examples
     --------
@@ -132,12 +136,23 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     """
     from ..stress import stress_ladder
 
-    stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, n_resamples=n_resamples,
-                             fractions=fractions)
+    stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, fractions=fractions,
+                             n_resamples=n_resamples if groups is None else 2)
+    if groups is not None:  # stress_ladder has no groups= yet: its rows' statistic, on a ladder of the groups
+        from ..geometry._crossfit import distances_from_squared
+        from ..stress.table import evaluate_rows
+
+        lad = stability_ladder(stresses.estimator, data, fractions=fractions, rng=rng, n_resamples=n_resamples,
+                               statistic=lambda Q: evaluate_rows(candidates, distances_from_squared(Q))[1::3],
+                               groups=groups)
+        stresses = replace(stresses, ladder=lad)
     iu = np.triu_indices(data.n_positions, 1)
     geometry = stability_ladder(estimator, data, statistic=lambda Q: Q[iu].mean(), fractions=fractions, rng=rng,
-                                n_resamples=n_resamples)
-    return _ladder_summary(stresses, fitted=[c.name for c in candidates if c.fitted], geometry=geometry)
+                                n_resamples=n_resamples, groups=groups)
+    summary = _ladder_summary(stresses, fitted=[c.name for c in candidates if c.fitted], geometry=geometry)
+    labels = None if groups is None else np.unique(np.asarray(groups)).size
+    summary["unit"] = "texts (independent)" if labels is None else f"groups of texts ({labels:,} groups)"
+    return summary
 
 
 def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
@@ -258,6 +273,33 @@ def ladder_line(summary: dict) -> str:
     tail = f"; undetermined: {', '.join(open_pairs)}" if open_pairs else ""
     return (f"Ladder ({shares} of the texts): {summary['ranked']} of {summary['pairs']} pairwise rankings hold on "
             f"every rung{tail}.")
+
+
+def ladder_table(summary: dict) -> str:
+    """The pairwise verdicts as an aligned text table, for the terminal: pair, verdict, sign on each rung.
+
+    Parameters
+    ----------
+    summary : dict
+        From ``_ladder_summary``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(ladder_table({"fractions": [1.0, 0.5], "verdicts": [{"a": "x", "b": "y", "verdict": "x < y",
+    ...                                                            "signs": ["<", "<"]}]}))
+    pair    verdict  all  1/2
+    x vs y  x < y      <    <
+    """
+    rungs = [_share(f) for f in summary.get("fractions", FRACTIONS)]
+    rows = [[f"{v['a']} vs {v['b']}", v["verdict"], *v["signs"]] for v in summary["verdicts"]]
+    rows.insert(0, ["pair", "verdict", *rungs])
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) if k < 2 else c.rjust(max(w, 3)) for k, (c, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in rows)
 
 
 def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -> Axes:

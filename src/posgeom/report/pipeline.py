@@ -83,6 +83,11 @@ class ReportSettings:
         Bootstrap resamples per rung of the subsampling ladder (0: no ladder; else at least 2). The resolved
         estimator then fixes its resolution on all the texts for an eighth of them, and the whole report (table,
         distances, ladder) estimates that one estimand.
+    groups : str, optional
+        A text file with one group label per line, one line per document in the order the corpus is read (the
+        first ``limit`` are used): texts with one label (the phrases of one source sentence, the pages of one
+        book) are split and resampled together by the estimator and the ladder. Default: texts are treated as
+        independent, and the report says so.
 
     Raises
     ------
@@ -115,6 +120,7 @@ class ReportSettings:
     estimator: Estimator = field(default_factory=Resolved)
     sample_texts: int | None = None
     ladder: int = 0
+    groups: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.estimator, Estimator):
@@ -128,6 +134,9 @@ class ReportSettings:
             raise ValueError("ladder (--ladder) needs at least 2 bootstrap resamples per rung, got 1")
         if self.limit is not None:
             check_positive_int(self.limit, "limit")
+        if self.groups is not None and (self.scheduler is not None or self.n_resamples):
+            raise ValueError("groups (--groups) works with the estimate and the ladder (--ladder); drop --scheduler "
+                             "and --bootstrap, whose resampling does not keep groups together yet")
         if self.sample_texts is not None:
             try:
                 check_positive_int(self.sample_texts, "sample_texts", minimum=MIN_SAMPLE_TEXTS)
@@ -173,11 +182,6 @@ def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, 
     if not texts:
         raise ValueError(f"the corpus {corpus!r} has no documents (empty files?)")
     return texts[:limit] if limit else texts
-
-
-def _sample_texts(texts: list[str], n: int | None, rng: int) -> list[str]:
-    """A seeded random subset of ``n`` texts, in corpus order (all texts when ``n`` is ``None``)."""
-    return texts if n is None else [texts[i] for i in _text_indices(len(texts), limit=None, sample_texts=n, rng=rng)]
 
 
 def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, rng: int) -> np.ndarray:
@@ -279,14 +283,23 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
                                           text_field=settings.text_field, select=select)
     else:
-        texts = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
-        texts = _sample_texts(texts, settings.sample_texts, settings.rng)
+        docs = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
+        chosen = _text_indices(len(docs), limit=None, sample_texts=settings.sample_texts, rng=settings.rng)
+        texts = [docs[i] for i in chosen]
         tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=cap, progress=progress)
     n_texts = len(tokens)
     n, positions = _positions(settings, tokens, cap)
     settings = replace(settings, n_positions=n)
     convention = settings.convention()
     data = tokens.incidence(convention)
+    groups, unit = None, "texts, treated as independent (pass --groups to keep related texts together)"
+    if settings.groups is not None:
+        labels = np.array(Path(settings.groups).read_text(encoding="utf-8").splitlines()[: settings.limit or None])
+        if labels.size != len(docs):
+            raise ValueError(f"--groups {settings.groups} holds {labels.size} labels for {len(docs)} documents: "
+                             "write one label per document, one per line, in the corpus's order")
+        groups = labels[chosen][tokens.kept(convention)]
+        unit = f"groups of texts from {settings.groups} ({np.unique(groups).size:,} groups of {groups.size:,} texts)"
     candidates = standard_candidates(n, d_model=d, n_heads=n_heads, model=settings.model, pretrained=table_positions,
                                      offset=offset)
     estimator = settings.estimator
@@ -301,7 +314,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                                  n_resamples=settings.n_resamples, title=title)
             D = np.array(table.target)
         else:
-            D = estimator.distances(data, rng=settings.rng).distances
+            D = estimator.distances(data, rng=settings.rng, groups=groups).distances
             table = stress_table(D, candidates, title=title, estimator=estimator)
     except ValueError as exc:
         raise ValueError(f"the {estimator.label} estimator cannot estimate this corpus{rung}: {exc}; use more "
@@ -317,7 +330,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             reason = "the corpus cannot be split into two halves reaching every position"
     floor = noise_floor_summary(D, floors, reason=reason)
     lines = [f"# Stress table: {title}", "", f"Positions: {positions}", "",
-             f"Distances: {estimator.label} Hellinger estimate; estimand: {estimand}.", "", floor.line]
+             f"Distances: {estimator.label} Hellinger estimate; estimand: {estimand}.", "",
+             f"Resampling unit: {unit}.", "", floor.line]
     if floor.warning:
         lines += ["", f"Warning: {floor.warning}"]
     lines += ["", table.to_markdown(), ""]
@@ -325,7 +339,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
         from .ladder import ladder_markdown, plot_ladder, report_ladder
 
-        ladder = report_ladder(candidates, data, estimator, rng=settings.rng, n_resamples=settings.ladder)
+        ladder = report_ladder(candidates, data, estimator, rng=settings.rng, n_resamples=settings.ladder,
+                               groups=groups)
         lines.append(ladder_markdown(ladder))
         fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
         plot_ladder(ladder, ax=fig.subplots())
@@ -361,7 +376,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
                "positions": positions, "d_model": d, "n_heads": n_heads, "mds_rank": mds.rank,
                "estimator": estimator.label, "estimand": estimand,
                "splits": f"{estimator!r}, numpy Generator seeded {settings.rng}",
-               "sample_texts": settings.sample_texts, "n_texts": n_texts, "noise_floor": asdict(floor),
+               "sample_texts": settings.sample_texts, "n_texts": n_texts, "unit": unit, "noise_floor": asdict(floor),
                "table": table.to_records(), "ladder": ladder}
     (out / "report.json").write_text(json.dumps(summary, indent=2, default=float), encoding="utf-8")
     return table
