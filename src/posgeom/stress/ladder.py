@@ -13,10 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_rng
 from ..corpus.incidence import SequenceIncidence
 from ..geometry._crossfit import distances_from_squared
-from ..geometry.ladder import Ladder, contiguous_tokens, stability_ladder
+from ..geometry.ladder import Ladder, stability_ladder
 from ..inference._bootstrap import difference
 from .candidates import Candidate
 from .table import evaluate_rows
@@ -221,22 +220,6 @@ def _toy_ladder() -> StressLadder:
     return StressLadder(("x", "y"), Ladder((1.0, 0.5), (r, r), "toy"), "toy", (100, 50))
 
 
-def _grouped_ladder(estimator, inc, statistic, fractions, gen, n_resamples, confidence, groups) -> tuple:
-    """:func:`posgeom.geometry.stability_ladder` with each rung a random share of the groups, resampled by group."""
-    _, label = np.unique(np.asarray(groups), return_inverse=True)
-    if label.shape != (inc.n_sequences,):
-        raise ValueError(f"groups must hold one label per text ({inc.n_sequences}), got shape {np.shape(groups)}")
-    tokens, rungs, texts = contiguous_tokens(inc), [], []
-    for f in fractions:
-        keep = np.isin(label, gen.permutation(label.max() + 1)[: max(2, round(float(f) * (label.max() + 1)))])
-        part = SequenceIncidence.from_contiguous(tokens[np.repeat(keep, inc.lengths)], inc.lengths[keep],
-                                                 inc.n_positions, inc.vocab_size)
-        rungs.append(estimator.bootstrap(part, n_resamples=n_resamples, rng=gen, statistic=statistic,
-                                         confidence=confidence, groups=label[keep]))
-        texts.append(part.n_sequences)
-    return Ladder(tuple(float(f) for f in fractions), tuple(rungs), rungs[0].label), tuple(texts)
-
-
 def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
                   rng: int | np.random.Generator,
                   n_resamples: int = 100,
@@ -264,7 +247,7 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     title : str, optional
     groups : (n_texts,) array, optional
         A label per text (SST-2's source sentences): each rung is then a random share of whole groups, resampled
-        and split by group. Default: every text its own unit.
+        and split by group (:func:`posgeom.geometry.stability_ladder`; ``n_texts`` is then approximate).
 
     Returns
     -------
@@ -299,12 +282,8 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     def statistic(Q):
         return evaluate_rows(candidates, distances_from_squared(Q))[1::3]
 
-    if groups is None:
-        lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
-                               n_resamples=n_resamples, confidence=confidence)
-        texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)
-    else:
-        lad, texts = _grouped_ladder(estimator, data, statistic, fractions, check_rng(rng), n_resamples, confidence,
-                                     groups)
+    lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
+                           n_resamples=n_resamples, confidence=confidence, groups=groups)
+    texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)  # with groups: about
     return StressLadder(names=names, ladder=lad, estimand=estimator.describe_estimand(data), n_texts=texts,
                         title=title, estimator=estimator)
