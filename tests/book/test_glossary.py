@@ -148,8 +148,6 @@ KNOWN_EARLY_USES = {
     ("02b_estimating_distances", "cross-fitted estimator"),
     ("02b_estimating_distances", "data processing inequality"),
     ("02b_estimating_distances", "m*"),
-    ("03_necessity", "causal mask"),
-    ("04_separation", "stationary point"),
     ("10_your_corpus", "subsampling ladder"),
 }
 
