@@ -3,6 +3,7 @@
 * :func:`defect_table` -- equivariance and invariance defects of one random model per scheme
 * :class:`SeedRuns` -- the runs of one configuration: models, accuracies, intervals
 * :func:`train_runs` -- one configuration trained once per seed, each seed on its own training set
+* ``design_runs`` -- the runs the design file ``ch03_runs`` fixes, on its fresh seeds (its command: ``python -m``)
 """
 
 from __future__ import annotations
@@ -111,3 +112,63 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     return SeedRuns(models=tuple(f.model for f in fits), train_accuracy=np.array([f.train_accuracy for f in fits]),
                     unit_accuracy=units, interval=t_interval(units.mean(axis=1), confidence=confidence),
                     run_lower=np.array(lower))
+
+
+#: The design's configurations (``data/designs/ch03_runs.toml``): (positional scheme, causal).
+CONFIGS = (("none", False), ("learned", False), ("sinusoidal", False), ("rope", False), ("alibi", False),
+           ("none", True), ("alibi", True))
+
+
+def _config_name(scheme: str, causal: bool) -> str:
+    """``scheme_causal`` or ``scheme_bidirectional``: a configuration's key in the stored results."""
+    return f"{scheme}_{'causal' if causal else 'bidirectional'}"
+
+
+def design_runs(design) -> dict:
+    """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread).
+
+    Run ``s`` trains on ``order_task(600, 8, 8, rng=default_rng([s, 0]))`` and ``probe_data(600, 8, bos=8,
+    rng=default_rng([s, 1]))``; the test sets are shared (``rng=1`` and ``rng=6``). Per configuration: accuracy,
+    train accuracy and each run's 99% lower bound; the exact checks of the position-free model and of bidirectional
+    ALiBi; the probe; the learned scheme after 5 epochs (the spread of the power check).
+    """
+    from ..nn import multiset_bound, order_task, probe_data
+
+    seed_everything(0, threads=1)
+    seeds = list(design.seeds)
+    train = [order_task(600, 8, 8, rng=np.random.default_rng([s, 0]), regime="uniform") for s in seeds]
+    test = order_task(500, 8, 8, rng=1, regime="uniform")
+    X, n = test.X, len(test.X)
+    X_rev = np.ascontiguousarray(np.concatenate([X, X[:, ::-1]]))
+    y_rev = (np.argmax(X_rev == 0, axis=1) < np.argmax(X_rev == 1, axis=1)).astype(np.int64)
+    out = {"ceiling": float(multiset_bound(X, test.y)),
+           "train_ceiling": [float(multiset_bound(d.X, d.y)) for d in train]}
+    for scheme, causal in CONFIGS:
+        r = train_runs(train, test, positional=scheme, causal=causal, seeds=seeds, vocab_size=8)
+        out[_config_name(scheme, causal)] = {"accuracy": r.accuracy.tolist(), "run_lower": r.run_lower.tolist(),
+                                             "train_accuracy": r.train_accuracy.tolist()}
+        if (scheme, causal) == ("none", False):  # a sequence and its swapped partner: the same logits
+            logits = [predict(m, X) for m in r.models]
+            out["none_logit_gap"] = [float((z[: n // 2] - z[n // 2 :]).abs().max() / z.abs().max()) for z in logits]
+        if (scheme, causal) == ("alibi", False):  # a sequence and its reversal: the same class
+            preds = [predict(m, X_rev).argmax(-1) for m in r.models]
+            out["alibi_reversal_accuracy"] = [float((p.numpy() == y_rev).mean()) for p in preds]
+            out["alibi_reversal_same"] = [bool(torch.equal(p[:n], p[n:])) for p in preds]
+    probe_test = probe_data(600, 8, bos=8, rng=6)
+    probe_train = [probe_data(600, 8, bos=8, rng=np.random.default_rng([s, 1])) for s in seeds]
+    for causal in (False, True):
+        r = train_runs(probe_train, probe_test, positional="none", causal=causal, seeds=seeds, vocab_size=9,
+                       n_classes=8)
+        out[f"probe_{_config_name('none', causal)}"] = {"accuracy": r.accuracy.tolist(),
+                                                        "run_lower": r.run_lower.tolist()}
+    partial = train_runs(train, test, positional="learned", seeds=seeds, vocab_size=8, epochs=5)
+    out["learned_5_epochs"] = partial.accuracy.tolist()
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - the design's command
+    import sys
+
+    from .designs import Design, _write_results
+    design = Design.load(sys.argv[1])
+    _write_results(sys.argv[2], design, **design_runs(design))
