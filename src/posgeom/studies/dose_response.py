@@ -249,8 +249,8 @@ def design_runs(design) -> DoseRuns:
 if __name__ == "__main__":  # pragma: no cover - the design's command
     import sys
 
-    from .designs import Design, _write_results
+    from .designs import Design
     design = Design.load(sys.argv[1])
     runs = design_runs(design)
-    _write_results(sys.argv[2], design, fractions=runs.fractions.tolist(), stress=runs.stress.tolist(),
-                   test_accuracy=runs.test_accuracy.tolist())
+    design.store(sys.argv[2], fractions=runs.fractions.tolist(), stress=runs.stress.tolist(),
+                 test_accuracy=runs.test_accuracy.tolist())

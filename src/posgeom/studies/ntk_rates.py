@@ -126,6 +126,6 @@ def design_runs(design, *, n_widths: int = len(DESIGN_WIDTHS)) -> dict:
 if __name__ == "__main__":  # pragma: no cover - the design's command
     import sys
 
-    from .designs import Design, _write_results
+    from .designs import Design
     design = Design.load(sys.argv[1])
-    _write_results(sys.argv[2], design, **design_runs(design))
+    design.store(sys.argv[2], **design_runs(design))
