@@ -38,7 +38,9 @@ student: $(STAMP)
 # that `make book` filled; executed here only if missing or changed) printed by headless Chromium. MathJax is served by the build itself (book/_ext/offline_mathjax.py) and the figures
 # are local files, so no internet is needed. Sphinx writes that page to singlehtml/book/index.html with its links
 # relative to singlehtml/, so it is printed from a copy at singlehtml/index.html (in place of the redirect), with a
-# print style that wraps long code lines instead of clipping them. tests/book/test_pdf.py then reads the PDF back.
+# print style that wraps long code lines instead of clipping them. In this build every dropdown (the ledger's details,
+# proofs, solutions) is open (book/_ext/singlehtml_nodes.py), since Chromium prints a closed one without its text.
+# tests/book/test_pdf.py then reads the PDF back, dropdown text included.
 pdf: $(STAMP) browser
 	$(BIN)/jupyter-book build . --builder singlehtml --all --warningiserror --keep-going
 	sed -e 's|</head>|<style media="print">@page { size: A4; margin: 14mm } pre { white-space: pre-wrap !important; overflow-wrap: anywhere } .highlight, div.output, .pst-scrollable-table-container { overflow: visible !important }</style></head>|' \

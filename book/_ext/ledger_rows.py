@@ -1,9 +1,9 @@
 """A ``{ledger-verdict}`` directive: a claims-ledger row's verdict and reason, read from book/claims_ledger.md when the
 book is built, so that a page summarising the results never repeats (and never contradicts) the ledger.
 
-``{ledger-verdict} T4`` renders the verdict badge the ledger's table gives row T4, its headline number (glued from the
-chapter), a link to the row, and the row's "why" sentence. The ledger is the one place a verdict is written; change
-it there.
+``{ledger-verdict} T4`` renders the verdict badge the ledger's table gives row T4, the row's short title (from its badge
+in "Verdicts at a glance", ``T4 · separation``), its headline number (glued from the chapter), a link to the row, and
+the row's "why" sentence. The ledger is the one place a verdict is written; change it there.
 """
 
 from __future__ import annotations
@@ -25,11 +25,15 @@ _ROW = re.compile(
     re.M,
 )
 
+_TITLE = re.compile(r"\{bdg-ref-[\w-]+\}`(?P<id>\S+) · (?P<title>[^`<]+?) <(?P<label>ledger-[\w-]+)>`")
+
 
 def ledger_rows(text: str | None = None) -> dict[str, dict[str, str]]:
-    """The rows of the ledger's table by id (``"T1"``, ``"T1′"``, ...): label, claim, verdict, number, why."""
+    """The rows of the ledger's table by id (``"T1"``, ``"T1′"``, ...): label, claim, verdict, number, why, title."""
     text = LEDGER.read_text(encoding="utf-8") if text is None else text
-    return {m["id"].strip(): {k: m[k].strip() for k in ("label", "claim", "verdict", "number", "why")}
+    titles = {m["label"]: m["title"].strip() for m in _TITLE.finditer(text.split("## The claims")[0])}
+    return {m["id"].strip(): {**{k: m[k].strip() for k in ("label", "claim", "verdict", "number", "why")},
+                              "title": titles.get(m["label"], "")}
             for m in _ROW.finditer(text)}
 
 
@@ -45,7 +49,8 @@ class LedgerVerdict(SphinxDirective):
             if row_id not in rows:
                 raise self.error(f"no ledger row {row_id!r} in {LEDGER.name}; rows: {', '.join(rows)}")
             row = rows[row_id]
-            lines += [f"{row['verdict']} {row['number']} ({{ref}}`ledger row {row_id} <{row['label']}>`). "
+            title = f"**{row['title']}**: " if row["title"] else ""
+            lines += [f"{row['verdict']} {title}{row['number']} ({{ref}}`ledger row {row_id} <{row['label']}>`). "
                       f"{row['why']}", ""]
         container = nodes.container(classes=["ledger-verdict"])
         self.state.nested_parse(StringList(lines, source=str(LEDGER)), self.content_offset, container)

@@ -1,15 +1,21 @@
 """The student edition: the book without the solutions to its exercises.
 
-Set ``POSGEOM_EDITION=student`` when building (``make student`` does, writing the site to ``_build/student/html``):
-the ``{solution}`` blocks are then left out (sphinx-exercise's ``hide_solutions``), every page says which edition
-it is, and the chapters are taken from the execution cache of the full edition (``_build/.jupyter_cache``), so they are
-not executed again when that build has run. Any other value, or none, builds the full edition.
+Set ``POSGEOM_EDITION=student`` when building (``make student`` does, writing the site to
+``_build/student/_build/html``): the ``{solution}`` blocks are then left out (sphinx-exercise's ``hide_solutions``),
+and so is everything from a ``{solution-start}`` to its ``{solution-end}`` (a gated solution, whose code cells and
+outputs ``hide_solutions`` alone would leave on the page); every page says which edition it is, and the chapters are
+taken from the execution cache of the full edition (``_build/.jupyter_cache``), so they are not executed again when
+that build has run. Any other value, or none, builds the full edition.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+from sphinx.transforms import SphinxTransform
 
 VARIABLE = "POSGEOM_EDITION"
 CACHE = Path(__file__).resolve().parents[2] / "_build" / ".jupyter_cache"
@@ -23,10 +29,47 @@ def is_student_edition() -> bool:
     return value == "student"
 
 
+class gated_solution_start(nodes.Element):
+    """Where a gated solution starts in the student edition: removed with what follows, up to its end."""
+
+
+class DropGatedSolutions(SphinxTransform):
+    """Remove every gated solution (its marker, the nodes after it and its ``solution-end``) from the page."""
+
+    default_priority = 11  # after sphinx-exercise merges the gated solutions it still sees (priority 10)
+
+    def apply(self, **kwargs):
+        from sphinx_exercise.nodes import solution_end_node
+
+        for start in list(self.document.findall(gated_solution_start)):
+            parent = start.parent
+            first = parent.index(start)
+            last = next((k for k in range(first, len(parent)) if isinstance(parent[k], solution_end_node)), None)
+            if last is None:
+                raise ExtensionError(f"{self.env.docname}: a solution-start without a solution-end after it, at the "
+                                     "same level (a heading between them?): close the solution before the heading")
+            del parent[first : last + 1]
+
+
+def _gated_start_directive():
+    """sphinx-exercise's ``solution-start``, leaving a marker where ``hide_solutions`` leaves nothing."""
+    from sphinx_exercise.directive import SolutionStartDirective
+
+    class StudentSolutionStart(SolutionStartDirective):
+        def run(self):
+            super().run()  # registers the gated start (its structure is checked); hidden, it returns no node
+            return [gated_solution_start()]
+
+    return StudentSolutionStart
+
+
 def _configure(app, config):
     if not is_student_edition():
         return
     config.hide_solutions = True
+    if "sphinx_exercise" in app.extensions:
+        app.add_directive("solution-start", _gated_start_directive(), override=True)
+        app.add_transform(DropGatedSolutions)
     config.html_title = f"{config.html_title or config.project} (student edition)"
     if "nb_execution_cache_path" in config and CACHE.is_dir():
         config.nb_execution_cache_path = str(CACHE)

@@ -1,5 +1,6 @@
 """The book's own Sphinx extensions (book/_ext), tested on their own: the student edition on a tiny Sphinx project
-(one exercise, one solution), and the reading time and objectives that the teaching page reads from the chapters."""
+(an exercise with a solution, one with a gated solution), the ledger's rows and titles that the key-results page
+reads, and the reading time and objectives that the teaching page reads from the chapters."""
 
 from __future__ import annotations
 
@@ -25,6 +26,19 @@ PAGE = """Exercises
 .. solution:: ex-count
 
    Thirty-two, the window.
+
+.. exercise:: Double
+   :label: ex-double
+
+   And twice the window?
+
+.. solution-start:: ex-double
+
+Sixty-four, from a gated solution.
+
+.. solution-end::
+
+After the exercises.
 """
 
 
@@ -53,12 +67,15 @@ def _build(tmp_path: Path, edition: str | None, monkeypatch) -> str:
 def test_full_edition_keeps_the_solutions(tmp_path, monkeypatch):
     html = _build(tmp_path, None, monkeypatch)
     assert "How many positions?" in html and "Thirty-two, the window." in html
+    assert "Sixty-four, from a gated solution." in html
 
 
 def test_student_edition_drops_the_solutions_only(tmp_path, monkeypatch):
     html = _build(tmp_path, "student", monkeypatch)
     assert "How many positions?" in html, "the exercise itself must stay"
     assert "Thirty-two" not in html, "a solution is left in the student edition"
+    assert "Sixty-four" not in html, "a gated solution (solution-start ... solution-end) is left in the student edition"
+    assert "And twice the window?" in html and "After the exercises." in html, "the text around it must stay"
     assert "student edition" in html
 
 
@@ -90,12 +107,16 @@ def test_ledger_rows_are_read_from_the_ledger():
     row = "* - {ref}`T1 · a title <ledger-t1>`\n  - The claim.\n  - {bdg-success}`reproduced`\n  - 0.5\n  - Why.\n"
     assert ledger_rows.ledger_rows(row) == {
         "T1": {"label": "ledger-t1", "claim": "The claim.", "verdict": "{bdg-success}`reproduced`", "number": "0.5",
-               "why": "Why."}
+               "why": "Why.", "title": ""}
     }
+    glance = "{bdg-ref-success}`T1 · a title <ledger-t1>`\n\n## The claims\n\n"
+    assert ledger_rows.ledger_rows(glance + row)["T1"]["title"] == "a title"
     rows = ledger_rows.ledger_rows()
     glance = ledger_rows.LEDGER.read_text(encoding="utf-8").split("## The claims")[0]
     badges = __import__("re").findall(r"\{bdg-ref-[\w-]+\}`(\S+)[^`<]*<ledger-", glance)  # ids, titles or not
     assert badges and set(badges) == set(rows), "the table's rows and the badges at a glance differ"
+    untitled = [row_id for row_id, r in rows.items() if not 0 < len(r["title"].split()) <= 5]
+    assert not untitled, f"badges at a glance without a short title ('T1 · necessity', at most 5 words): {untitled}"
 
 
 def test_key_results_show_every_ledger_row_once():
@@ -117,3 +138,109 @@ def test_notebook_facts_count_exercises_by_difficulty(tmp_path):
     path.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": [md]}]}))
     facts = chapter_facts.notebook_facts(path)
     assert facts["exercises"] == 3 and facts["by difficulty"] == [1, 1, 0]
+
+
+FOLDED = """Folded
+======
+
+.. dropdown:: Details of a row
+
+   The details of a row, folded on screen.
+
+.. admonition:: A proof
+   :class: dropdown
+
+   A proof, folded on screen.
+
+.. exercise:: Count
+   :label: ex-fold
+
+   How many positions?
+
+.. solution:: ex-fold
+   :class: dropdown
+
+   Thirty-two, folded on screen.
+"""
+
+
+def _build_folded(tmp_path: Path, builder: str) -> str:
+    pytest.importorskip("sphinx_design")
+    pytest.importorskip("sphinx_togglebutton")
+    pytest.importorskip("sphinx_exercise")
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\n"
+        "extensions = ['sphinx_design', 'sphinx_togglebutton', 'sphinx_exercise', 'singlehtml_nodes']\n"
+    )
+    (src / "index.rst").write_text(FOLDED)
+    out = tmp_path / builder
+    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), builder, status=None, warning=None,
+           freshenv=True).build()
+    return (out / "index.html").read_text()
+
+
+def test_the_print_build_opens_every_dropdown(tmp_path):
+    """The PDF is printed from the single-page build: its dropdowns must be open there, and folded on the site."""
+    import re
+
+    single = _build_folded(tmp_path / "single", "singlehtml")
+    details = re.findall(r"<details[^>]*sd-dropdown[^>]*>", single)
+    assert details and all("open" in tag for tag in details), f"a sphinx-design dropdown prints closed: {details}"
+    admonitions = re.findall(r'<div class="([^"]*\bdropdown\b[^"]*)"', single)
+    assert len(admonitions) == 2 and all("toggle-shown" in c for c in admonitions), admonitions
+    for text in ("The details of a row, folded", "A proof, folded", "Thirty-two, folded"):
+        assert text in single
+    site = _build_folded(tmp_path / "site", "html")
+    assert not any("open" in tag for tag in re.findall(r"<details[^>]*sd-dropdown[^>]*>", site))
+    assert "toggle-shown" not in site, "the web site's dropdowns must stay folded"
+
+
+def test_unnumbered_pages_number_their_figures_on_their_own():
+    import figure_numbers
+
+    fignumbers = {
+        "book/03_necessity": {"figure": {"f3": (3, 1)}},
+        "book/primer_encodings": {"figure": {"p2": (2,), "p1": (1,)}, "exercise": {"e1": (1,)}},
+        "book/appendix_ntk": {"figure": {"a1": (3,)}, "exercise": {"e1": (2,), "e2": (3,)}},
+        "book/key_results": {},
+    }
+    secnumbers = {"book/03_necessity": {"": (3,)}}
+    changed = figure_numbers.prefix_numbers(fignumbers, secnumbers, figure_numbers.PREFIXES)
+    assert sorted(changed) == ["book/appendix_ntk", "book/primer_encodings"]
+    assert fignumbers["book/03_necessity"] == {"figure": {"f3": (3, 1)}}, "a numbered chapter keeps its numbers"
+    assert fignumbers["book/primer_encodings"] == {"figure": {"p1": ("P", 1), "p2": ("P", 2)},
+                                                   "exercise": {"e1": ("P", 1)}}
+    assert fignumbers["book/appendix_ntk"] == {"figure": {"a1": ("A", 1)}, "exercise": {"e1": ("A", 1), "e2": ("A", 2)}}
+
+
+def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
+    """Sphinx joins a number's parts with dots wherever it prints one: ("A", 1) is Fig. A.1 in a caption and a ref."""
+    pytest.importorskip("sphinx_exercise")
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    (src / "book").mkdir(parents=True)
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\nnumfig = True\n"
+        "extensions = ['figure_numbers']\n"
+    )
+    (src / "pic.png").write_bytes(b"")
+    figure = ".. figure:: /pic.png\n   :name: {name}\n\n   A caption.\n"
+    (src / "index.rst").write_text(
+        "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n   book/primer_encodings\n"
+        "   book/appendix_ntk\n\nSee :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n"
+    )
+    (src / "book" / "chapter.rst").write_text("Chapter\n=======\n\n" + figure.format(name="fig-c1"))
+    (src / "book" / "primer_encodings.rst").write_text(
+        "Primer\n======\n\n" + figure.format(name="fig-p1") + "\n" + figure.format(name="fig-p2"))
+    (src / "book" / "appendix_ntk.rst").write_text("Appendix\n========\n\n" + figure.format(name="fig-a1"))
+    out = tmp_path / "html"
+    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
+           freshenv=True).build()
+    index = (out / "index.html").read_text()
+    assert "Fig. P.2" in index and "Fig. A.1" in index and "Fig. 1.1" in index, index
+    assert "Fig. A.1" in (out / "book" / "appendix_ntk.html").read_text()

@@ -21,7 +21,9 @@ VERDICTS = {
     "illustrated in a model",
     "uninformative",
     "finding",
+    "finding: undetermined",
 }
+KEY_RESULTS = LEDGER.with_name("key_results.md")
 ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)(?: <[^>]*>)?`")
 
 
@@ -66,3 +68,15 @@ def test_every_row_has_details_and_a_place_in_the_strip():
     for target in targets:
         assert f"({target})=\n````{{dropdown}}" in text, f"no details dropdown for {target}"
         assert f"<{target}>`" in strip, f"{target} missing from the verdict strip"
+
+
+def test_key_results_legend_explains_every_verdict_used():
+    """The key-results page shows the ledger's badges, so its legend names every verdict, in the ledger's words."""
+    ledger = LEDGER.read_text()
+    legend = re.search(r"```\{admonition\} How to read a verdict\n(.*?)\n```", KEY_RESULTS.read_text(), flags=re.S)
+    assert legend, "key_results.md has no 'How to read a verdict' legend"
+    shown = " ".join(legend.group(1).split())
+    for verdict in {ROLE.sub(r"\1", row[2]) for row in _rows(ledger)}:
+        assert f"`{verdict}`" in shown, f"the key-results legend does not explain {verdict!r}"
+    meaning = re.search(r"^\* \{bdg-secondary\}`uninformative` (.*)$", ledger, flags=re.M).group(1)
+    assert meaning in shown, "'uninformative' must be explained in the ledger's words"

@@ -9,6 +9,9 @@ second, where parsing every content stream for them took half a minute). Text dr
 ``label="$d_H$"``. The PDF is read and its text extracted once per session (cached), and ``make pdf`` runs these
 tests, so ``make test`` does not run them a second time.
 
+The text folded into dropdowns on the site (the ledger's details, proofs, solutions) is printed open: the opening words
+of every dropdown in the single-page build are in the PDF's text.
+
 Skipped when there is no PDF, unless ``POSGEOM_REQUIRE_PDF=1``.
 """
 
@@ -173,3 +176,35 @@ def test_figures_are_embedded():
     expected = sum(1 for p in images_dir.iterdir() if p.suffix.lower() in {".png", ".jpg", ".jpeg", ".gif"})
     embedded = len(_image_objects())
     assert embedded >= expected, f"{PDF.name} embeds {embedded} distinct raster images, the book has {expected}"
+
+
+def _dropdown_openings(html: str) -> list[tuple[str, str]]:
+    """(title, opening words) of every dropdown in the single-page build: sphinx-design's ``<details>`` and the
+    ``dropdown`` admonitions (proofs, solutions); the opening words are the first eight of the first paragraph whose
+    start has no math (MathJax's glyphs do not read back as the TeX source)."""
+    bs4 = pytest.importorskip("bs4")
+    soup = bs4.BeautifulSoup(html, "html.parser")
+    out = []
+    for node in soup.select("details.sd-dropdown, div.admonition.dropdown"):
+        head = node.find(["summary", "p"])
+        title = " ".join(head.get_text().split()) if head else ""
+        for para in node.find_all("p"):
+            if para is head or para.find_parent(["pre", "table"]):
+                continue
+            words = para.get_text().split()[:8]
+            if len(words) >= 5 and not any(mark in " ".join(words) for mark in ("\\(", "\\[", "$")):
+                out.append((title, " ".join(words)))
+                break
+    return out
+
+
+def test_dropdown_text_is_printed():
+    page = SINGLEHTML / "index.html"
+    if not page.is_file():
+        pytest.skip("no single-page build beside the PDF to read its dropdowns")
+    openings = _dropdown_openings(page.read_text(encoding="utf-8"))
+    assert len(openings) > 20, f"only {len(openings)} dropdowns found in {page}: the parser missed them"
+    # compared without spaces: the PDF spaces inline code apart from its punctuation ("[SEP] ," for "[SEP],")
+    text = _normalise(" ".join(full for full, _ in _pages())).replace(" ", "")
+    missing = [f"{title}: {words!r}" for title, words in openings if _normalise(words).replace(" ", "") not in text]
+    assert not missing, f"{len(missing)} of {len(openings)} dropdowns are folded away in {PDF.name}: {missing[:10]}"

@@ -1,0 +1,42 @@
+"""Number the figures, tables, exercises and theorems of an unnumbered page on their own, with a letter: P.1, A.1.
+
+Sphinx numbers an item on a numbered chapter by the chapter (Fig. 3.1, Exercise 5.2), but every page outside the
+numbered parts shares one counter per kind: the primer's figures were Fig. 1 to 6 and the appendix's only figure
+Fig. 7, so "Fig. 7" in a list of Fig. 7.1 and Fig. 8.1 named neither its page nor its place. After Sphinx has numbered
+everything (``env-get-updated``), this extension renumbers each unnumbered page's items from 1 under the page's letter
+in ``PREFIXES``. An unnumbered page with numbered items and no letter is a build warning (an error under ``-W``).
+"""
+
+from __future__ import annotations
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+PREFIXES = {"book/primer_encodings": "P", "book/appendix_ntk": "A"}
+
+
+def prefix_numbers(fignumbers, secnumbers, prefixes):
+    """Renumber the items of unnumbered documents as ``(letter, k)``; return the documents whose numbers changed."""
+    changed = []
+    for docname, by_type in fignumbers.items():
+        if secnumbers.get(docname) or not any(by_type.values()):
+            continue
+        if docname not in prefixes:
+            logger.warning(f"{docname} is outside the numbered chapters but numbers figures or exercises, which "
+                           f"would share one counter with every such page: give it a letter in PREFIXES of {__name__}")
+            continue
+        for figtype, numbers in by_type.items():
+            in_order = sorted(numbers, key=numbers.get)
+            by_type[figtype] = {ident: (prefixes[docname], k) for k, ident in enumerate(in_order, start=1)}
+        changed.append(docname)
+    return changed
+
+
+def _renumber(app, env):
+    return prefix_numbers(env.toc_fignumbers, env.toc_secnumbers, PREFIXES)
+
+
+def setup(app):
+    app.connect("env-get-updated", _renumber, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
