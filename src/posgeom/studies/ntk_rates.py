@@ -25,8 +25,7 @@ __all__ = ["kernel_deviations", "train_runs"]
 
 def _seed(seed0: int, k: int, s: int, n_seeds: int, stride: int | None = None) -> int:
     """Seed of run ``s`` at the ``k``-th width: ``seed0 + stride k + s``, by default ``stride = 10^m >= n_seeds``."""
-    if stride is None:
-        stride = 10 ** int(np.ceil(np.log10(max(n_seeds, 2))))
+    stride = 10 ** int(np.ceil(np.log10(max(n_seeds, 2)))) if stride is None else stride
     if stride < n_seeds:
         raise ValueError(f"seed_stride={stride} < n_seeds={n_seeds} would give two runs one seed; use >= n_seeds")
     return seed0 + stride * k + s
@@ -64,15 +63,6 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
     ``target``: ``sqrt(mu)`` for ``loss="mse"``, ``mu`` for ``"cross_entropy"``; ``sigma0`` maps a width to the
     initial scale; seeds as in :func:`kernel_deviations`, or ``seed0 + seed_stride k + s`` if ``seed_stride`` is
     given (``>= n_seeds``). Returns the runs and the learned distances of the last run.
-
-    Examples
-    --------
-    >>> import posgeom as pg
-    >>> mu = pg.synthetic_distributions(4, 3, rng=0, regime="smooth")
-    >>> runs, _ = train_runs(np.sqrt(mu), [8, 16], loss="mse", sigma0=lambda w: 0.5, lr=0.5, steps=2, n_seeds=2,
-    ...                      seed0=7, seed_stride=2, linearised=False)
-    >>> runs["seed"].tolist()
-    [7, 8, 9, 10]
     """
     target = np.asarray(target)
     n, vocab = target.shape
@@ -104,11 +94,8 @@ _ARMS = {"main": (lambda w: 0.5, 0.5, 20), "control": (lambda w: float(np.sqrt(w
 
 
 def design_runs(design, *, n_widths: int = len(DESIGN_WIDTHS)) -> dict:
-    """The per-run results the design file ``app_rates`` fixes, on its seeds, for JSON (torch on one thread).
-
-    ``n_seeds / 10`` runs per width per arm; arm ``a`` (main, then control), width index ``k``, run ``s`` has seed
-    ``seed_start + 5 S a + S k + s``. ``n_widths < 5`` runs only the first widths (to re-run a stored part).
-    """
+    """The runs the design file ``app_rates`` fixes, for JSON (torch on one thread): ``S = n_seeds / 10`` per width
+    per arm; arm ``a``, width ``k``, run ``s`` has seed ``seed_start + 5 S a + S k + s``; the first ``n_widths``."""
     import torch
 
     torch.set_num_threads(1)

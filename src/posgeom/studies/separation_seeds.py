@@ -92,8 +92,8 @@ class RegularisedRuns:
     @classmethod
     def from_stored(cls, fields: dict) -> RegularisedRuns:
         """Runs written by :meth:`stored`: the same arrays, bit for bit (``params`` holds the position table)."""
-        arrays = {k: np.array(fields[k]) for k in _STORED}
-        return cls(params={"positional.weight": np.array(fields["final"])}, lam=fields["lam"], **arrays)
+        return cls(params={"positional.weight": np.array(fields["final"])}, lam=fields["lam"],
+                   **{k: np.array(fields[k]) for k in _STORED})
 
     @property
     def final(self) -> np.ndarray:
