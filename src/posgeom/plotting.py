@@ -64,7 +64,6 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     >>> ax = distance_heatmap(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0))), title="ruler")
     >>> ax.get_title(), ax.get_xlabel()
     ('ruler', 'position $j$')
-    >>> plt.close("all")
     """
     import seaborn as sns
 
@@ -114,7 +113,6 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
     >>> ax = lag_profile_plot(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), label="ruler")
     >>> ax.lines[0].get_ydata()
     array([0., 1., 2., 3.])
-    >>> plt.close("all")
     """
     from .geometry.shift import lag_profile
 
@@ -131,34 +129,7 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
 
 def spectrum_plot(eigenvalues: ArrayLike, *, ax: Axes | None = None, label: str | None = None,
                   n_show: int | None = None) -> Axes:
-    """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes.
-
-    Parameters
-    ----------
-    eigenvalues : 1-D array_like
-        Eigenvalues in the order to draw (e.g. ``ClassicalMDS.eigenvalues``, descending).
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure if ``None``.
-    label : str, optional
-        Legend label of the bars.
-    n_show : int, optional
-        Draw only the first ``n_show`` eigenvalues (default all).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The axes drawn on.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> ax = spectrum_plot([3.0, 1.0, -0.5, -0.1], n_show=3)
-    >>> len(ax.patches)
-    3
-    >>> plt.close("all")
-    """
+    """Bar plot of the eigenvalues of ``B`` (negative ones in red), largest first. Returns the axes."""
     ax = _axes(ax)
     lam = np.asarray(eigenvalues, dtype=float)[: n_show or None]
     colors = np.where(lam >= 0, "tab:blue", "tab:red")

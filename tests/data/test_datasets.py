@@ -1,4 +1,4 @@
-"""Tests of posgeom.data.datasets and .archives: the mirror route, and the download route against a local server."""
+"""Tests of posgeom.data.datasets and ._archives: the mirror route, and the download route against a local server."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from posgeom.data import datasets, load_imdb, load_sst2
-from posgeom.data.archives import _SOURCES
+from posgeom.data._archives import SOURCES
 
 MIRROR = Path(os.environ.get("POSGEOM_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
 has_mirror = pytest.mark.skipif(
@@ -185,11 +185,11 @@ def server(tmp_path, monkeypatch):
 
 
 def _publish(monkeypatch, www, base, name, payload: bytes, *, sha256: str | None = None, served_name=None):
-    served_name = served_name or _SOURCES[name].filename
+    served_name = served_name or SOURCES[name].filename
     (www / served_name).write_bytes(payload)
     digest = sha256 or hashlib.sha256(payload).hexdigest()
     monkeypatch.setitem(
-        _SOURCES, name, dataclasses.replace(_SOURCES[name], url=f"{base}/{served_name}", sha256=digest)
+        SOURCES, name, dataclasses.replace(SOURCES[name], url=f"{base}/{served_name}", sha256=digest)
     )
 
 
@@ -222,7 +222,7 @@ def test_download_with_wrong_hash_leaves_nothing(server, monkeypatch):
 
 def test_download_missing_file_leaves_nothing(server, monkeypatch):
     www, base, cache = server
-    monkeypatch.setitem(_SOURCES, "sst2", dataclasses.replace(_SOURCES["sst2"], url=f"{base}/absent.zip"))
+    monkeypatch.setitem(SOURCES, "sst2", dataclasses.replace(SOURCES["sst2"], url=f"{base}/absent.zip"))
     with pytest.raises(OSError, match="absent.zip"):
         load_sst2("dev")
     assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))
@@ -235,7 +235,7 @@ def test_corrupted_archive_with_matching_hash(server, monkeypatch, name):
     payload = _tiny_sst2() if name == "sst2" else _tiny_imdb()
     _publish(monkeypatch, www, base, name, payload[: len(payload) // 2])
     loader = load_sst2 if name == "sst2" else load_imdb
-    message = rf"cannot read the archive .*{_SOURCES[name].filename}.*truncated or corrupted"
+    message = rf"cannot read the archive .*{SOURCES[name].filename}.*truncated or corrupted"
     with pytest.raises(ValueError, match=message):
         loader("train")
     assert not (cache / "parsed").exists() or not list((cache / "parsed").iterdir())
@@ -253,6 +253,6 @@ def test_wrong_archive_content(server, monkeypatch):
 
 def test_cache_dir_from_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("POSGEOM_CACHE", str(tmp_path))
-    assert datasets._cache_dir() == tmp_path
+    assert datasets.cache_dir() == tmp_path
     monkeypatch.delenv("POSGEOM_CACHE")
-    assert "posgeom" in str(datasets._cache_dir())
+    assert "posgeom" in str(datasets.cache_dir())

@@ -117,10 +117,10 @@ def test_duplicates_and_texts_with_no_words():
     ],
 )
 def test_bad_texts_get_a_clear_error(texts, error, match):
-    from posgeom.data._phrases import _source_groups
+    from posgeom.data._phrases import source_groups
 
     with pytest.raises(error, match=match):
-        _source_groups(texts, min_shared=8)
+        source_groups(texts, min_shared=8)
 
 
 @pytest.mark.parametrize("min_shared", [0, -1, 2.5, "8"])

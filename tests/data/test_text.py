@@ -17,7 +17,7 @@ from posgeom.data import (  # noqa: E402
     load_tokenizer,
     tokenize_corpus,
 )
-from posgeom.data.conventions import _iter_token_sequences as iter_token_sequences  # noqa: E402
+from posgeom.data._tokens import iter_token_sequences  # noqa: E402
 
 TEXTS = [
     "hide new secretions from the parental units",

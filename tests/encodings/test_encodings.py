@@ -11,8 +11,14 @@ from posgeom.encodings import (
     mds_encoding,
     sinusoidal_encoding,
 )
-from posgeom.encodings._relative import _alibi_distances, _rope_distances, _t5_bucket, _t5_bucket_distances
-from posgeom.encodings.absolute import _orthonormal_frame, _place_in_width, _sinusoidal_frequencies
+from posgeom.encodings._relative import (
+    _alibi_distances,
+    _rope_distances,
+    _t5_bucket,
+    _t5_bucket_distances,
+    sinusoidal_frequencies,
+)
+from posgeom.encodings.absolute import _orthonormal_frame, _place_in_width
 from posgeom.stress._smacof import smacof_encoding
 
 
@@ -30,7 +36,7 @@ def test_sinusoidal_rows_and_shift_invariance():
     assert np.allclose(np.linalg.norm(P, axis=1), np.sqrt(8))
     E = pg.pairwise_distances(P)
     assert np.allclose(E[3, 7], E[10, 14])
-    theta = _sinusoidal_frequencies(16)
+    theta = sinusoidal_frequencies(16)
     assert np.allclose(E[0, 5] ** 2, np.sum(2 * (1 - np.cos(5 * theta))))
 
 
@@ -187,7 +193,7 @@ def test_rope_equals_sinusoidal_distance(base):
     R = _rope_distances(24, 32, base=base)
     S = pg.pairwise_distances(sinusoidal_encoding(24, 32, base=base))
     assert np.allclose(R, S, atol=1e-12)
-    theta = _sinusoidal_frequencies(32, base=base)
+    theta = sinusoidal_frequencies(32, base=base)
     lag = np.abs(np.subtract.outer(np.arange(24), np.arange(24)))
     closed = np.sqrt(np.sum(2 * (1 - np.cos(lag[..., None] * theta)), axis=-1))
     assert np.allclose(R, closed, atol=1e-12)

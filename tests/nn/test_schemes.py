@@ -11,6 +11,7 @@ from posgeom.encodings._schemes import SCHEMES
 from posgeom.nn._schemes import (
     ALiBiPosition,
     FixedPosition,
+    LearnedPosition,
     LowRankPosition,
     RotaryPosition,
     make_positional,
@@ -81,6 +82,13 @@ def test_absolute_schemes_shapes_and_values():
     fx = FixedPosition(12, 8, 2, encoding=P)
     np.testing.assert_allclose(fx.encoding_matrix().numpy(), P)
     assert not list(fx.parameters())
+
+
+def test_learned_table_scale_and_tied_start():
+    torch.manual_seed(0)
+    std = float(LearnedPosition(64, 32, 2).encoding_matrix().detach().std())
+    assert 0.015 < std < 0.025  # N(0, 0.02^2) entries
+    assert float(LearnedPosition(8, 4, 2, init_std=0.0).encoding_matrix().detach().abs().max()) == 0.0
 
 
 def test_none_and_relative_schemes_have_no_matrix():

@@ -32,9 +32,9 @@ import posgeom
 #: result classes are), names no other subpackage uses became private and the unused top-level re-exports went;
 #: 118 after the studies exported only what their chapters call and helpers that only the library itself uses moved
 #: to private modules; 120 (the target) once the one decision rule arrived (``decide``, ``decide_ladder``, issue
-#: #32). The ceiling may only go down from here.
+#: #32); 118 measured when the ceiling was lowered (issue #32). The ceiling may only go down from here.
 NAMES_TARGET = 120
-NAMES_CEILING = 120
+NAMES_CEILING = 118
 
 #: Target of issue #24: ``posgeom.studies`` (one chapter's experiment each) at most 1,500 lines in all. Measured
 #: 2,443 when this ceiling was written (after the synthetic tasks and Theorem 4's conditions, which three chapters
@@ -51,14 +51,17 @@ STUDIES_LINES_TARGET = 1500
 STUDIES_LINES_CEILING = 1636
 
 #: Targets of issue #32: ``src/`` at most 12,000 lines in all (17,628 when the issue was written; 16,449 when this
-#: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet) and at
-#: most 20 underscore names imported across modules (``from ... import _name``: a second API behind the public one;
-#: 56 when the issue was written, 37 when this ceiling was written, 38 once the data layer's source groups merged). The
-#: ceilings may only go down.
+#: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet; 15,526
+#: after the second diet of the library's core: one example per public docstring, each parameter stated once,
+#: internal helpers without numpydoc sections, re-exports one import a line) and at most 20 underscore names
+#: imported across modules (``from ... import _name``: a second API behind the public one; 56 when the issue was
+#: written, 37 when this ceiling was written, 38 once the data layer's source groups merged; 20, the target, once
+#: helpers shared inside a subpackage moved to private modules: ``data._archives``, ``data._tokens``,
+#: ``corpus._flat``, ``nn._checks``). The ceilings may only go down.
 SRC_LINES_TARGET = 12_000
-SRC_LINES_CEILING = 16_449
+SRC_LINES_CEILING = 15_526
 PRIVATE_IMPORTS_TARGET = 20
-PRIVATE_IMPORTS_CEILING = 38
+PRIVATE_IMPORTS_CEILING = 20
 
 #: No module over 500 lines. Modules still over the limit would be listed here with the length measured when they
 #: were listed: each must stay over the limit (else delete its entry) and must not grow. None is, at present.

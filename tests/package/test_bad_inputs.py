@@ -147,7 +147,7 @@ def test_imdb_archive_with_escaping_member_is_refused(tmp_path, member, kind):
     _tar_gz(archive, [("aclImdb/train/neg/0_1.txt", b"bad film", "file"), (member, b"pwned", kind)])
     before = sorted(p.name for p in tmp_path.rglob("*"))
     with pytest.raises(ValueError, match="unsafe member"):
-        datasets._parse_imdb(archive, datasets._source("imdb"))
+        datasets._parse_imdb(archive, datasets.find_source("imdb"))
     assert sorted(p.name for p in tmp_path.rglob("*")) == before, "nothing may be written anywhere"
 
 
@@ -161,7 +161,7 @@ def test_sst2_archive_with_escaping_member_is_refused(tmp_path):
         zf.writestr("SST-2/dev.tsv", "sentence\tlabel\nbad\t0\n")
         zf.writestr("../../evil.tsv", "pwned")
     with pytest.raises(ValueError, match="unsafe member"):
-        datasets._parse_sst2(archive, datasets._source("sst2"))
+        datasets._parse_sst2(archive, datasets.find_source("sst2"))
 
 
 # --- the command line ---------------------------------------------------------------------------------------------

@@ -14,13 +14,8 @@
 """
 from __future__ import annotations
 
-from .counts import (
-    position_counts,
-    position_distributions,
-)
-from .incidence import (
-    SequenceIncidence,
-)
+from .counts import position_counts, position_distributions
+from .incidence import SequenceIncidence
 from .synthetic import (
     REGIMES,
     sample_sequences,

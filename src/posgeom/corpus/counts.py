@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from .._validation import check_matrix, check_positive_int
+from ._flat import check_arguments, check_ids, flat_tokens
 
 __all__ = [
     "pad_sequences",
@@ -39,24 +40,6 @@ def _as_id_matrix(sequences, n_positions: int, pad_id):
             ids = np.concatenate([ids, pad], axis=1)
         return ids
     return None
-
-
-def _flatten(sequences, n_positions: int, pad_id):
-    """Return flat (positions, token_ids) arrays for the first ``n_positions`` tokens of every sequence."""
-    rows = [np.asarray(s).ravel() for s in sequences]
-    if not rows:
-        raise ValueError("sequences is empty: pass at least one sequence of token ids")
-    rows = [r[:n_positions] for r in rows]
-    lengths = np.fromiter((r.size for r in rows), dtype=np.int64, count=len(rows))
-    if pad_id is not None:
-        rows = [
-            r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)]) for r in rows
-        ]
-        lengths[:] = n_positions
-    ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
-    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    positions = np.arange(ids.size) - starts
-    return positions, ids
 
 
 def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_id: int) -> tuple[np.ndarray,
@@ -91,9 +74,6 @@ def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_i
     >>> ids
     array([[5, 6, 0],
            [7, 0, 0]])
-    >>> mask
-    array([[False, False,  True],
-           [False,  True,  True]])
     """
     n = check_positive_int(n_positions, "n_positions")
     pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
@@ -108,70 +88,6 @@ def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_i
     for row, seq in zip(ids, seqs):
         row[: seq.size] = seq
     return ids, np.arange(n)[None, :] >= lengths[:, None]
-
-
-def _check_arguments(n_positions, vocab_size, pad_id):
-    n_positions = check_positive_int(n_positions, "n_positions")
-    vocab_size = check_positive_int(vocab_size, "vocab_size")
-    if pad_id is not None:
-        pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
-        if pad_id >= vocab_size:
-            raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size})")
-    return n_positions, vocab_size, pad_id
-
-
-def _flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
-    """Validated flat ``(positions, ids)`` int64 arrays of a corpus, under the conventions of :func:`position_counts`.
-
-    Shared by every structure built from token sequences (counts, per-sequence incidences), so that all of them
-    truncate, pad and reject bad ids in exactly the same way.
-
-    Parameters
-    ----------
-    sequences : iterable of 1-D int arrays, or 2-D int array
-        Token id sequences.
-    n_positions : int
-        Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
-    vocab_size : int
-        Vocabulary size ``V``; every id must lie in ``[0, V)``.
-    pad_id : int, optional
-        If given, sequences shorter than ``n`` are padded with ``pad_id`` (and the padding appears in the output).
-
-    Returns
-    -------
-    positions : 1-D int64 ndarray
-        Position of each kept token within its sequence.
-    ids : 1-D int64 ndarray
-        Token id of each kept token, sequence after sequence.
-
-    Raises
-    ------
-    ValueError
-        No sequences, an id outside ``[0, V)``, or ``pad_id`` outside the vocabulary.
-    TypeError
-        Non-integer token ids or sizes.
-
-    Examples
-    --------
-    >>> positions, ids = _flat_tokens([[4, 5, 6], [7]], n_positions=2, vocab_size=8)
-    >>> positions, ids
-    (array([0, 1, 0]), array([4, 5, 7]))
-    """
-    n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
-    positions, ids = _flatten(sequences, n_positions, pad_id)
-    _check_ids(ids, vocab_size)
-    return positions.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)
-
-
-def _check_ids(ids, vocab_size: int) -> None:
-    if ids.size and not np.issubdtype(ids.dtype, np.integer):
-        if not np.all(np.isfinite(ids)) or not np.all(ids == np.round(ids)):
-            raise TypeError("token ids must be integers; got non-integer values in sequences")
-    if ids.size and (ids.min() < 0 or ids.max() >= vocab_size):
-        bad = int(ids[(ids < 0) | (ids >= vocab_size)][0])
-        raise ValueError(
-            f"token id {bad} is outside the vocabulary [0, {vocab_size}); check vocab_size against the tokenizer"
-        )
 
 
 def _counts_from_matrix(ids: np.ndarray, n_positions: int, vocab_size: int) -> sp.csr_matrix:
@@ -235,12 +151,12 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
     array([[2, 0, 0],
            [0, 1, 0]])
     """
-    n_positions, vocab_size, pad_id = _check_arguments(n_positions, vocab_size, pad_id)
+    n_positions, vocab_size, pad_id = check_arguments(n_positions, vocab_size, pad_id)
     matrix = _as_id_matrix(sequences, n_positions, pad_id)
     if matrix is not None:
-        _check_ids(matrix, vocab_size)
+        check_ids(matrix, vocab_size)
         return _counts_from_matrix(matrix, n_positions, vocab_size)
-    positions, ids = _flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
+    positions, ids = flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
     keys = positions * vocab_size + ids
     cells = n_positions * vocab_size
     if cells <= _DENSE_BINCOUNT_CELLS:
@@ -283,9 +199,6 @@ def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.n
     >>> position_distributions(counts).toarray()
     array([[1. , 0. ],
            [0.5, 0.5]])
-    >>> position_distributions(counts, smoothing=1.0).toarray().round(3)
-    array([[0.75, 0.25],
-           [0.5 , 0.5 ]])
     """
     counts = check_matrix(counts, "counts", allow_sparse=True)
     smoothing = float(smoothing)

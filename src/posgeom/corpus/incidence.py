@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_positive_int
-from .counts import _check_arguments, _flat_tokens
+from ._flat import check_arguments, flat_tokens
 
 __all__ = [
     "SequenceIncidence",
@@ -48,10 +48,6 @@ class SequenceIncidence:
 
     Attributes
     ----------
-    n_positions, vocab_size : int
-        As passed.
-    indptr, cell, cells : ndarray
-        As passed (as int arrays).
     positions, tokens : ndarray
         Position and token of each entry of ``cells``.
     used_tokens : ndarray
@@ -67,9 +63,6 @@ class SequenceIncidence:
     >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], n_positions=2, vocab_size=3)
     >>> inc
     SequenceIncidence(2 sequences, 3 tokens, n_positions=2, vocab_size=3, 2 distinct cells)
-    >>> inc.counts().toarray()
-    array([[2, 0, 0],
-           [0, 1, 0]])
     """
 
     def __init__(self, indptr, cell, cells, n_positions: int, vocab_size: int):
@@ -124,8 +117,8 @@ class SequenceIncidence:
         >>> inc.n_sequences, inc.lengths
         (2, array([2, 2]))
         """
-        n, V, _ = _check_arguments(n_positions, vocab_size, pad_id)
-        positions, ids = _flat_tokens(sequences, n, V, pad_id=pad_id)
+        n, V, _ = check_arguments(n_positions, vocab_size, pad_id)
+        positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
         if ids.size == 0:
             raise ValueError("the sequences hold no token within the first n_positions positions")
         starts = np.flatnonzero(positions == 0)  # every non-empty sequence starts at position 0
@@ -171,7 +164,7 @@ class SequenceIncidence:
         (array([2, 1]), array([[2, 0],
                [0, 1]]))
         """
-        n, V, _ = _check_arguments(n_positions, vocab_size, None)
+        n, V, _ = check_arguments(n_positions, vocab_size, None)
         tokens = np.asarray(tokens, dtype=np.int64)
         lengths = np.asarray(lengths, dtype=np.int64)
         if lengths.ndim != 1 or lengths.size < 1 or lengths.min() < 1 or lengths.max() > n:

@@ -107,8 +107,6 @@ def synthetic_distributions(
     >>> mu = synthetic_distributions(4, 6, rng=0, regime="abrupt", n_topics=2)
     >>> mu.shape, mu.sum(axis=1).round(6)
     ((4, 6), array([1., 1., 1., 1.]))
-    >>> bool(np.allclose(mu[0], mu[1])), bool(np.allclose(mu[1], mu[2]))
-    (True, False)
     """
     n = check_positive_int(n_positions, "n_positions")
     rng = check_rng(rng)
@@ -146,14 +144,8 @@ def synthetic_corpus(
         ``n`` and ``V`` (``V >= 2``); every sequence has length ``n``.
     rng : int or numpy.random.Generator
         Seed or generator of the topics and then the tokens (keyword-only, required).
-    regime : {"stationary", "smooth", "abrupt"}, default "smooth"
-        See :func:`synthetic_distributions`.
-    n_topics : int, default 4
-        Number of topics.
-    bandwidth : float, default 0.15
-        Positional window of a topic as a fraction of ``n`` (smooth regime only).
-    topic_concentration : float, default 0.1
-        Dirichlet concentration of the topics.
+    regime, n_topics, bandwidth, topic_concentration
+        As in :func:`synthetic_distributions`.
 
     Returns
     -------

@@ -17,26 +17,11 @@
 from __future__ import annotations
 
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
-from .datasets import (
-    Corpus as Corpus,
-)
-from .datasets import (
-    load_imdb,
-    load_sst2,
-)
-from .pretrained import (
-    learned_position_embeddings,
-)
-from .text import (
-    CountingConvention,
-    cached_tokenized_corpus,
-    corpus_position_counts,
-    load_tokenizer,
-    tokenize_corpus,
-)
-from .text import (
-    TokenizedCorpus as TokenizedCorpus,
-)
+from .datasets import Corpus as Corpus
+from .datasets import load_imdb, load_sst2
+from .pretrained import learned_position_embeddings
+from .text import CountingConvention, cached_tokenized_corpus, corpus_position_counts, load_tokenizer, tokenize_corpus
+from .text import TokenizedCorpus as TokenizedCorpus
 
 __all__ = [
     "load_sst2",

@@ -8,7 +8,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._validation import check_positive_int
-from .conventions import _check_texts
+from ._tokens import check_texts
 
 # Texts of at least this many words are found inside others through their first _ANCHOR words (one lookup per word
 # of the corpus); shorter texts through every run of their length (one lookup per word and per such length).
@@ -19,7 +19,7 @@ _BASE_INV = np.uint64(pow(int(_BASE), -1, 1 << 64))
 
 def _check_phrase_texts(texts) -> list[str]:
     """The texts as a list of strings, or a clear error."""
-    texts = list(_check_texts(texts))
+    texts = list(check_texts(texts))
     for k, t in enumerate(texts):
         if not isinstance(t, str):
             raise TypeError(f"texts must be strings; texts[{k}] is {type(t).__name__} {t!r:.60}")
@@ -117,7 +117,7 @@ def _containment(texts: list[str], min_shared: int):
     return canon, lengths, key // len(texts), key % len(texts), opens, opening.ravel()
 
 
-def _source_groups(texts, *, min_shared: int) -> np.ndarray:
+def source_groups(texts, *, min_shared: int) -> np.ndarray:
     """Group id of every text (numbered by first appearance) under the relation of ``Corpus.source_groups``."""
     texts = _check_phrase_texts(texts)
     min_shared = check_positive_int(min_shared, "min_shared")

@@ -7,7 +7,7 @@
 ===============  ================================================================
 
 Archives are parsed in place and the result cached as JSON keyed by the archive's sha256 (see
-:mod:`posgeom.data.archives`).
+``posgeom.data._archives``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import numpy as np
 
 from .._io import atomic_open
 from .._validation import check_rng
-from ._phrases import _source_groups
-from .archives import _cache_dir, _resolve, _Source, _source
+from ._archives import Source, cache_dir, find_source, resolve
+from ._phrases import source_groups
 
 __all__ = [
     "load_sst2",
@@ -197,21 +197,21 @@ class Corpus:
         >>> Corpus("toy", "train", texts, np.ones(5, dtype=int), list("abcde"), "memory").source_groups()
         array([0, 0, 0, 1, 1])
         """
-        return _source_groups(self.texts, min_shared=min_shared)
+        return source_groups(self.texts, min_shared=min_shared)
 
     def __repr__(self) -> str:
         pos = int(self.labels.sum())
         return f"Corpus({self.name!r}, {self.split!r}, {len(self)} texts, {pos} positive, source={self.source!r})"
 
 
-def _corrupt(path: Path, exc: BaseException, source: _Source) -> ValueError:
+def _corrupt(path: Path, exc: BaseException, source: Source) -> ValueError:
     return ValueError(
         f"cannot read the archive {path}: {type(exc).__name__}: {exc}. The file is truncated or corrupted; delete "
         f"it so that it is downloaded again, or replace the mirror copy ({source.mirror_filename})"
     )
 
 
-def _parse_sst2(path: Path, source: _Source) -> dict:
+def _parse_sst2(path: Path, source: Source) -> dict:
     out = {}
     try:
         with zipfile.ZipFile(path) as zf:
@@ -257,7 +257,7 @@ def _check_member_name(name: str, path: Path, *, link: bool = False) -> None:
 _IMDB_MEMBER = re.compile(r"^aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
 
 
-def _parse_imdb(path: Path, source: _Source) -> dict:
+def _parse_imdb(path: Path, source: Source) -> dict:
     found = {split: [] for split in source.splits}
     try:
         with gzip.open(path, "rb") as gz:
@@ -299,8 +299,8 @@ def _atomic_write_json(path: Path, payload) -> None:
         json.dump(payload, fh, ensure_ascii=False)
 
 
-def _parsed(source: _Source, path: Path, digest: str, use_cache: bool) -> dict:
-    entry = _cache_dir() / "parsed" / f"{source.name}-v{_PARSE_VERSION}-{digest[:16]}.json"
+def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:
+    entry = cache_dir() / "parsed" / f"{source.name}-v{_PARSE_VERSION}-{digest[:16]}.json"
     if use_cache and entry.is_file():
         try:
             with open(entry, encoding="utf-8") as fh:
@@ -319,13 +319,13 @@ def _parsed(source: _Source, path: Path, digest: str, use_cache: bool) -> dict:
 
 
 def _load(name: str, split, data_dir, progress: bool, use_cache: bool) -> Corpus:
-    source = _source(name)
+    source = find_source(name)
     if not isinstance(split, str):
         raise TypeError(f"split must be a string, one of {source.splits}; got {type(split).__name__}")
     if split not in source.splits:
         what = "an empty string" if not split else repr(split)
         raise ValueError(f"split must be one of {source.splits} for {name}, got {what}")
-    path, digest = _resolve(source, data_dir, progress)
+    path, digest = resolve(source, data_dir, progress)
     data = _parsed(source, path, digest, use_cache)[split]
     return Corpus(
         name=name,
@@ -348,11 +348,11 @@ def load_sst2(
         The split.
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
-        is downloaded into ``_cache_dir`` (once) and verified.
+        is downloaded into the cache folder (once) and verified.
     progress : bool, default False
         Show a download progress bar.
     cache : bool, default True
-        Read/write the parsed corpus in ``_cache_dir() / "parsed"`` (written atomically).
+        Read/write the parsed corpus in ``cache_dir() / "parsed"`` (written atomically).
 
     Returns
     -------
@@ -400,12 +400,8 @@ def load_imdb(
         ``"keep"`` returns the reviews exactly as distributed, with their HTML line breaks ``<br />`` (which the
         WordPiece tokenizer turns into the four tokens ``<``, ``br``, ``/``, ``>``); ``"space"`` replaces every
         ``<br />`` (and ``<br/>``, ``<br>``) by one space.
-    data_dir : path, optional
-        A mirror folder holding ``aclImdb_v1_labeled.tar.gz``; overrides ``$POSGEOM_DATA``.
-    progress : bool, default False
-        Show a download progress bar.
-    cache : bool, default True
-        Read/write the parsed corpus in ``_cache_dir() / "parsed"``.
+    data_dir, progress, cache
+        As in :func:`load_sst2` (the mirror file is ``aclImdb_v1_labeled.tar.gz``).
 
     Returns
     -------
@@ -416,12 +412,8 @@ def load_imdb(
 
     Raises
     ------
-    ValueError
-        Unknown ``html_breaks`` or split, a mirror file with the wrong hash, or a corrupted archive.
-    FileNotFoundError
-        The mirror folder or file does not exist.
-    OSError
-        The download failed.
+    ValueError, FileNotFoundError, OSError
+        As :func:`load_sst2`, and for an unknown ``html_breaks``.
 
     Examples
     --------

@@ -29,8 +29,8 @@ import scipy.sparse as sp
 from .._io import atomic_open
 from .._validation import check_positive_int
 from ..corpus.counts import position_counts
+from ._tokens import assemble, check_texts, iter_token_sequences, special_ids
 from .conventions import CountingConvention as CountingConvention
-from .conventions import _assemble, _check_texts, _iter_token_sequences, _special_ids
 from .conventions import corpus_position_counts as corpus_position_counts
 from .conventions import load_tokenizer as load_tokenizer
 from .pretrained import _DEFAULT_MODEL
@@ -73,8 +73,6 @@ class TokenizedCorpus:
     >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
     >>> tc, len(tc), tc.lengths
     (TokenizedCorpus(2 texts, 3 word pieces, max_pieces=4), 2, array([2, 1]))
-    >>> [s.tolist() for s in tc.sequences(CountingConvention(3))]
-    [[1, 7, 2], [1, 9, 2]]
     """
 
     def __init__(self, indptr, ids, *, max_pieces: int, vocab_size: int, cls_id, sep_id, pad_id):
@@ -111,7 +109,8 @@ class TokenizedCorpus:
             raise ValueError("count_padding=True needs a tokenizer with a [PAD] token")
 
     def sequences(self, convention: CountingConvention) -> list:
-        """The counted sequences (unpadded int64 arrays) under ``convention``.
+        """The counted sequences (unpadded int64 arrays) under ``convention`` (here and in the methods below, a
+        :class:`CountingConvention` with ``n_positions <= max_pieces``).
 
         Parameters
         ----------
@@ -143,7 +142,7 @@ class TokenizedCorpus:
         self._check(convention)
         out = []
         for k, (a, b) in enumerate(zip(self.indptr[:-1], self.indptr[1:])):
-            seq = _assemble(self.ids[a:b].astype(np.int64), convention, self.cls_id, self.sep_id)
+            seq = assemble(self.ids[a:b].astype(np.int64), convention, self.cls_id, self.sep_id)
             if seq is not None:
                 out.append((k, seq))
         if not out:
@@ -331,14 +330,14 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     >>> tc.lengths, tc.counts(CountingConvention(4)).sum(axis=1).A.ravel()
     (array([3, 2]), array([2, 2, 2, 2]))
     """
-    texts = _check_texts(texts)
+    texts = check_texts(texts)
     max_pieces = check_positive_int(max_pieces, "max_pieces")
     conv = CountingConvention(max_pieces, special_tokens=False)
-    chunks = list(_iter_token_sequences(texts, tokenizer, conv, batch_size=batch_size, progress=progress))
+    chunks = list(iter_token_sequences(texts, tokenizer, conv, batch_size=batch_size, progress=progress))
     seqs = [s for chunk in chunks for s in chunk]
     lengths = np.fromiter((s.size for s in seqs), dtype=np.int64, count=len(seqs))
     ids = np.concatenate(seqs).astype(np.int32) if lengths.sum() else np.zeros(0, dtype=np.int32)
-    cls_id, sep_id, pad_id = _special_ids(tokenizer)
+    cls_id, sep_id, pad_id = special_ids(tokenizer)
     return TokenizedCorpus(np.concatenate(([0], np.cumsum(lengths))), ids, max_pieces=max_pieces,
                            vocab_size=len(tokenizer), cls_id=cls_id, sep_id=sep_id, pad_id=pad_id)
 
@@ -360,7 +359,7 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
     tokenizer : transformers fast tokenizer, optional
         Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
-        Cache folder; default ``posgeom.data._cache_dir() / "tokens"``.
+        Cache folder; default ``posgeom.data.cache_dir() / "tokens"``.
     batch_size : int, default 1024
         Texts tokenised per batch (on a cache miss).
     progress : bool, default False
@@ -387,7 +386,7 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
     ...     len(list(Path(tmp).glob("*.npz"))), again.lengths
     (1, array([3, 1]))
     """
-    from .archives import _cache_dir
+    from ._archives import cache_dir
 
     digest = hashlib.sha256()
     for t in corpus.texts:
@@ -395,7 +394,7 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
         digest.update(b"\x00")
     tag = (f"{corpus.name}-{corpus.split}-{len(corpus.texts)}-{digest.hexdigest()[:12]}-p{max_pieces}"
            f"-{hashlib.sha256(str(model).encode()).hexdigest()[:8]}")
-    folder = Path(cache) if cache is not None else _cache_dir() / "tokens"
+    folder = Path(cache) if cache is not None else cache_dir() / "tokens"
     path = folder / f"{tag}.npz"
     if path.is_file():
         try:

@@ -5,16 +5,8 @@ monotonicity measures of any encoding. (The distances the relative schemes RoPE,
 from __future__ import annotations
 
 from ._relative import alibi_slopes
-from .absolute import (
-    low_rank_factors,
-    mds_encoding,
-    sinusoidal_encoding,
-)
-from .monotonicity import (
-    permutation_test,
-    rank_correlations,
-    triple_monotonicity,
-)
+from .absolute import low_rank_factors, mds_encoding, sinusoidal_encoding
+from .monotonicity import permutation_test, rank_correlations, triple_monotonicity
 
 __all__ = [
     "sinusoidal_encoding",

@@ -24,11 +24,21 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int
 from ..geometry.euclidean import pairwise_distances
-from .absolute import _sinusoidal_frequencies
 
 __all__ = [
     "alibi_slopes",
 ]
+
+
+def sinusoidal_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
+    """The frequency schedule ``theta_k = base^(-2k/d)``, ``k = 0..d/2-1``, shared by sinusoidal and RoPE."""
+    d = check_positive_int(d_model, "d_model")
+    if d % 2:
+        raise ValueError(f"d must be even (sine/cosine pairs), got d={d}")
+    base = float(base)
+    if not np.isfinite(base) or base <= 1:
+        raise ValueError(f"base must be a finite number > 1, got {base}")
+    return base ** (-np.arange(0, d, 2, dtype=float) / d)
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
@@ -95,7 +105,7 @@ def _rope_rotate(x: np.ndarray, n: int, theta: np.ndarray) -> np.ndarray:
 def _rope_distances(n_positions: int, d_model: int, *, base: float = 10000.0, x: ArrayLike | None = None) -> np.ndarray:
     """RoPE's induced distance: ``||R_i x - R_j x||`` between rotated copies of one vector ``x`` (Su et al., 2024)."""
     n, d = check_positive_int(n_positions, "n_positions", minimum=2), d_model
-    theta = _sinusoidal_frequencies(d, base=base)
+    theta = sinusoidal_frequencies(d, base=base)
     if x is None:
         x = np.tile([0.0, 1.0], d // 2)
     else:

@@ -3,53 +3,20 @@ shift-equivariance and Toeplitz structure, and the sampling noise of the estimat
 """
 from __future__ import annotations
 
-from ._crossfit import (
-    CorrectedDistances as CorrectedDistances,
-)
+from ._crossfit import CorrectedDistances as CorrectedDistances
 
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
-from .bias import (
-    expected_plugin_squared_distance,
-)
-from .estimators import (
-    CrossFitted,
-    PlugIn,
-    Resolved,
-)
-from .euclidean import (
-    pairwise_distances,
-)
-from .hellinger import (
-    fisher_rao_distances,
-    hellinger_distances,
-)
-from .ladder import (
-    Ladder as Ladder,
-)
-from .ladder import (
-    flat_corpus,
-    stability_ladder,
-    subsample,
-)
-from .mds import (
-    ClassicalMDS as ClassicalMDS,
-)
-from .mds import (
-    classical_mds,
-)
-from .polynomial import (
-    BestPolynomial,
-)
-from .profile import (
-    LagStatistics,
-    ladder_sign,
-    pad_texts,
-)
-from .resolved import (
-    Resolution,
-    choose_resolution,
-    resolved_estimand,
-)
+from .bias import expected_plugin_squared_distance
+from .estimators import CrossFitted, PlugIn, Resolved
+from .euclidean import pairwise_distances
+from .hellinger import fisher_rao_distances, hellinger_distances
+from .ladder import Ladder as Ladder
+from .ladder import flat_corpus, stability_ladder, subsample
+from .mds import ClassicalMDS as ClassicalMDS
+from .mds import classical_mds
+from .polynomial import BestPolynomial
+from .profile import LagStatistics, ladder_sign, pad_texts
+from .resolved import Resolution, choose_resolution, resolved_estimand
 from .shift import (
     fourier_alignment,
     fourier_basis,
@@ -57,12 +24,8 @@ from .shift import (
     shift_equivariant_distributions,
     subspace_alignment,
 )
-from .sweep import (
-    ResolutionSweep as ResolutionSweep,
-)
-from .sweep import (
-    resolution_sweep,
-)
+from .sweep import ResolutionSweep as ResolutionSweep
+from .sweep import resolution_sweep
 
 __all__ = [
     "PlugIn",

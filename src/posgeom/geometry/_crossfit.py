@@ -29,42 +29,8 @@ __all__ = [
 
 
 def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None = None) -> np.ndarray:
-    """Plug-in Hellinger distances between the empirical ``mu_i`` of a sequence incidence.
-
-    Parameters
-    ----------
-    incidence : SequenceIncidence
-        Which (position, token) cell each token of each sequence falls in (its counting convention decides what
-        enters ``mu_i``).
-    weights : (m,) array, optional
-        Multiplicity of each sequence (a bootstrap resample); default 1 for every sequence.
-
-    Returns
-    -------
-    (n, n) ndarray
-        ``d_H(mu_i, mu_j)`` of the empirical distributions, in ``[0, 1]``; biased upward by sampling noise.
-
-    Raises
-    ------
-    TypeError
-        If ``incidence`` is not a :class:`~posgeom.corpus.SequenceIncidence`.
-    ValueError
-        If a position receives no observation, or ``weights`` has the wrong shape or negative entries.
-
-    Notes
-    -----
-    Computed with single-threaded BLAS, as in the resampling loops, so an estimate computed here and the same
-    estimate inside ``PlugIn().bootstrap`` agree to the last bit.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from posgeom.corpus import SequenceIncidence
-    >>> inc = SequenceIncidence.from_sequences(np.array([[0, 1], [0, 1]]), 2, 2)
-    >>> plugin_distances(inc).round(3)
-    array([[0., 1.],
-           [1., 0.]])
-    """
+    """Plug-in Hellinger distances between the empirical ``mu_i`` (sequence ``s`` counted ``weights[s]`` times), with
+    single-threaded BLAS as inside ``PlugIn().bootstrap``, so that both agree to the last bit."""
     check_incidence(incidence, "incidence")
     S = incidence.sqrt_distributions(weights)
     with single_threaded_blas():
@@ -367,8 +333,6 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     >>> est.distances
     array([[0., 1.],
            [1., 0.]])
-    >>> est.floors, est.fraction_clipped
-    (array([0., 0.]), 0.0)
     """
     inc = check_incidence(incidence, "incidence")
     n_splits = check_positive_int(n_splits, "n_splits", minimum=2)

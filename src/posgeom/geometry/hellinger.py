@@ -87,9 +87,6 @@ def hellinger_distances(P: ArrayLike) -> np.ndarray:
     >>> hellinger_distances([[0.5, 0.5], [1.0, 0.0]]).round(3)
     array([[0.   , 0.541],
            [0.541, 0.   ]])
-    >>> hellinger_distances([[1.0, 0.0], [0.0, 1.0]])
-    array([[0., 1.],
-           [1., 0.]])
     """
     # d_H^2 = ||s_i - s_j||^2 / 2 = (G_ii + G_jj) / 2 - G_ij, with the computed diagonal rather than the exact 1:
     # equal rows then give exactly 0 (1 - BC would leave ~1e-16 under the square root, i.e. ~1e-8).

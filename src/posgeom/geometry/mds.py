@@ -76,29 +76,7 @@ def _eigenvector_signs(U: ArrayLike) -> np.ndarray:
 
 
 def double_centered_gram(D: ArrayLike) -> np.ndarray:
-    """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration).
-
-    Parameters
-    ----------
-    D : (n, n) array_like
-        Symmetric, non-negative, zero-diagonal distances (``n >= 2``); ``D * D`` is the element-wise square.
-
-    Returns
-    -------
-    B : (n, n) float ndarray
-        Symmetric, rows and columns summing to 0; positive semidefinite exactly when ``D`` is Euclidean.
-
-    Raises
-    ------
-    ValueError
-        If ``D`` is not a valid distance matrix (square, finite, non-negative, symmetric, zero diagonal).
-
-    Examples
-    --------
-    >>> double_centered_gram([[0.0, 2.0], [2.0, 0.0]])
-    array([[ 1., -1.],
-           [-1.,  1.]])
-    """
+    """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration)."""
     D = check_distance_matrix(D)
     D2 = D * D
     B = D2 - D2.mean(axis=0, keepdims=True) - D2.mean(axis=1, keepdims=True) + D2.mean()
@@ -148,8 +126,6 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
     array([[0., 3., 5.],
            [3., 0., 4.],
            [5., 4., 0.]])
-    >>> classical_mds(D, rank=1).embedding.shape
-    (3, 1)
     """
     B = double_centered_gram(D)
     n = B.shape[0]

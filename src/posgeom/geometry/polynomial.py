@@ -28,38 +28,7 @@ def _power_coefficients(degree: int) -> np.ndarray:
 
 
 def _sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float = 2.0) -> np.ndarray:
-    r"""Estimates of ``sqrt(p)`` from ``X ~ Binomial(n, p)``: polynomial where ``X`` is small, corrected plug-in above.
-
-    Parameters
-    ----------
-    counts : int array
-        Observed counts ``X``.
-    n : int
-        Number of draws.
-    c_degree, c_interval : float
-        The degree ``L = max(1, round(c_degree ln n))`` and the interval ``[0, Delta]``, ``Delta = c_interval ln n /
-        n``, of the polynomial approximation.
-
-    Returns
-    -------
-    float ndarray
-        Same shape as ``counts``.
-
-    Notes
-    -----
-    Where ``X / n < Delta``: the unbiased estimate of ``P(p)``, the degree-``L`` Chebyshev interpolant of ``sqrt``
-    on ``[0, Delta]`` (a near-best uniform approximation, error of order ``sqrt(Delta) / L``), using
-    ``E[(X)_k / (n)_k] = p^k``. Elsewhere: ``sqrt(X/n) + (1 - X/n) / (8 sqrt(X n))``, the plug-in with its
-    first-order bias removed. As in Jiao et al. (2015) the two regimes are chosen from the count itself (their
-    analysis splits the sample for this; we do not). Unseen cells get ``P``'s estimate at ``X = 0``,
-    ``sqrt(Delta) a_0``, which is not 0: the design needs the support size.
-
-    Examples
-    --------
-    >>> est = _sqrt_estimates(np.array([0, 5, 500]), 1000)
-    >>> bool(est[0] > 0), round(float(est[2]), 3)
-    (True, 0.707)
-    """
+    """Estimates of ``sqrt(p)`` from ``X ~ Binomial(n, p)`` (the rule stated in :class:`BestPolynomial`)."""
     X = np.asarray(counts, dtype=np.float64)
     n = check_positive_int(n, "n")
     L = max(1, int(round(c_degree * np.log(n))))
@@ -81,7 +50,12 @@ class BestPolynomial(Estimator):
     """Cross-fitted full-vocabulary Hellinger distances from polynomial estimates of ``sqrt(p)`` (a comparison).
 
     For a random split of the texts into halves, every cell (position ``i``, token ``k``) of each half gets
-    ``_sqrt_estimates`` of its count among the half's texts reaching ``i``; ``G_ij = sum_k T^A_ik T^B_jk`` over
+    an estimate ``T`` of ``sqrt(p)`` from its count ``X ~ Binomial(n, p)`` among the half's ``n`` texts reaching
+    ``i``: with ``L = max(1, round(0.7 ln n))`` and ``Delta = 2 ln n / n``, where ``X / n < Delta`` the unbiased
+    estimate (``E[(X)_k / (n)_k] = p^k``) of the degree-``L`` Chebyshev interpolant of ``sqrt`` on ``[0, Delta]``;
+    elsewhere ``sqrt(X/n) + (1 - X/n) / (8 sqrt(X n))``, the plug-in without its first-order bias. As in Jiao et al.
+    (2015) the regime is chosen from the count itself (they split the sample for this; we do not); unseen cells get
+    the estimate at ``X = 0``, which is not 0, hence the support size. Then ``G_ij = sum_k T^A_ik T^B_jk`` over
     the whole vocabulary (``support_size`` tokens, unseen ones included) and
     ``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2``, averaged over splits. Its target is the full-vocabulary
     ``d_H^2`` up to the polynomial's approximation error, which needs about ``S / ln S`` observations per position

@@ -46,8 +46,11 @@ class LagStatistics:
     last : int, optional
         Last position of the block (inclusive); default ``n - 1``. The block needs at least 3 positions.
     with_share : bool, default False
-        Append the Toeplitz share (:meth:`toeplitz_share`) as a last entry. It is not linear in ``Q``: the noise of
-        an estimate inflates its denominator, so it is biased downward, the more so the smaller the corpus.
+        Append the Toeplitz share as a last entry: the share of the variation of ``Q_ij`` over the block's pairs
+        ``i < j`` that the lag explains, ``sum (T_ij - mean)^2 / sum (Q_ij - mean)^2`` with ``T`` the lag profile
+        put back on every pair (the ``R^2`` of ``Q_ij`` on the lag as a factor; 1 for a Toeplitz block, ``nan`` for
+        a constant one). It is not linear in ``Q``: the noise of an estimate inflates its denominator, so it is
+        biased downward, the more so the smaller the corpus.
 
     Attributes
     ----------
@@ -64,8 +67,6 @@ class LagStatistics:
     >>> stat = LagStatistics(5)
     >>> stat(Q).round(12)
     array([1., 2., 3., 4., 1., 0.])
-    >>> round(stat.slope(stat(Q)), 12), round(stat.trend(stat(Q)), 12)
-    (1.0, 0.0)
     """
 
     def __init__(self, n_positions: int, *, first: int = 0, last: int | None = None, with_share: bool = False):
@@ -121,32 +122,6 @@ class LagStatistics:
         total = centred @ centred
         fitted = profile[self._lag - 1] - q.mean()
         return float(fitted @ fitted / total) if total > 0 else float("nan")
-
-    def toeplitz_share(self, Q) -> float:
-        """Share of the variation of ``Q_ij`` over the block's pairs that the lag explains (1 for a Toeplitz block).
-
-        ``sum (T_ij - mean)^2 / sum (Q_ij - mean)^2`` over the pairs ``i < j``, with ``T`` the lag profile put back
-        on every pair (``_toeplitz_part``): the ``R^2`` of a regression of ``Q_ij`` on the lag
-        as a factor, i.e. ``1 - defect^2`` of the centred block.
-
-        Parameters
-        ----------
-        Q : (n, n) array_like
-
-        Returns
-        -------
-        float
-            In ``[0, 1]`` (``nan`` if ``Q`` is constant on the block).
-
-        Examples
-        --------
-        >>> Q = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))
-        >>> round(LagStatistics(5).toeplitz_share(Q), 12)
-        1.0
-        """
-        Q = np.asarray(Q, dtype=np.float64)
-        q = Q[self._i, self._j]
-        return self._share(q, np.bincount(self._lag, weights=q)[1:] / self._count)
 
     def profile(self, values) -> np.ndarray:
         """The lag profile part of a vector from ``__call__`` (or of a stack of them, along the last axis).

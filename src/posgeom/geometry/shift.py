@@ -33,27 +33,6 @@ def lag_profile(D: ArrayLike) -> np.ndarray:
 
     If the statistics are shift-equivariant (``D_ij`` depends only on ``|i - j|``), ``D`` is the symmetric Toeplitz
     matrix built from this profile.
-
-    Parameters
-    ----------
-    D : (n, n) array_like
-        A distance matrix between positions (symmetric, non-negative, zero diagonal).
-
-    Returns
-    -------
-    (n,) float ndarray
-        ``profile[k]``, the mean of the ``k``-th superdiagonal.
-
-    Raises
-    ------
-    ValueError
-        If ``D`` is not a valid distance matrix.
-
-    Examples
-    --------
-    >>> D = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
-    >>> lag_profile(D)
-    array([0., 1., 2., 3.])
     """
     D = check_distance_matrix(D)
     return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
@@ -90,9 +69,6 @@ def shift_equivariance_defect(D: ArrayLike) -> float:
     --------
     >>> round(shift_equivariance_defect([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]]), 3)
     0.378
-    >>> from posgeom.geometry import hellinger_distances
-    >>> round(shift_equivariance_defect(hellinger_distances(shift_equivariant_distributions(5))), 6)
-    0.0
     """
     D = check_distance_matrix(D)
     norm = np.linalg.norm(D)
@@ -245,8 +221,6 @@ def subspace_alignment(U: ArrayLike, F: ArrayLike) -> float:
     >>> U = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
     >>> round(subspace_alignment(U, U @ [[2.0, 1.0], [0.0, 1.0]]), 6)
     1.0
-    >>> subspace_alignment(U[:, :1], np.array([[0.0], [0.0], [1.0]]))
-    0.0
     """
     U = check_matrix(U, "U")
     F = check_matrix(F, "F")

@@ -25,34 +25,15 @@ from __future__ import annotations
 
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)
 from ._bootstrap import BootstrapEstimate as BootstrapEstimate
-from ._correlation import (
-    PermutationTest as PermutationTest,
-)
-from ._correlation import (
-    permutation_p_value,
-    sign_flip_p_value,
-    spearman,
-)
+from ._correlation import PermutationTest as PermutationTest
+from ._correlation import permutation_p_value, sign_flip_p_value, spearman
 from ._decision import Decision as Decision
 from ._decision import decide, decide_ladder
 from ._decision import family_confidence as family_confidence
-from ._intervals import (
-    Equivalence as Equivalence,
-)
-from ._intervals import (
-    Interval as Interval,
-)
-from ._intervals import (
-    SlopeFit as SlopeFit,
-)
-from ._intervals import (
-    detectable_effect,
-    equivalence_test,
-    power_law_fit,
-    t_interval,
-    t_test_power,
-    tost_power,
-)
+from ._intervals import Equivalence as Equivalence
+from ._intervals import Interval as Interval
+from ._intervals import SlopeFit as SlopeFit
+from ._intervals import detectable_effect, equivalence_test, power_law_fit, t_interval, t_test_power, tost_power
 
 __all__ = [
     "spearman",

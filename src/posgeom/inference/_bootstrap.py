@@ -274,28 +274,6 @@ def difference(boot: BootstrapEstimate, a: int, b: int | None = None, *, thresho
 
     The paired difference gets the engine's centred percentile interval of its own replicates; a single component
     keeps its interval, shifted. The result is what :func:`posgeom.inference.decide` reads.
-
-    Parameters
-    ----------
-    boot : BootstrapEstimate
-        Of a vector statistic (a matrix statistic is flattened).
-    a, b : int
-        Components; ``b=None`` compares ``a`` with ``threshold``.
-    threshold : float, default 0.0
-    label : str, optional
-
-    Returns
-    -------
-    BootstrapEstimate
-        Of the scalar difference.
-
-    Examples
-    --------
-    >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
-    >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, np.zeros(2), np.ones(2), 0, 0, 0.95, "p", "t")
-    >>> d = difference(r, 0, 1)
-    >>> d.estimate, round(d.upper, 3)
-    (-2.0, -2.0)
     """
     reps = np.asarray(boot.replicates, dtype=np.float64).reshape(np.shape(boot.replicates)[0], -1)
     est = np.asarray(boot.estimate, dtype=np.float64).reshape(-1)

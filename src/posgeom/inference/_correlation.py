@@ -45,25 +45,7 @@ class PermutationTest:
 
 
 def rank(a: ArrayLike, *, axis: int = -1) -> np.ndarray:
-    """Average ranks along ``axis`` (ties share the mean of their ranks), as in Spearman's rho.
-
-    Parameters
-    ----------
-    a : array_like
-        Values to rank.
-    axis : int, default -1
-        Axis along which to rank.
-
-    Returns
-    -------
-    float ndarray
-        Ranks ``1..m`` along ``axis``, same shape as ``a``.
-
-    Examples
-    --------
-    >>> rank([10, 30, 20, 20])
-    array([1. , 4. , 2.5, 2.5])
-    """
+    """Average ranks along ``axis`` (ties share the mean of their ranks), as in Spearman's rho."""
     return rankdata(np.asarray(a, dtype=float), axis=axis)
 
 
@@ -71,21 +53,6 @@ def pearson_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Pearson correlation of matching rows (last axis), broadcasting; NaN where a row is constant.
 
     The caller decides what a constant row means (see :func:`spearman`, which raises).
-
-    Parameters
-    ----------
-    a, b : array_like
-        Arrays whose last axes have the same length and whose leading axes broadcast.
-
-    Returns
-    -------
-    float ndarray
-        Correlation of each pair of rows, shape of the broadcast leading axes; NaN for a constant row.
-
-    Examples
-    --------
-    >>> pearson_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 2, 1]]).round(3)
-    array([ 0.982, -1.   ])
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)

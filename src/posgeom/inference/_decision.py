@@ -107,8 +107,6 @@ def decide(interval: object, *, margin: float = 0.0, label: str = "") -> Decisio
     >>> from posgeom.inference import Interval
     >>> decide(Interval(-0.05, -0.08, -0.03, 0.9), margin=0.02).outcome
     'lower'
-    >>> decide(Interval(-0.018, -0.030, -0.005, 0.9), margin=0.02).outcome  # a deficit inside the margin
-    'undetermined'
     """
     try:
         estimate, lower, upper = (float(getattr(interval, k)) for k in ("estimate", "lower", "upper"))

@@ -86,35 +86,6 @@ def wilson_interval(successes: int, n_trials: int, *, confidence: float = 0.95) 
     ``(p + z^2 / (2n) +- z sqrt(p (1 - p) / n + z^2 / (4 n^2))) / (1 + z^2 / n)`` (Wilson 1927, JASA 22:209-212).
     Unlike the normal (Wald) interval it stays inside ``[0, 1]`` and does not collapse to a point at ``p = 0`` or
     ``p = 1``. It assumes ``n`` independent trials.
-
-    Parameters
-    ----------
-    successes : int
-        Number of successes, ``0 <= successes <= n``.
-    n_trials : int
-        Number of trials, ``n >= 1``.
-    confidence : float, default 0.95
-        Two-sided coverage, in ``(0, 1)``.
-
-    Returns
-    -------
-    Interval
-        ``estimate = successes / n`` and the Wilson bounds, clipped to ``[0, 1]``.
-
-    Raises
-    ------
-    TypeError
-        If ``successes`` or ``n`` is not an integer.
-    ValueError
-        If ``n < 1``, ``successes`` is outside ``[0, n]`` or ``confidence`` is outside ``(0, 1)``.
-
-    Examples
-    --------
-    >>> r = wilson_interval(8, 10)
-    >>> r.estimate, round(r.lower, 3), round(r.upper, 3)
-    (0.8, 0.49, 0.943)
-    >>> wilson_interval(0, 20).lower, round(wilson_interval(0, 20).upper, 3)
-    (0.0, 0.161)
     """
     confidence = check_confidence(confidence)
     n = check_positive_int(n_trials, "n_trials")
@@ -302,10 +273,6 @@ def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alter
     --------
     >>> round(t_test_power(0.8, 20), 2)
     0.92
-    >>> round(t_test_power(0.0, 10), 3)  # no effect: the level
-    0.05
-    >>> round(t_test_power(3.0, 5, alpha=0.005, alternative="greater"), 2)
-    0.89
     """
     n = check_positive_int(n_seeds, "n_seeds", minimum=2)
     if not 0 < alpha < 1:
@@ -342,8 +309,6 @@ def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,
     --------
     >>> round(detectable_effect(5, alpha=0.005, alternative="greater"), 2)
     2.63
-    >>> round(t_test_power(detectable_effect(12), 12), 3)
-    0.8
     """
     level = t_test_power(0.0, n_seeds, alpha=alpha, alternative=alternative)
     if not level < power < 1:
@@ -430,8 +395,6 @@ def equivalence_test(x: ArrayLike, margin: float, *, confidence: float = 0.95) -
     >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
     >>> r.equivalent, round(r.p_value, 4), round(r.power_at_margin, 3)
     (True, 0.0006, 1.0)
-    >>> equivalence_test([0.08, 0.11, 0.09, 0.1, 0.12], margin=0.05).equivalent
-    False
     """
     interval = t_interval(x, confidence=confidence)
     x = np.asarray(x, dtype=float)

@@ -27,20 +27,12 @@ from .conditions import OrderSensitivity as OrderSensitivity
 from .conditions import multiset_bound, non_degeneracy, non_stationarity, order_sensitivity, sequence_bound
 from .ensemble import fit_ensemble
 from .models import TransformerClassifier
-from .ntk import (
-    kernel_regime_distances,
-    output_trajectory,
-)
+from .ntk import kernel_regime_distances, output_trajectory
 from .spec import ModelSpec, TrainConfig
 from .tasks import TaskData as TaskData
 from .tasks import centre_task, order_task, pair_distributions, probe_data, transposition_task
-from .training import (
-    TrainingHistory as TrainingHistory,
-)
-from .training import (
-    predict,
-    seed_everything,
-)
+from .training import TrainingHistory as TrainingHistory
+from .training import predict, seed_everything
 
 __all__ = [
     "ModelSpec",

@@ -46,25 +46,7 @@ def _encoding(model, params, buffers):
 
 
 def batched_logits(model, params: dict, buffers: dict, ids: torch.Tensor, padding_mask, *, pooled: bool):
-    """Logits of every member: (S, B, n_classes) pooled, (S, B, L, n_classes) per token.
-
-    Parameters
-    ----------
-    model : TransformerClassifier
-        A member (its configuration and its position-independent buffers: RoPE angles, ALiBi slopes).
-    params, buffers : dict of str to tensor
-        Stacked parameters and buffers (leading axis: member), named as in ``model``.
-    ids : (S, B, L) long tensor
-        Each member's token ids (its own mini-batch, or one batch expanded to every member).
-    padding_mask : (S, B, L) bool tensor or None
-        True at padding tokens.
-    pooled : bool
-        Pooled (mean over real tokens) or per-token logits.
-
-    Returns
-    -------
-    torch.Tensor
-    """
+    """Logits of every member: (S, B, n_classes) pooled, (S, B, L, n_classes) per token."""
     S, B, L = ids.shape
     d, H = model.d_model, model.n_heads
     dh = d // H

@@ -1,10 +1,12 @@
-"""The input checks of the torch layer, each written once: sizes and heads, a scheme's options, a position table.
+"""The input checks of the torch layer, each written once: sizes and heads, a scheme's options, a position table,
+token ids and labels.
 (Real-valued options and lists of seeds are checked by ``posgeom._validation``, shared with the numpy layers.)"""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from .._validation import check_matrix, check_positive_int
 from ..encodings._schemes import SCHEMES
@@ -51,3 +53,25 @@ def check_table(value, name: str, n_positions: int, d_model: int) -> np.ndarray:
             "r-dimensional encoding into R^d first (e.g. pad with zero columns)"
         )
     return P
+
+
+def check_ids(X: ArrayLike, name: str = "X") -> np.ndarray:
+    """``X`` as a non-empty (N, L) array of non-negative integer ids."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D array (n_sequences, length) of token ids, got {X.shape}")
+    if not np.issubdtype(X.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer token ids, got dtype {X.dtype}")
+    if X.min() < 0:
+        raise ValueError(f"{name} has negative token ids; ids must be >= 0")
+    return X.astype(np.int64, copy=False)
+
+
+def check_labels(y: ArrayLike, n: int) -> np.ndarray:
+    """``y`` as (n,) integer labels, one per sequence."""
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), one label per sequence, got {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer):
+        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+    return y.astype(np.int64, copy=False)

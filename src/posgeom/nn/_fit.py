@@ -48,7 +48,7 @@ def _unpack(data):
     return X, y, mask
 
 
-def _check_inputs(spec, data, config):
+def check_inputs(spec, data, config):
     """``(X, y, padding_mask)`` of ``data`` checked against ``spec`` and ``config``; clear errors otherwise."""
     if not isinstance(spec, ModelSpec):
         raise TypeError(f"spec must be a ModelSpec, got {type(spec).__name__}")
@@ -184,7 +184,7 @@ def fit(spec: ModelSpec, data: object, *, seed: int, config: TrainConfig,
     >>> len(res.history.loss), res.history.final_loss < res.history.loss[0]
     (30, True)
     """
-    X, y, mask = _check_inputs(spec, data, config)
+    X, y, mask = check_inputs(spec, data, config)
     seed = _check_seed(seed)
     if on_epoch_end is not None and not callable(on_epoch_end):
         raise TypeError(f"on_epoch_end must be callable(epoch, model) or None, got {type(on_epoch_end).__name__}")

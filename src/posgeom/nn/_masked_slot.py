@@ -55,23 +55,7 @@ def _check_targets(targets, loss: str) -> np.ndarray:
 
 @dataclass(frozen=True, kw_only=True)
 class MaskedSlot:
-    """The parameters of the masked-slot network, float64 tensors (from :func:`init_masked_slot`).
-
-    Attributes
-    ----------
-    P : torch.Tensor
-        (n, w): the position table, row ``i`` is ``p_i``.
-    W : torch.Tensor
-        (w, w): the hidden layer.
-    A : torch.Tensor
-        (V, w): the output layer.
-
-    Examples
-    --------
-    >>> th = init_masked_slot(4, 3, 8, seed=0)
-    >>> th.P.shape, th.W.shape, th.A.shape
-    (torch.Size([4, 8]), torch.Size([8, 8]), torch.Size([3, 8]))
-    """
+    """The parameters of the masked-slot network, float64 tensors (from :func:`init_masked_slot`)."""
 
     P: torch.Tensor
     W: torch.Tensor
@@ -87,42 +71,9 @@ def _as_dict(params: MaskedSlot) -> dict[str, torch.Tensor]:
 
 def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5,
                      seed: int) -> MaskedSlot:
-    """Initial parameters of the masked-slot network (float64 tensors).
-
-    Parameters
-    ----------
-    n_positions : int
-        ``n``: rows of the position table ``P``.
-    n_outputs : int
-        ``V``: number of logits (vocabulary size of the masked slot).
-    width : int
-        ``w``: the embedding width and the hidden width.
-    sigma0 : float, default 0.5
-        Initial embedding norm scale: ``P_ik ~ N(0, sigma0^2 / w)``, so ``E ||p_i(0)||^2 = sigma0^2``. ``0`` starts
-        every position at the origin.
-    seed : int
-        Seed of a private ``torch.Generator`` (the global generator is not touched).
-
-    Returns
-    -------
-    MaskedSlot
-        ``P`` (n, w), ``W`` (w, w), ``A`` (V, w), float64.
-
-    Raises
-    ------
-    ValueError
-        If ``n_positions < 2``, ``n_outputs`` or ``width`` is not positive, or ``sigma0 < 0``.
-    TypeError
-        If a size or the seed is not an integer, or ``sigma0`` is not a finite real number.
-
-    Examples
-    --------
-    >>> th = init_masked_slot(4, 3, 8, sigma0=0.5, seed=0)
-    >>> tuple(th.P.shape), tuple(th.W.shape), tuple(th.A.shape)
-    ((4, 8), (8, 8), (3, 8))
-    >>> bool((init_masked_slot(4, 3, 8, sigma0=0.0, seed=0).P == 0).all())
-    True
-    """
+    """Initial parameters of the masked-slot network (float64 tensors): ``P`` (n x w) with ``E ||p_i(0)||^2 =
+    sigma0^2`` (``sigma0=0`` starts every position at the origin), ``W`` (w x w), ``A`` (V x w), drawn from a private
+    ``torch.Generator`` seeded with ``seed`` (the global generator is not touched)."""
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     V = check_positive_int(n_outputs, "n_outputs")
     w = check_positive_int(width, "width")
@@ -150,54 +101,12 @@ def _masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) ->
 
 def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr: float, steps: int,
                       linearised: bool = False) -> MaskedSlot:
-    """Full-batch gradient descent on the masked-slot network or on its linearisation.
+    """Full-batch gradient descent on the masked-slot network or on its linearisation; new parameters are returned.
 
-    Parameters
-    ----------
-    params : MaskedSlot
-        Initial parameters from :func:`init_masked_slot` (not modified).
-    targets : (n, V) array
-        ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
-    loss : {"mse", "cross_entropy"}
-        The loss, summed over positions (``"mse"`` or ``"cross_entropy"``, see the module docstring).
-    lr : float
-        Learning rate; training time is ``t = lr * steps``. Stability needs ``lr`` below ``2 / lambda_max`` of the
-        NTK (``lambda_max -> 1`` as the width grows; ``lr <= 0.5`` is safe from width 64 on).
-    steps : int
-        Number of full-batch gradient steps (>= 1).
-    linearised : bool, default False
-        Train ``f(theta_0) + J(theta_0)(theta - theta_0)`` instead of the network (the Jacobian is never formed:
-        one ``jvp`` and one ``vjp`` at ``theta_0`` per step).
-
-    Returns
-    -------
-    MaskedSlot
-        The trained parameters (new tensors, the shapes of ``params``).
-
-    Raises
-    ------
-    ValueError
-        If ``loss`` is unknown, ``lr <= 0``, ``targets`` does not have shape (n, V), or cross-entropy targets are
-        not probability distributions.
-    TypeError
-        If ``linearised`` is not a bool, ``steps`` is not an integer or ``lr`` is not a finite real number.
-    FloatingPointError
-        The loss diverged (lower ``lr``).
-
-    Examples
-    --------
-    A wide network trained on ``y`` with the squared loss fits it, as the kernel regime predicts
-    (``F_t(y) = (1 - (1 - lr)^steps) y``):
-
-    >>> import numpy as np
-    >>> y = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
-    >>> th = init_masked_slot(3, 2, 256, sigma0=0.5, seed=0)
-    >>> out = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20)
-    >>> bool(np.abs(_masked_slot_logits(_as_dict(out)).numpy() - y).max() < 0.05)
-    True
-    >>> lin = train_masked_slot(th, y, loss="mse", lr=0.5, steps=20, linearised=True)
-    >>> lin.P.shape == th.P.shape
-    True
+    ``targets`` are the ``y_i`` for ``"mse"`` and the distributions ``mu_i`` for ``"cross_entropy"``. Stability
+    needs ``lr`` below ``2 / lambda_max`` of the NTK (``lambda_max -> 1`` as the width grows; ``lr <= 0.5`` is safe
+    from width 64 on). ``linearised=True`` trains ``f(theta_0) + J(theta_0)(theta - theta_0)`` (one ``jvp`` and one
+    ``vjp`` at ``theta_0`` per step; the Jacobian is never formed). A diverging loss raises FloatingPointError.
     """
     from torch.func import jvp, vjp
 
@@ -246,25 +155,9 @@ def ntk_blocks(params: MaskedSlot) -> np.ndarray:
     * from ``A``: ``<phi_i, phi_j> / w * I_V``;
     * from ``W``: ``<p_i, p_j> / w^2 * A diag(phi'_i * phi'_j) A^T``.
 
-    Parameters
-    ----------
-    params : MaskedSlot
-        As from :func:`init_masked_slot` (or trained by :func:`train_masked_slot`).
-
-    Returns
-    -------
-    numpy.ndarray
-        (n, n, V, V) float64. At infinite width (with ``||p_i|| = O(1)``) it tends to ``delta_ij I_V``: the
-        diagonal blocks deviate from ``I_V`` by ``O(w^(-1/2))``, the off-diagonal blocks are ``O(w^(-3/2))``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> K = ntk_blocks(init_masked_slot(3, 2, 2048, sigma0=0.5, seed=0))
-    >>> K.shape
-    (3, 3, 2, 2)
-    >>> bool(np.abs(K[0, 0] - np.eye(2)).max() < 0.2 and np.abs(K[0, 1]).max() < 0.01)
-    True
+    Returned as an (n, n, V, V) float64 array. At infinite width (with ``||p_i|| = O(1)``) it tends to
+    ``delta_ij I_V``: the diagonal blocks deviate from ``I_V`` by ``O(w^(-1/2))``, the off-diagonal ones are
+    ``O(w^(-3/2))``.
     """
     params = _as_dict(params)
     P, W, A = (params[k].detach() for k in ("P", "W", "A"))

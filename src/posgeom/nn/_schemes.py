@@ -9,7 +9,7 @@ A scheme acts through one of three hooks of :class:`PositionalScheme` (the other
 * ``bias`` -- ALiBi adds ``-m_h |i - j|`` to the attention logits of head ``h`` (``"alibi"``).
 
 ``"none"`` uses no hook (Theorem 1). Positions are ``0..L-1`` with ``L <= n_positions`` for every scheme.
-Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings.absolute._sinusoidal_frequencies`` (RoPE: per-head
+Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings._relative.sinusoidal_frequencies`` (RoPE: per-head
 width, pairs ``(2k, 2k+1)``, the layout of the sinusoidal encoding); ALiBi slopes are those of Press et al. (2022).
 """
 
@@ -22,8 +22,8 @@ import torch
 from torch import nn
 
 from .._validation import check_positive_int, check_real
-from ..encodings._relative import alibi_slopes
-from ..encodings.absolute import _sinusoidal_frequencies, sinusoidal_encoding
+from ..encodings._relative import alibi_slopes, sinusoidal_frequencies
+from ..encodings.absolute import sinusoidal_encoding
 from ._checks import check_heads, check_scheme, check_table
 
 
@@ -32,24 +32,6 @@ class PositionalScheme(nn.Module):
 
     Every scheme takes these three sizes first; its own options (``base``, ``init_std``, ``encoding``, ``rank``)
     are keyword-only.
-
-    Parameters
-    ----------
-    n_positions : int
-        Size of the position table: inputs may have at most this many positions.
-    d_model : int
-        Model width ``d``, divisible by ``n_heads``.
-    n_heads : int
-        Number of attention heads (the per-head width is ``d_model // n_heads``).
-
-    Examples
-    --------
-    >>> scheme = PositionalScheme(8, 4, 2)
-    >>> scheme
-    PositionalScheme(n_positions=8, d_model=4, n_heads=2)
-    >>> x = torch.ones(1, 3, 4)
-    >>> torch.equal(scheme.embed(x), x), scheme.bias(3, dtype=torch.float32), scheme.encoding_matrix()
-    (True, None, None)
     """
 
     name = "base"
@@ -69,38 +51,15 @@ class PositionalScheme(nn.Module):
         return length
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        """Token embeddings ``x`` (batch, L, d) plus ``P[:L]`` for absolute schemes; ``x`` itself here.
-
-        Examples
-        --------
-        >>> SinusoidalPosition(4, 2, 1).embed(torch.zeros(1, 2, 2))
-        tensor([[[0.0000, 1.0000],
-                 [0.8415, 0.5403]]])
-        """
+        """Token embeddings ``x`` (batch, L, d) plus ``P[:L]`` for absolute schemes; ``x`` itself here."""
         return x
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Queries and keys (batch, heads, L, d_head), rotated by RoPE; unchanged here.
-
-        Examples
-        --------
-        >>> q = torch.tensor([[[[1.0, 0.0], [1.0, 0.0]]]])
-        >>> RotaryPosition(4, 2, 1).rotate(q, q)[0]
-        tensor([[[[1.0000, 0.0000],
-                  [0.5403, 0.8415]]]])
-        """
+        """Queries and keys (batch, heads, L, d_head), rotated by RoPE; unchanged here."""
         return q, k
 
     def bias(self, length: int, *, dtype: torch.dtype, device: torch.device | str | None = None) -> torch.Tensor | None:
-        """Additive attention bias (heads, L, L) of ALiBi; ``None`` here.
-
-        Examples
-        --------
-        >>> ALiBiPosition(4, 4, 1).bias(3, dtype=torch.float32)
-        tensor([[[-0.0000, -0.0039, -0.0078],
-                 [-0.0039, -0.0000, -0.0039],
-                 [-0.0078, -0.0039, -0.0000]]])
-        """
+        """Additive attention bias (heads, L, L) of ALiBi; ``None`` here."""
         return None
 
     def encoding_matrix(self) -> torch.Tensor | None:
@@ -112,25 +71,13 @@ class PositionalScheme(nn.Module):
 
 
 class NoPosition(PositionalScheme):
-    """No positional signal at all (the setting of Theorem 1); sizes as in :class:`PositionalScheme`.
-
-    Examples
-    --------
-    >>> NoPosition(8, 4, 2).name
-    'none'
-    """
+    """No positional signal at all (the setting of Theorem 1); sizes as in :class:`PositionalScheme`."""
 
     name = "none"
 
 
 class AbsolutePosition(PositionalScheme):
-    """Base of the additive schemes: ``x_i <- x_i + p_i`` with ``P`` from :meth:`encoding_matrix`.
-
-    Examples
-    --------
-    >>> issubclass(LearnedPosition, AbsolutePosition), issubclass(RotaryPosition, AbsolutePosition)
-    (True, False)
-    """
+    """Base of the additive schemes: ``x_i <- x_i + p_i`` with ``P`` from :meth:`encoding_matrix`."""
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         length = self.check_length(x.shape[-2])
@@ -149,14 +96,7 @@ class _BufferPosition(AbsolutePosition):
 
 
 class SinusoidalPosition(_BufferPosition):
-    """The fixed sinusoidal encoding of Vaswani et al. (2017); ``base`` (default 10000) is its wavelength base.
-
-    Examples
-    --------
-    >>> scheme = SinusoidalPosition(8, 4, 2)
-    >>> scheme.encoding_matrix().shape, scheme.encoding_matrix().requires_grad
-    (torch.Size([8, 4]), False)
-    """
+    """The fixed sinusoidal encoding of Vaswani et al. (2017); ``base`` (default 10000) is its wavelength base."""
 
     name = "sinusoidal"
 
@@ -166,15 +106,7 @@ class SinusoidalPosition(_BufferPosition):
 
 
 class FixedPosition(_BufferPosition):
-    """A given, frozen ``encoding`` (n_positions x d_model array or tensor), e.g. an MDS encoding.
-
-    Examples
-    --------
-    >>> FixedPosition(3, 2, 1, encoding=np.arange(6.0).reshape(3, 2)).encoding_matrix()
-    tensor([[0., 1.],
-            [2., 3.],
-            [4., 5.]])
-    """
+    """A given, frozen ``encoding`` (n_positions x d_model array or tensor), e.g. an MDS encoding."""
 
     name = "fixed"
 
@@ -185,16 +117,7 @@ class FixedPosition(_BufferPosition):
 
 
 class LearnedPosition(AbsolutePosition):
-    """A learned table ``P`` initialised ``N(0, init_std^2)`` (default 0.02); ``init_std=0`` ties every position.
-
-    Examples
-    --------
-    >>> _ = torch.manual_seed(0)
-    >>> LearnedPosition(8, 4, 2).encoding_matrix().requires_grad
-    True
-    >>> float(LearnedPosition(8, 4, 2, init_std=0.0).encoding_matrix().detach().abs().max())
-    0.0
-    """
+    """A learned table ``P`` initialised ``N(0, init_std^2)`` (default 0.02); ``init_std=0`` ties every position."""
 
     name = "learned"
 
@@ -212,13 +135,6 @@ class LowRankPosition(AbsolutePosition):
 
     The factors are initialised ``N(0, (0.02 / sqrt(r))^(1/2))`` entrywise, so the entries of ``P`` have standard
     deviation ``0.02`` as in :class:`LearnedPosition`.
-
-    Examples
-    --------
-    >>> _ = torch.manual_seed(0)
-    >>> scheme = LowRankPosition(16, 8, 2, rank=2)
-    >>> scheme.A.shape, scheme.B.shape, int(torch.linalg.matrix_rank(scheme.encoding_matrix().detach()))
-    (torch.Size([16, 2]), torch.Size([2, 8]), 2)
     """
 
     name = "low_rank"
@@ -245,13 +161,6 @@ class RotaryPosition(PositionalScheme):
 
     Pair ``(2k, 2k+1)`` at position ``i`` is rotated by the angle ``i theta_k``, ``theta_k = base^(-2k/d_head)``
     (``base`` default 10000), so ``<R_i q, R_j k> = <q, R_{j-i} k>`` depends on ``i - j`` only.
-
-    Examples
-    --------
-    >>> q = torch.randn(1, 1, 5, 4, generator=torch.Generator().manual_seed(0))
-    >>> rq, rk = RotaryPosition(8, 4, 1).rotate(q, q)
-    >>> torch.allclose(rq.norm(dim=-1), q.norm(dim=-1))  # rotations keep norms
-    True
     """
 
     name = "rope"
@@ -261,7 +170,7 @@ class RotaryPosition(PositionalScheme):
         d_head = self.d_model // self.n_heads
         if d_head % 2:
             raise ValueError(f"RoPE needs an even per-head width, got d_model/n_heads = {d_head}")
-        angles = np.arange(self.n_positions)[:, None] * _sinusoidal_frequencies(d_head, base=base)[None, :]
+        angles = np.arange(self.n_positions)[:, None] * sinusoidal_frequencies(d_head, base=base)[None, :]
         self.register_buffer("cos", torch.tensor(np.cos(angles), dtype=torch.float32))
         self.register_buffer("sin", torch.tensor(np.sin(angles), dtype=torch.float32))
 
@@ -280,14 +189,7 @@ class RotaryPosition(PositionalScheme):
 
 
 class ALiBiPosition(PositionalScheme):
-    """Attention with linear biases (ALiBi, Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``.
-
-    Examples
-    --------
-    >>> alibi = ALiBiPosition(8, 8, 2)
-    >>> alibi.slopes, alibi.bias(4, dtype=torch.float32).shape
-    (tensor([0.0625, 0.0039]), torch.Size([2, 4, 4]))
-    """
+    """Attention with linear biases (ALiBi, Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``."""
 
     name = "alibi"
 
@@ -311,13 +213,6 @@ def make_positional(name: str, n_positions: int, d_model: int, n_heads: int, *, 
                     encoding: np.ndarray | torch.Tensor | None = None) -> PositionalScheme:
     """The scheme called ``name`` (default ``base`` and ``init_std``); ``rank`` is required by ``"low_rank"`` and
     ``encoding`` by ``"fixed"``, each rejected by every other scheme.
-
-    Examples
-    --------
-    >>> make_positional("rope", 16, 8, 2)
-    RotaryPosition(n_positions=16, d_model=8, n_heads=2)
-    >>> make_positional("low_rank", 16, 8, 2, rank=2).rank
-    2
     """
     check_scheme(name, rank=rank, encoding=encoding)
     options = {"low_rank": {"rank": rank}, "fixed": {"encoding": encoding}}.get(name, {})

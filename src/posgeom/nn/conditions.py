@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from .._validation import check_positive_int, check_rng
 from ..corpus.counts import position_counts, position_distributions
 from ..geometry.hellinger import hellinger_distances
-from .tasks import _check_ids, _check_labels
+from ._checks import check_ids, check_labels
 
 __all__ = ["non_stationarity", "multiset_bound", "sequence_bound", "order_sensitivity", "non_degeneracy"]
 
@@ -85,7 +85,7 @@ def non_stationarity(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gene
     >>> bool(non_stationarity(X, 2, rng=0, n_permutations=99, permutation="within").distinct[0, 1])
     True
     """
-    X = _check_ids(X)
+    X = check_ids(X)
     V = check_positive_int(vocab_size, "vocab_size")
     if X.max() >= V:
         raise ValueError(f"token id {int(X.max())} is outside the vocabulary [0, {V})")
@@ -149,8 +149,8 @@ def multiset_bound(X: ArrayLike, y: ArrayLike) -> float:
     >>> multiset_bound(np.array([[0, 1, 2], [1, 0, 2], [3, 3, 2]]), np.array([1, 0, 1]))
     0.6666666666666666
     """
-    X = _check_ids(X)
-    return _group_bound(np.sort(X, axis=1), _check_labels(y, X.shape[0]))
+    X = check_ids(X)
+    return _group_bound(np.sort(X, axis=1), check_labels(y, X.shape[0]))
 
 
 def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
@@ -170,8 +170,8 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
     >>> sequence_bound(np.array([[0, 1], [1, 0], [1, 0]]), np.array([1, 0, 1]))
     0.6666666666666666
     """
-    X = _check_ids(X)
-    return _group_bound(X, _check_labels(y, X.shape[0]))
+    X = check_ids(X)
+    return _group_bound(X, check_labels(y, X.shape[0]))
 
 
 @dataclass(frozen=True)
@@ -274,8 +274,8 @@ def non_degeneracy(X: ArrayLike, y: ArrayLike) -> NonDegeneracy:
     >>> non_degeneracy(np.array([[5, 0, 1], [5, 1, 0]]), np.array([1, 0])).constant_positions
     (0,)
     """
-    X = _check_ids(X)
-    y = _check_labels(y, X.shape[0])
+    X = check_ids(X)
+    y = check_labels(y, X.shape[0])
     _, counts = np.unique(y, return_counts=True)
     constant = tuple(int(i) for i in np.flatnonzero(np.all(X == X[:1], axis=0)))
     return NonDegeneracy(int(counts.size), float(counts.min() / y.size), constant)

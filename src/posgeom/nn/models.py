@@ -34,35 +34,7 @@ class _SelfAttention(nn.Module):
     def attention_weights(
         self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool, padding_mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return ``(weights, v)``: attention weights (batch, heads, L, L) and values (batch, heads, L, d_head).
-
-        Parameters
-        ----------
-        x : torch.Tensor of shape (batch, L, d_model)
-            Input (already layer-normalised in a block).
-        positional : PositionalScheme
-            The model's scheme: it rotates queries and keys (RoPE) and adds its bias to the logits (ALiBi).
-        causal : bool
-            Let position ``i`` attend to ``j <= i`` only (keyword-only).
-        padding_mask : torch.Tensor of shape (batch, L), bool, or None
-            True at padding tokens, which are never attended to (keyword-only).
-
-        Returns
-        -------
-        weights : torch.Tensor of shape (batch, heads, L, L)
-            ``softmax(q k^T / sqrt(d_head) + bias + mask)``; rows sum to 1 (0 for a query that sees nothing).
-        v : torch.Tensor of shape (batch, heads, L, d_head)
-            The values.
-
-        Examples
-        --------
-        >>> _ = torch.manual_seed(0)
-        >>> attn = _SelfAttention(8, 2)
-        >>> w, v = attn.attention_weights(torch.randn(1, 4, 8), make_positional("none", 4, 8, 2), causal=True,
-        ...                               padding_mask=None)
-        >>> w.shape, bool(torch.all(w[0, 0].triu(1) == 0)), torch.allclose(w.sum(-1), torch.ones(1, 2, 4))
-        (torch.Size([1, 2, 4, 4]), True, True)
-        """
+        """Return ``(weights, v)``: attention weights (batch, heads, L, L) and values (batch, heads, L, d_head)."""
         b, length, _ = x.shape
         q, k, v = self.qkv(x).view(b, length, 3, self.n_heads, self.d_head).permute(2, 0, 3, 1, 4)
         q, k = positional.rotate(q, k)
@@ -83,31 +55,7 @@ class _SelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool = False,
                 padding_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Attention output ``Out(weights @ v)`` of shape (batch, L, d_model).
-
-        Parameters
-        ----------
-        x : torch.Tensor of shape (batch, L, d_model)
-            Input.
-        positional : PositionalScheme
-            The model's scheme: it rotates queries and keys (RoPE) and adds its bias to the logits (ALiBi).
-        causal : bool
-            Let position ``i`` attend to ``j <= i`` only (keyword-only, default False).
-        padding_mask : torch.Tensor of shape (batch, L), bool, or None
-            True at padding tokens, which are never attended to (default None).
-
-        Returns
-        -------
-        torch.Tensor of shape (batch, L, d_model)
-            Heads concatenated and projected.
-
-        Examples
-        --------
-        >>> _ = torch.manual_seed(0)
-        >>> mask = torch.tensor([[False, False, True]])
-        >>> _SelfAttention(4, 1)(torch.randn(1, 3, 4), make_positional("rope", 3, 4, 1), padding_mask=mask).shape
-        torch.Size([1, 3, 4])
-        """
+        """Attention output ``Out(weights @ v)`` of shape (batch, L, d_model)."""
         weights, v = self.attention_weights(x, positional, causal=causal, padding_mask=padding_mask)
         b, _, length, _ = weights.shape
         return self.out((weights @ v).transpose(1, 2).reshape(b, length, self.d_model))
@@ -127,12 +75,6 @@ class _Block(nn.Module):
                 padding_mask: torch.Tensor | None = None) -> torch.Tensor:
         """One block on hidden states ``h`` (batch, L, d_model): ``h + Attention(LN(h))``, then ``+ MLP(LN(.))``;
         the other arguments as in :meth:`_SelfAttention.forward`.
-
-        Examples
-        --------
-        >>> _ = torch.manual_seed(0)
-        >>> _Block(4, 1)(torch.randn(1, 3, 4), make_positional("none", 3, 4, 1), causal=True).shape
-        torch.Size([1, 3, 4])
         """
         h = h + self.attn(self.ln1(h), positional, causal=causal, padding_mask=padding_mask)
         return h + self.mlp(self.ln2(h))
@@ -203,8 +145,6 @@ class TransformerClassifier(nn.Module):
     >>> model = TransformerClassifier(10, 8, 16, 2, 1, positional="rope")
     >>> model(torch.zeros(3, 8, dtype=torch.long)).shape
     torch.Size([3, 2])
-    >>> any("ln" in name for name, _ in TransformerClassifier(10, 8, 16, 2, 1, layer_norm=False).named_parameters())
-    False
     """
 
     def __init__(
@@ -257,8 +197,6 @@ class TransformerClassifier(nn.Module):
         --------
         >>> TransformerClassifier(10, 8, 16, 2, 1).positional_encoding().shape
         torch.Size([8, 16])
-        >>> TransformerClassifier(10, 8, 16, 2, 1, positional="alibi").positional_encoding() is None
-        True
         """
         return self.positional.encoding_matrix()
 
@@ -284,38 +222,6 @@ class TransformerClassifier(nn.Module):
                                  f"got {tuple(padding_mask.shape)}")
             if bool(padding_mask.all(dim=1).any()):
                 raise ValueError("a sequence is padding only: every sequence needs at least one real token")
-
-    def hidden_states(self, ids: torch.Tensor, *, padding_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Final hidden states (after the final LayerNorm, if any), shape (batch, L, d_model).
-
-        Parameters
-        ----------
-        ids : torch.Tensor of shape (batch, L), integer
-            Token ids in ``[0, vocab_size)``, ``1 <= L <= n_positions``.
-        padding_mask : torch.Tensor of shape (batch, L), bool, optional
-            True at padding tokens; every sequence needs a real token.
-
-        Returns
-        -------
-        torch.Tensor of shape (batch, L, d_model)
-            The hidden states after the final LayerNorm (the last block's output with ``layer_norm=False``).
-
-        Raises
-        ------
-        TypeError
-            Non-tensor or non-integer ids, or a non-bool mask.
-        ValueError
-            Wrong shapes, ids outside the vocabulary, ``L > n_positions``, or a padding-only sequence.
-
-        Examples
-        --------
-        >>> _ = torch.manual_seed(0)
-        >>> model = TransformerClassifier(10, 8, 16, 2, 1, positional="sinusoidal")
-        >>> model.hidden_states(torch.tensor([[1, 2, 3]])).shape
-        torch.Size([1, 3, 16])
-        """
-        self._check_inputs(ids, padding_mask)
-        return self._hidden(ids.long(), padding_mask)
 
     def _hidden(self, ids, padding_mask):
         """The last block's token representations (N, L, d)."""
@@ -357,8 +263,10 @@ class TransformerClassifier(nn.Module):
 
         Raises
         ------
-        TypeError, ValueError
-            Invalid inputs (see :meth:`hidden_states`).
+        TypeError
+            Non-tensor or non-integer ids, or a non-bool mask.
+        ValueError
+            Wrong shapes, ids outside the vocabulary, ``L > n_positions``, or a padding-only sequence.
 
         Examples
         --------

@@ -12,34 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int, check_rng
 from ..corpus.synthetic import synthetic_corpus
+from ._checks import check_ids, check_labels
 
 __all__ = ["order_task", "centre_task", "probe_data", "pair_distributions", "transposition_task"]
-
-
-def _check_ids(X: ArrayLike, name: str = "X") -> np.ndarray:
-    """``X`` as a non-empty (N, L) array of non-negative integer ids."""
-    X = np.asarray(X)
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D array (n_sequences, length) of token ids, got {X.shape}")
-    if not np.issubdtype(X.dtype, np.integer):
-        raise TypeError(f"{name} must hold integer token ids, got dtype {X.dtype}")
-    if X.min() < 0:
-        raise ValueError(f"{name} has negative token ids; ids must be >= 0")
-    return X.astype(np.int64, copy=False)
-
-
-def _check_labels(y: ArrayLike, n: int) -> np.ndarray:
-    """``y`` as (n,) integer labels, one per sequence."""
-    y = np.asarray(y)
-    if y.shape != (n,):
-        raise ValueError(f"y must have shape ({n},), one label per sequence, got {y.shape}")
-    if not np.issubdtype(y.dtype, np.integer):
-        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
-    return y.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -67,9 +45,9 @@ class TaskData:
     padding_mask: np.ndarray | None = None
 
     def __post_init__(self):
-        X = _check_ids(self.X)
+        X = check_ids(self.X)
         object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", _check_labels(self.y, X.shape[0]))
+        object.__setattr__(self, "y", check_labels(self.y, X.shape[0]))
         if self.padding_mask is not None:
             mask = np.asarray(self.padding_mask)
             if mask.dtype != bool or mask.shape != X.shape:

@@ -1,8 +1,4 @@
-"""Where the corpora's archives come from: a local mirror (``$POSGEOM_DATA``) or a verified download.
-
-==================  ====================================================================
-==================  ====================================================================
-"""
+"""Where the corpora's archives come from: a local mirror (``$POSGEOM_DATA``) or a verified download."""
 
 from __future__ import annotations
 
@@ -12,8 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = [
-]
+__all__ = ["Source", "SOURCES", "cache_dir", "find_source", "resolve"]
 
 
 #: Environment variable naming a local mirror folder.
@@ -25,7 +20,7 @@ _CACHE_ENV = "POSGEOM_CACHE"
 
 
 @dataclass(frozen=True)
-class _Source:
+class Source:
     """Where one corpus comes from."""
 
     name: str
@@ -38,14 +33,14 @@ class _Source:
 
 
 #: The two corpora. Tests may swap an entry (``dataclasses.replace``) to point at a local server.
-_SOURCES: dict[str, _Source] = {
+SOURCES: dict[str, Source] = {
     source.name: source
     for source in (  # name, url, sha256, filename, mirror_filename, mirror_sha256, splits
-        _Source("sst2", "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
+        Source("sst2", "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
                 "d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa", "SST-2.zip", "SST-2.zip",
                 "e6f1e99e7f74ee96c7508f0c8dcb599026c4367547a34e590c204edf13ff4837", ("train", "dev")),
         # IMDB's mirror is repacked (the labelled part only), as listed in the mirror's README
-        _Source("imdb", "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
+        Source("imdb", "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
                 "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe", "aclImdb_v1.tar.gz",
                 "aclImdb_v1_labeled.tar.gz", "09ce8ff34b9058acd31a36adf6d52a127063be13394c8623fc8c62943b6bd7a7",
                 ("train", "test")),
@@ -53,7 +48,7 @@ _SOURCES: dict[str, _Source] = {
 }
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     """The folder for downloads and parsed corpora: ``$POSGEOM_CACHE`` if set, else ``pooch.os_cache("posgeom")``."""
     env = os.environ.get(_CACHE_ENV)
     if env:
@@ -71,7 +66,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _mirror_archive(source: _Source, folder: Path, origin: str) -> tuple[Path, str]:
+def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, str]:
     if not folder.is_dir():
         raise FileNotFoundError(
             f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the folder holding the "
@@ -93,11 +88,11 @@ def _mirror_archive(source: _Source, folder: Path, origin: str) -> tuple[Path, s
     return path, digest
 
 
-def _download_archive(source: _Source, *, progress: bool) -> tuple[Path, str]:
+def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
     import pooch
     import requests
 
-    folder = _cache_dir() / "downloads"
+    folder = cache_dir() / "downloads"
     created = not folder.exists()
     try:
         path = pooch.retrieve(
@@ -124,13 +119,13 @@ def _download_archive(source: _Source, *, progress: bool) -> tuple[Path, str]:
     return Path(path), source.sha256
 
 
-def _source(name: str) -> _Source:
-    if name not in _SOURCES:
-        raise ValueError(f"unknown corpus {name!r}; choose one of {sorted(_SOURCES)}")
-    return _SOURCES[name]
+def find_source(name: str) -> Source:
+    if name not in SOURCES:
+        raise ValueError(f"unknown corpus {name!r}; choose one of {sorted(SOURCES)}")
+    return SOURCES[name]
 
 
-def _resolve(source: _Source, data_dir, progress: bool) -> tuple[Path, str]:
+def resolve(source: Source, data_dir, progress: bool) -> tuple[Path, str]:
     """The verified archive and its sha256: from the mirror (data_dir or $POSGEOM_DATA), else downloaded once."""
     if data_dir is not None:
         return _mirror_archive(source, Path(data_dir).expanduser(), "data_dir")
