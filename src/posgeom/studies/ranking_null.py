@@ -3,6 +3,7 @@
 * :func:`null_corpus` -- texts drawn from reversal-symmetric distributions (``mu_i = mu_{n-1-i}``)
 * :func:`null_rankings` -- on one corpus: the rule's verdicts on three tables against their reversals (equal stress
   by construction), and on the real pairs in two disjoint random halves (contradictions)
+* :func:`null_rates` -- from the stored verdicts: the false-ranking and contradiction rates, with exact bounds
 * ``python -m posgeom.studies.ranking_null DESIGN OUT`` -- the design's seeds, stored as JSON
 """
 
@@ -69,6 +70,29 @@ def null_rankings(seed: int, *, n_positions: int, vocab_size: int, n_texts: int,
         sub = SequenceIncidence.from_sequences(seqs[h], n_positions, vocab_size)
         halves.append(_verdicts(real, sub, REAL_PAIRS, rng=np.random.default_rng([seed, 3 + k]), **kw))
     return {"null": null, "halves": halves}
+
+
+def null_rates(runs: list[dict], *, confidence: float = 0.95) -> dict:
+    """Per outcome, ``(count, corpora, share, upper)``: ``upper`` the exact (Clopper-Pearson) one-sided bound.
+
+    ``"false ranking"``: corpora whose null pairs are ranked at all (family-wise); ``"contradiction"``: corpora whose
+    halves rank a real pair in opposite directions; ``"real pair ranked"``: halves ranking ALiBi against sinusoidal.
+
+    >>> null_rates([{"null": ["undetermined"], "halves": [["a < b"], ["a > b"]]}])["contradiction"][:3]
+    (1, 1, 1.0)
+    """
+    from scipy.stats import beta
+
+    def rate(hits: list[bool]) -> tuple:
+        k, n = int(sum(hits)), len(hits)
+        return k, n, k / n, 1.0 if k == n else float(beta.ppf(confidence, k + 1, n - k))
+
+    return {
+        "false ranking": rate([any(v != "undetermined" for v in r["null"]) for r in runs]),
+        "contradiction": rate([any({a, b} == {a.replace("<", ">"), a.replace(">", "<")} and a != b
+                                   for a, b in zip(*r["halves"])) for r in runs]),
+        "real pair ranked": rate([h[0] != "undetermined" for r in runs for h in r["halves"]]),
+    }
 
 
 def main(argv: list[str]) -> None:
