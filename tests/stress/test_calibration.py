@@ -6,9 +6,9 @@ import pytest
 
 from posgeom.geometry import hellinger_distances
 from posgeom.stress import stress_of_distances
+from posgeom.stress.calibration import null_rankings, null_rates
 from posgeom.stress.core import optimal_scale
 from posgeom.studies.designs import Design
-from posgeom.studies.ranking_null import null_rankings, null_rates
 
 
 def scale_optimal(E, D):
