@@ -96,3 +96,23 @@ def test_train_runs_rejects_one_shared_set_and_a_wrong_count():
         train_runs([data], data, positional="none", seeds=[0, 1], vocab_size=6)
     with pytest.raises(ValueError, match="partners"):
         train_runs([data], (data.X[:-1], data.y[:-1]), positional="none", seeds=[0], vocab_size=6)
+
+
+@pytest.mark.slow
+def test_stored_confirmatory_runs_reproduce_bit_for_bit():
+    # the design's first two seeds, re-run alone, give exactly the stored accuracies and checks (JSON round-trips)
+    import dataclasses
+
+    from posgeom.studies.designs import Design
+    from posgeom.studies.necessity_analysis import design_runs
+
+    design = Design.load("ch03_runs")
+    stored = design.results()
+    fields = dict(design.fields, seed_stop=design["seed_start"] + 2, n_seeds=2)
+    again = design_runs(dataclasses.replace(design, fields=fields))
+    assert again.keys() == stored.keys() - {"design", "design_sha256", "command", "seeds"}
+    for key, value in again.items():
+        if isinstance(value, dict):
+            assert value == {k: v[:2] for k, v in stored[key].items()}, key
+        else:
+            assert value == (stored[key] if key == "ceiling" else stored[key][:2]), key

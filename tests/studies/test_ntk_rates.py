@@ -47,3 +47,27 @@ def test_displacement_equals_error_when_the_table_starts_at_zero():
     runs, _ = train_runs(np.sqrt(mu), WIDTHS, loss="mse", sigma0=lambda w: 0.0, lr=0.5, steps=5, n_seeds=1,
                          seed0=100, linearised=False)
     assert np.allclose(runs["displacement"], runs["error"]) and np.all(runs["displacement"] > 0)
+
+
+def test_seed_stride_below_the_runs_per_width_is_refused():
+    mu = pg.synthetic_distributions(4, 3, rng=0, regime="smooth")
+    with pytest.raises(ValueError, match="seed_stride"):
+        train_runs(np.sqrt(mu), [8, 16], loss="mse", sigma0=lambda w: 0.5, lr=0.5, steps=2, n_seeds=3, seed0=0,
+                   seed_stride=2, linearised=False)
+
+
+@pytest.mark.slow
+def test_stored_confirmatory_runs_reproduce_bit_for_bit():
+    # the design's runs at the first width (6 per arm), re-run, give exactly the stored errors (JSON floats round-trip)
+    from posgeom.studies.designs import Design
+    from posgeom.studies.ntk_rates import design_runs
+
+    design = Design.load("app_rates")
+    stored = design.results()
+    assert sorted(stored["main_seed"] + stored["control_seed"]) == list(design.seeds)
+    again = design_runs(design, n_widths=1)
+    S = again["runs_per_width"]
+    assert S == design["n_seeds"] // 10 == stored["runs_per_width"]
+    for key, value in again.items():
+        if key.startswith(("main_", "control_")):
+            assert value == stored[key][:S], key

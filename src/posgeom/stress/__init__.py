@@ -5,6 +5,7 @@
 * :mod:`~posgeom.stress.candidates`: the rows of a stress table (the encodings in use, MDS).
 * :mod:`~posgeom.stress.table` / :mod:`~posgeom.stress.results`: the stress table, its rows and paired comparisons.
 * :mod:`~posgeom.stress.ladder`: the stress table on each rung of the subsampling ladder, and its verdicts.
+* :mod:`~posgeom.stress.resolution`: paired stress differences across resolutions ``K``, net of a control.
 * :mod:`~posgeom.stress.split_half`: the out-of-sample test of MDS (fit on half A, score on half B).
 * :mod:`~posgeom.stress.shift_invariant`: the exact decomposition of a shift-invariant encoding's stress.
 """
@@ -30,6 +31,7 @@ from .ladder import (
 from .rank_curve import (
     stress_by_rank,
 )
+from .resolution import ResolutionVerdicts as ResolutionVerdicts
 from .results import (
     StressTable as StressTable,
 )

@@ -1,10 +1,8 @@
-"""Private (behind ``stress_by_rank(..., method="smacof")``). SMACOF: a configuration that minimises raw stress.
+"""Private (behind ``stress_by_rank(..., method="smacof")``): SMACOF, a configuration that minimises raw stress.
 
-Classical MDS (:func:`posgeom.classical_mds`) minimises *strain*, a least-squares fit of inner products; truncated to
-rank ``r`` it is not the stress-optimal configuration. :func:`smacof_encoding` minimises the raw stress numerator
-``sum_{i<j} (||x_i - x_j|| - D_ij)^2`` by majorisation (de Leeuw, 1977; scikit-learn's ``smacof``), started from
-the classical solution and from random configurations, and scores every start with the one raw-stress formula of
-:func:`posgeom.stress_of_distances`. Started from the classical solution, it never ends with higher stress.
+Classical MDS minimises strain, not stress; :func:`smacof_encoding` minimises the raw stress numerator by
+majorisation (de Leeuw, 1977; scikit-learn's ``smacof``), from the classical solution (so never above it) and from
+random starts, scoring every start with :func:`posgeom.stress_of_distances`.
 """
 
 from __future__ import annotations
@@ -20,37 +18,12 @@ from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
 from .core import stress_of_distances
 
-__all__ = [
-    "smacof_encoding",
-]
+__all__ = ["smacof_encoding"]
 
 
 @dataclass(frozen=True)
 class SmacofResult:
-    """Result of :func:`smacof_encoding`.
-
-    Attributes
-    ----------
-    embedding : (n, rank) array
-        The best configuration found (centred).
-    stress : float
-        Its raw stress (the paper's definition, normalised by ``sum_{i<j} D_ij^2``).
-    n_iter : int
-        Guttman iterations of the winning run.
-    converged : bool
-        Whether the winning run stopped on the tolerance rather than at ``max_iter``.
-    start : str
-        Which start won: ``"classical"`` or ``"random-<k>"``.
-    stresses : tuple of float
-        Raw stress reached from every start, in order (classical first).
-
-    Examples
-    --------
-    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> result = smacof_encoding(D, 1, rng=0, n_init=2)
-    >>> result.start, round(result.stress, 6), len(result.stresses), result.embedding.shape
-    ('classical', 0.0, 2, (4, 1))
-    """
+    """The best ``embedding`` (centred), its raw ``stress``, ``n_iter``, ``converged``, ``start``, all ``stresses``."""
 
     embedding: np.ndarray
     stress: float
@@ -60,72 +33,17 @@ class SmacofResult:
     stresses: tuple
 
 
-def smacof_encoding(
-    D: ArrayLike,
-    rank: int,
-    *,
-    rng: int | np.random.Generator,
-    n_init: int = 4,
-    init: str = "classical",
-    max_iter: int = 3000,
-    eps: float = 1e-8,
-) -> SmacofResult:
-    """A stress-minimising configuration of rank ``rank`` by SMACOF (``sklearn.manifold.smacof``, metric).
+def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, n_init: int = 4,
+                    init: str = "classical", max_iter: int = 3000, eps: float = 1e-8) -> SmacofResult:
+    """Rank-``rank`` SMACOF (metric) from the classical start (``init="classical"``) and ``n_init - 1`` random ones.
 
-    SMACOF (de Leeuw, 1977) minimises the raw stress numerator ``sum_{i<j} (||x_i - x_j|| - D_ij)^2`` by
-    majorisation: each Guttman transform never increases it. Since the paper's stress divides by the constant
-    ``sum_{i<j} D_ij^2``, SMACOF minimises the paper's raw stress directly; it is only guaranteed to find a *local*
-    minimum, hence several starts.
-
-    Starts (all deterministic given an int ``rng``):
-
-    * ``init="classical"``: the first start is the rank-``rank`` classical MDS configuration (if ``B`` has fewer
-      positive eigenvalues than ``rank``, the missing columns are filled with small seeded noise), so the result's
-      stress is never above classical MDS's;
-    * the remaining ``n_init - 1`` starts (all ``n_init`` with ``init="random"``) are Gaussian configurations with
-      the RMS scale of ``D``, drawn from ``rng``.
-
-    scikit-learn is called as ``smacof(D, metric=True, init=X0, n_init=1, normalized_stress=False, ...)`` with every
-    argument explicit, so no default-change warning (the ``n_init`` and ``init`` defaults of ``MDS`` are changing in
-    scikit-learn 1.8-1.10) is emitted.
-
-    Parameters
-    ----------
-    D : (n, n) array
-        Target distances.
-    rank : int
-        Dimension of the configuration, ``1 <= rank <= n - 1``.
-    rng : int or numpy.random.Generator
-        Seed of the random starts (required, keyword-only).
-    n_init : int, default 4
-        Number of starts, the best (lowest raw stress) wins.
-    init : {"classical", "random"}, default "classical"
-        Whether the first start is classical MDS or every start is random.
-    max_iter : int, default 3000
-        Maximum Guttman iterations per start.
-    eps : float, default 1e-8
-        scikit-learn's convergence tolerance: a run stops when one Guttman step lowers the stress by less than
-        ``eps`` times the sum of squared configuration distances (tighter values change stress by about 1% at
-        rank 6 on the book's corpora and cost several times more iterations).
-
-    Returns
-    -------
-    SmacofResult
-        The best configuration with its raw stress, iterations, convergence flag, winning start and all stresses.
-
-    Raises
-    ------
-    ValueError
-        ``rank > n - 1``, unknown ``init``, a negative or non-finite ``eps``, an invalid ``D``, or ``D`` zero
-        everywhere.
-    TypeError
-        Non-integer ``rank``, ``n_init`` or ``max_iter``, or a missing ``rng``.
+    A missing classical column (``B`` of lower rank) is filled with small seeded noise; random starts are Gaussian
+    with the RMS scale of ``D``; ``eps`` is scikit-learn's tolerance; every scikit-learn argument is explicit.
 
     Examples
     --------
     >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
-    >>> D = hellinger_distances(shift_equivariant_distributions(6))
-    >>> result = smacof_encoding(D, 2, rng=0, n_init=2)
+    >>> result = smacof_encoding(hellinger_distances(shift_equivariant_distributions(6)), 2, rng=0, n_init=2)
     >>> result.embedding.shape, result.stress <= result.stresses[0]
     ((6, 2), True)
     """
@@ -158,8 +76,7 @@ def smacof_encoding(
         starts.append(("classical", X0))
     while len(starts) < n_init:
         starts.append((f"random-{len(starts)}", rms / np.sqrt(2.0) * rng.standard_normal((n, rank))))
-    best = None
-    stresses = []
+    best, stresses = None, []
     for name, X0 in starts:
         X, _, n_iter = smacof(
             D, metric=True, n_components=rank, init=X0, n_init=1, n_jobs=None, max_iter=max_iter, verbose=0,
@@ -170,7 +87,4 @@ def smacof_encoding(
         stresses.append(s)
         if best is None or s < best[1]:
             best = (X, s, int(n_iter), name)
-    return SmacofResult(
-        embedding=best[0], stress=best[1], n_iter=best[2], converged=best[2] < max_iter, start=best[3],
-        stresses=tuple(stresses),
-    )
+    return SmacofResult(best[0], best[1], best[2], best[2] < max_iter, best[3], tuple(stresses))

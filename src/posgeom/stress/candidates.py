@@ -80,29 +80,8 @@ class Candidate:
 
 
 def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
-    """A candidate given by its induced distance matrix ``E`` (n x n), e.g. a relative scheme's.
+    """A row (``fitted=False``) from its induced distance matrix ``E`` (validated, read-only), e.g. a relative scheme's.
 
-    Parameters
-    ----------
-    name : str
-        Row label.
-    E : (n, n) array_like
-        The induced distances (validated, stored read-only); the row ignores the target ``D``.
-    description : str, default ""
-        Conventions behind the row.
-
-    Returns
-    -------
-    Candidate
-        A row with ``fitted=False``.
-
-    Raises
-    ------
-    ValueError
-        ``E`` is not a valid distance matrix, or an empty name.
-
-    Examples
-    --------
     >>> from posgeom.encodings._relative import _alibi_distances
     >>> c = fixed_distances("ALiBi", _alibi_distances(3), description="slope 1")
     >>> c.distances(None)[0], c.fitted
@@ -114,29 +93,8 @@ def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candid
 
 
 def fixed_encoding(name: str, P, description: str = "") -> Candidate:
-    """A candidate given by an absolute encoding ``P`` (n x d, rows = positions); ``E_ij = ||p_i - p_j||``.
+    """A row from an absolute encoding ``P`` (n x d, rows = positions, ``n >= 2``): ``E_ij = ||p_i - p_j||``.
 
-    Parameters
-    ----------
-    name : str
-        Row label.
-    P : (n, d) array_like
-        The encoding, rows are positions (``n >= 2``).
-    description : str, default ""
-        Conventions behind the row.
-
-    Returns
-    -------
-    Candidate
-        A row with ``fitted=False`` whose distances are the Euclidean row distances of ``P``.
-
-    Raises
-    ------
-    ValueError
-        ``P`` is not a finite 2-D array with at least 2 rows, or an empty name.
-
-    Examples
-    --------
     >>> fixed_encoding("line", [[0.0], [3.0]]).distances(None)
     array([[0., 3.],
            [3., 0.]])

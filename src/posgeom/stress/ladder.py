@@ -7,16 +7,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ..corpus.incidence import SequenceIncidence
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..corpus.incidence import SequenceIncidence
 from ..geometry._crossfit import distances_from_squared
 from ..geometry.ladder import Ladder, stability_ladder
 from ..inference._bootstrap import difference
@@ -227,7 +224,7 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
                   rng: int | np.random.Generator,
                   n_resamples: int = 100,
                   fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95,
-                  title: str = "") -> StressLadder:
+                  title: str = "", groups: ArrayLike | None = None) -> StressLadder:
     """Scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with intervals.
 
     Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator`` (default
@@ -248,6 +245,9 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
     confidence : float, default 0.95
     title : str, optional
+    groups : (n_texts,) array, optional
+        A label per text (SST-2's source sentences): each rung is then a random share of whole groups, resampled
+        and split by group (:func:`posgeom.geometry.stability_ladder`; ``n_texts`` is then approximate).
 
     Returns
     -------
@@ -282,8 +282,8 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     def statistic(Q):
         return evaluate_rows(candidates, distances_from_squared(Q))[1::3]
 
-    lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng, n_resamples=n_resamples,
-                           confidence=confidence)
-    texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)
+    lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
+                           n_resamples=n_resamples, confidence=confidence, groups=groups)
+    texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)  # with groups: about
     return StressLadder(names=names, ladder=lad, estimand=estimator.describe_estimand(data), n_texts=texts,
                         title=title, estimator=estimator)

@@ -68,10 +68,7 @@ class StressRow:
         Returns
         -------
         dict
-            Keys ``encoding``, ``description``, ``raw_stress``, ``raw_ci_low``, ``raw_ci_high``,
-            ``optimal_stress``, ``optimal_ci_low``, ``optimal_ci_high``, ``optimal_scale``, ``raw_bias``,
-            ``optimal_bias``, ``fitted``, and the Monte Carlo errors of the interval ends ``raw_ci_low_mc``,
-            ``raw_ci_high_mc``, ``optimal_ci_low_mc``, ``optimal_ci_high_mc``.
+            The attributes, intervals split into ``*_ci_low``/``*_ci_high`` (``*_mc``: their Monte Carlo errors).
 
         Examples
         --------
@@ -90,6 +87,11 @@ class StressRow:
             "optimal_bias": self.optimal_bias, "fitted": self.fitted, "raw_ci_low_mc": mc_lo_r,
             "raw_ci_high_mc": mc_hi_r, "optimal_ci_low_mc": mc_lo_o, "optimal_ci_high_mc": mc_hi_o,
         }
+
+
+def _interval(c, digits: int) -> str:
+    """``[lower, upper]`` formatted by :func:`_fmt`, or ``-``."""
+    return "-" if c is None else f"[{_fmt(c[0], digits)}, {_fmt(c[1], digits)}]"
 
 
 def _fmt(x, digits: int) -> str:
@@ -128,12 +130,10 @@ class StressTable:
     estimand : str
         What ``D`` estimates, in words (empty when ``D`` was passed without data).
     replicates : ndarray or None
-        The bootstrap replicates of every row, shape ``(n_resamples, 3 * len(rows))`` (raw stress, scale-optimal
-        stress and optimal scale of each row in turn), all rows on the same resamples; ``None`` without a
-        bootstrap. :meth:`contrast`, :meth:`ranked` and :meth:`equivalent` compare rows on them.
+        Shape ``(n_resamples, 3 * len(rows))``: raw stress, scale-optimal stress and scale of each row in turn, all
+        rows on the same resamples (what :meth:`contrast`, :meth:`ranked`, :meth:`equivalent` compare).
     target : (n, n) ndarray or None
-        The target distances ``D`` the rows were evaluated against (read-only; for a table computed from
-        data, the estimate itself).
+        The distances ``D`` the rows were evaluated against (read-only; from data, the estimate).
 
     Examples
     --------
@@ -180,14 +180,11 @@ class StressTable:
         return [r.name for r in self.rows]
 
     def to_records(self) -> list:
-        """One dict per row (:meth:`~posgeom.stress.results.StressRow.as_dict`) plus the table's metadata, ready for
-        ``json.dumps``.
+        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``.
 
         Returns
         -------
         list of dict
-            The keys of :meth:`~posgeom.stress.results.StressRow.as_dict` plus ``table``, ``estimator``
-            (its label), ``n_positions``, ``n_resamples``, ``confidence``, ``method`` and ``seed``.
 
         Examples
         --------
@@ -208,12 +205,6 @@ class StressTable:
         Returns
         -------
         pandas.DataFrame
-            One row per candidate, columns as the keys of :meth:`to_records`.
-
-        Raises
-        ------
-        ImportError
-            If pandas is not installed.
 
         Examples
         --------
@@ -234,12 +225,10 @@ class StressTable:
         Parameters
         ----------
         path : str or os.PathLike, optional
-            File to write the text to (UTF-8).
 
         Returns
         -------
         str
-            The CSV text.
 
         Examples
         --------
@@ -273,8 +262,7 @@ class StressTable:
         Returns
         -------
         posgeom.inference.BootstrapEstimate
-            The paired difference with the engine's centred percentile interval
-            (the engine's paired ``difference``), ready for :func:`posgeom.inference.decide`.
+            With the engine's centred percentile interval, ready for :func:`posgeom.inference.decide`.
 
         Raises
         ------
@@ -304,12 +292,12 @@ class StressTable:
         return difference(boot, ia, ib, label=f"{a} - {b}")
 
     def ranked(self, a: str, b: str, *, scale: str = "optimal") -> bool:
-        """Whether the interval of ``stress(a) - stress(b)`` excludes 0 (the two rows are ordered).
+        """Whether the interval of ``stress(a) - stress(b)`` excludes 0.
 
         Parameters
         ----------
-        a, b : str
-        scale : {"optimal", "raw"}, default "optimal"
+        a, b, scale : str
+            As in :meth:`contrast`.
 
         Returns
         -------
@@ -329,17 +317,12 @@ class StressTable:
         return decide(self.contrast(a, b, scale=scale)).ranked
 
     def equivalent(self, a: str, b: str, margin: float, *, scale: str = "optimal") -> bool:
-        """Whether the interval of ``stress(a) - stress(b)`` lies inside ``(-margin, margin)``.
-
-        With the table's two-sided ``confidence`` interval this is two one-sided tests, each at level
-        ``(1 - confidence) / 2``. The margin must be fixed before looking at the difference.
+        """Whether the interval of ``stress(a) - stress(b)`` lies inside ``(-margin, margin)``, ``margin > 0`` fixed
+        before looking: two one-sided tests at ``(1 - confidence) / 2`` each.
 
         Parameters
         ----------
-        a, b : str
-        margin : float
-            Positive.
-        scale : {"optimal", "raw"}, default "optimal"
+        a, b, margin, scale : str, str, float, str
 
         Returns
         -------
@@ -363,25 +346,17 @@ class StressTable:
     def to_markdown(self, digits: int = 3, *, descriptions: bool = True) -> str:
         """A Markdown (pipe) table: raw stress, scale-optimal stress and their intervals.
 
-        Numbers are printed with ``digits`` significant digits (scientific notation for very small or large ones).
+        ``digits`` significant digits (scientific notation for very small or large ones); ``descriptions`` adds the
+        "conventions" column; a bootstrapped table ends with a line on its intervals and their largest Monte Carlo
+        error.
 
         Parameters
         ----------
-        digits : int, default 3
-            Significant digits.
-        descriptions : bool, default True
-            Include the "conventions" column.
+        digits, descriptions : int, bool
 
         Returns
         -------
         str
-            The Markdown text: title, the estimator of ``D``, the table, and a line on the intervals (with the
-            largest Monte Carlo error of their ends) when bootstrapped.
-
-        Raises
-        ------
-        ValueError, TypeError
-            If ``digits`` is not a positive integer.
 
         Examples
         --------
@@ -409,13 +384,10 @@ class StressTable:
         if self.estimand:
             lines[-1:] = [f"Estimand: {self.estimand}.", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
-
-        def interval(c):
-            return "-" if c is None else f"[{_fmt(c[0], digits)}, {_fmt(c[1], digits)}]"
-
         for r in self.rows:
             cells = [r.name] + ([r.description.replace("|", "\\|")] if descriptions else []) + [
-                _fmt(r.raw, digits), interval(r.raw_ci), _fmt(r.optimal, digits), interval(r.optimal_ci)]
+                _fmt(r.raw, digits), _interval(r.raw_ci, digits), _fmt(r.optimal, digits),
+                _interval(r.optimal_ci, digits)]
             lines.append("| " + " | ".join(cells) + " |")
         if self.n_resamples:
             mc = max((max(m) for r in self.rows for m in (r.raw_ci_mc, r.optimal_ci_mc) if m is not None),
@@ -430,7 +402,7 @@ class StressTable:
 
         Parameters
         ----------
-        digits : int, default 3
+        digits : int
 
         Returns
         -------
@@ -444,14 +416,10 @@ class StressTable:
         toy
         """
         digits = check_positive_int(digits, "digits")
-
-        def interval(c):
-            return "-" if c is None else f"[{_fmt(c[0], digits)}, {_fmt(c[1], digits)}]"
-
         ci = f"{self.confidence:.0%} CI" if self.n_resamples else "CI"
         cells = [["encoding", "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]]
-        cells += [[r.name, _fmt(r.raw, digits), interval(r.raw_ci), _fmt(r.optimal, digits), interval(r.optimal_ci)]
-                  for r in self.rows]
+        cells += [[r.name, _fmt(r.raw, digits), _interval(r.raw_ci, digits), _fmt(r.optimal, digits),
+                   _interval(r.optimal_ci, digits)] for r in self.rows]
         widths = [max(len(row[k]) for row in cells) for k in range(5)]
         body = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
         head = ([self.title] if self.title else []) + [f"Estimator of D: {self.estimator}."]

@@ -62,15 +62,21 @@ class Design:
         return range(self["seed_start"], self["seed_stop"])
 
     def results(self) -> dict:
-        """The JSON results its command stored (its ``results`` file); an error if made under another design."""
-        results = json.loads((ROOT / self["results"]).read_text())
+        """The JSON results its command stored (``results``, else ``data/results/<name>.json``); an error if made
+        under another design."""
+        path = self.fields.get("results", f"data/results/{self['name']}.json")
+        results = json.loads((ROOT / path).read_text())
         if results.get("design_sha256") != self.sha256 or results.get("seeds") != list(self.seeds):
-            raise ValueError(f"{self['results']} was not made under design {self['name']} as it stands (hash or "
-                             f"seeds differ); regenerate it: {self.fields.get('command', 'see the design file')}")
+            raise ValueError(f"{path} was not made under design {self['name']} as it stands (hash or seeds differ); "
+                             f"regenerate it: {results.get('command', self.fields.get('command'))}")
         return results
+
+    def store(self, path: str | Path, *, command: str | None = None, **results) -> None:
+        """Store per-seed ``results`` (JSON: floats round-trip exactly) with the design's hash, seeds and command."""
+        Path(path).write_text(json.dumps({"design": self["name"], "design_sha256": self.sha256, "command": command
+                                          or self["command"], "seeds": list(self.seeds), **results}, indent=1) + "\n")
 
 
 def _write_results(path: str | Path, design: Design, **results) -> None:
-    """Store per-seed ``results`` (JSON: floats round-trip exactly) with the design's hash, seeds and command."""
-    Path(path).write_text(json.dumps({"design": design["name"], "design_sha256": design.sha256, "command":
-                                      design["command"], "seeds": list(design.seeds), **results}, indent=1) + "\n")
+    """``design.store(path, **results)``."""
+    design.store(path, **results)

@@ -5,12 +5,15 @@
 * :func:`toward_line` -- the order-keeping dose: an encoding moved toward evenly spaced points in the positions' order
 * :func:`within_seed_power` -- power of the ``t`` test on the mean within-seed Spearman correlation
 * :func:`extrapolation_runs` -- train at length ``n``, test at ``n``, again at ``n`` and at ``2n``
+* ``exploratory_runs``, ``stored_exploratory`` -- its exploratory runs, made once (``python -m``) and read back
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -246,11 +249,39 @@ def design_runs(design) -> DoseRuns:
                                 config=TrainConfig(epochs=12, lr=2e-2, batch_size=100))
 
 
-if __name__ == "__main__":  # pragma: no cover - the design's command
-    import sys
+_EXPLORATORY = "data/results/ch09_exploratory.json"
 
-    from .designs import Design, _write_results
+
+def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
+    """Chapter 9's exploratory dose runs (order, centre, xor; its settings) as JSON lists, one entry per task."""
+    from ..nn import centre_task, order_task
+
+    runs = {name: seeded_dose_response(task, seeds=seeds, fractions=(0.0, 0.25, 0.5, 0.75, 1.0), n_pairs=150,
+                                       n_test_pairs=200, n_positions=8, vocab_size=24,
+                                       config=TrainConfig(epochs=12, lr=2e-2, batch_size=100))
+            for name, task in (("order", order_task), ("centre", centre_task), ("xor (control)", xor_task))}
+    return {k: {f: getattr(r, f).tolist() for f in ("fractions", "stress", "test_accuracy")} for k, r in runs.items()}
+
+
+def stored_exploratory() -> dict[str, DoseRuns]:
+    """The exploratory runs, stored once by ``python -m posgeom.studies.dose_response exploratory <path>``."""
+    import json
+
+    from .designs import ROOT
+    data = json.loads((ROOT / _EXPLORATORY).read_text())
+    return {k: DoseRuns(fractions=np.array(v["fractions"]), seeds=tuple(data["seeds"]), stress=np.array(v["stress"]),
+                        test_accuracy=np.array(v["test_accuracy"])) for k, v in data["runs"].items()}
+
+
+if __name__ == "__main__" and sys.argv[1] == "exploratory":  # pragma: no cover - the exploratory runs' command
+    import json
+
+    command = f"python -m posgeom.studies.dose_response exploratory {_EXPLORATORY}"
+    Path(sys.argv[2]).write_text(json.dumps({"command": command, "seeds": list(range(24)), "runs": exploratory_runs()},
+                                            indent=1) + "\n")
+elif __name__ == "__main__":  # pragma: no cover - the design's command
+    from .designs import Design
     design = Design.load(sys.argv[1])
     runs = design_runs(design)
-    _write_results(sys.argv[2], design, fractions=runs.fractions.tolist(), stress=runs.stress.tolist(),
-                   test_accuracy=runs.test_accuracy.tolist())
+    design.store(sys.argv[2], fractions=runs.fractions.tolist(), stress=runs.stress.tolist(),
+                 test_accuracy=runs.test_accuracy.tolist())

@@ -3,6 +3,7 @@
 * :func:`defect_table` -- equivariance and invariance defects of one random model per scheme
 * :class:`SeedRuns` -- the runs of one configuration: models, accuracies, intervals
 * :func:`train_runs` -- one configuration trained once per seed, each seed on its own training set
+* ``design_runs`` -- the runs the design file ``ch03_runs`` fixes, on its fresh seeds (its command: ``python -m``)
 """
 
 from __future__ import annotations
@@ -111,3 +112,53 @@ def train_runs(train: Sequence[object], test: object, *, positional: str, seeds:
     return SeedRuns(models=tuple(f.model for f in fits), train_accuracy=np.array([f.train_accuracy for f in fits]),
                     unit_accuracy=units, interval=t_interval(units.mean(axis=1), confidence=confidence),
                     run_lower=np.array(lower))
+
+
+#: The design's configurations (``data/designs/ch03_runs.toml``): (positional scheme, causal).
+CONFIGS = (("none", False), ("learned", False), ("sinusoidal", False), ("rope", False), ("alibi", False),
+           ("none", True), ("alibi", True))
+
+
+def design_runs(design) -> dict:
+    """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread): per
+    configuration, accuracies and run bounds; the exact checks; the probe; the learned scheme after 5 epochs."""
+    from ..nn import multiset_bound, order_task, probe_data
+
+    seed_everything(0, threads=1)
+    seeds = list(design.seeds)
+    train = [order_task(600, 8, 8, rng=np.random.default_rng([s, 0]), regime="uniform") for s in seeds]
+    test = order_task(500, 8, 8, rng=1, regime="uniform")
+    X, n = test.X, len(test.X)
+    X_rev = np.ascontiguousarray(np.concatenate([X, X[:, ::-1]]))
+    y_rev = (np.argmax(X_rev == 0, axis=1) < np.argmax(X_rev == 1, axis=1)).astype(np.int64)
+    out = {"ceiling": float(multiset_bound(X, test.y)),
+           "train_ceiling": [float(multiset_bound(d.X, d.y)) for d in train]}
+    for scheme, causal in CONFIGS:
+        r = train_runs(train, test, positional=scheme, causal=causal, seeds=seeds, vocab_size=8)
+        out[f"{scheme}_{'causal' if causal else 'bidirectional'}"] = {
+            k: getattr(r, k).tolist() for k in ("accuracy", "run_lower", "train_accuracy")}
+        if (scheme, causal) == ("none", False):  # a sequence and its swapped partner: the same logits
+            logits = [predict(m, X) for m in r.models]
+            out["none_logit_gap"] = [float((z[: n // 2] - z[n // 2 :]).abs().max() / z.abs().max()) for z in logits]
+        if (scheme, causal) == ("alibi", False):  # a sequence and its reversal: the same class
+            preds = [predict(m, X_rev).argmax(-1) for m in r.models]
+            out["alibi_reversal_accuracy"] = [float((p.numpy() == y_rev).mean()) for p in preds]
+            out["alibi_reversal_same"] = [bool(torch.equal(p[:n], p[n:])) for p in preds]
+    probe_test = probe_data(600, 8, bos=8, rng=6)
+    probe_train = [probe_data(600, 8, bos=8, rng=np.random.default_rng([s, 1])) for s in seeds]
+    for causal in (False, True):
+        r = train_runs(probe_train, probe_test, positional="none", causal=causal, seeds=seeds, vocab_size=9,
+                       n_classes=8)
+        out[f"probe_none_{'causal' if causal else 'bidirectional'}"] = {k: getattr(r, k).tolist() for k in
+                                                                        ("accuracy", "run_lower")}
+    partial = train_runs(train, test, positional="learned", seeds=seeds, vocab_size=8, epochs=5)
+    out["learned_5_epochs"] = partial.accuracy.tolist()
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - the design's command
+    import sys
+
+    from .designs import Design
+    design = Design.load(sys.argv[1])
+    design.store(sys.argv[2], **design_runs(design))

@@ -2,13 +2,14 @@
 
 * :func:`role_task` -- the whole two-pair task: pair A = (0, 1) with a strong, a weak or no cause, pair B = (2, 3)
 * :func:`train_regularised` -- AdamW warm start, then float64 L-BFGS to a stationary point of ``CE + lam/2 ||theta||^2``
+* ``design_runs`` -- every run of the chapter on the design file ``ch04_checks``'s seeds (its command: ``python -m``)
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,6 +19,11 @@ from ..nn.tasks import TaskData
 __all__ = ["role_task", "train_regularised"]
 
 _CAUSES = ("strong", "weak", "none")
+#: The strong task's variants: the (x_2, x_3) token pairs each removes (96 sequences each, the same label counts).
+VARIANTS = {"closed under exchange": {(1, 2), (2, 1), (0, 0), (3, 3)}, "cyclic": {(0, 1), (1, 2), (2, 3), (3, 0)},
+            "high before low": {(2, 0), (2, 1), (3, 0), (3, 1)}}
+_STORED = ("initial", "start_ratio", "grad_norm", "grad_positions", "iterations", "ce", "penalty", "accuracy",
+           "further_decrease", "start_decrease", "start_grad_norm", "further")
 
 
 def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
@@ -78,6 +84,16 @@ class RegularisedRuns:
     start_grad_norm: np.ndarray
     further: np.ndarray
     lam: float
+
+    def stored(self) -> dict:
+        """The runs as JSON lists (of ``params``, the position table only); :meth:`from_stored` reads them back."""
+        return {"final": self.final.tolist(), "lam": self.lam, **{k: getattr(self, k).tolist() for k in _STORED}}
+
+    @classmethod
+    def from_stored(cls, fields: dict) -> RegularisedRuns:
+        """Runs written by :meth:`stored`: the same arrays, bit for bit (``params`` holds the position table)."""
+        return cls(params={"positional.weight": np.array(fields["final"])}, lam=fields["lam"],
+                   **{k: np.array(fields[k]) for k in _STORED})
 
     @property
     def final(self) -> np.ndarray:
@@ -221,3 +237,25 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
         further_decrease=(loss_end - loss_more).numpy(), start_decrease=(loss_start - loss_more).numpy(),
         start_grad_norm=grad_start.norm(dim=1).numpy(), further=unflatten(more)["positional.weight"].numpy(),
         lam=float(lam))
+
+
+def design_runs(design) -> dict:
+    """Every run of Chapter 4 on the design's seeds: per task (the causes, then :data:`VARIANTS`), the stored runs
+    of :func:`train_regularised` (``lam = 0.02``, ``tol = 1e-3``, torch on one thread)."""
+    from ..nn import seed_everything
+
+    seed_everything(0, threads=1)
+    base, tasks = role_task("strong"), {c: role_task(c) for c in _CAUSES}
+    for name, pairs in VARIANTS.items():
+        keep = np.array([tuple(p) not in pairs for p in base.X[:, 2:].tolist()])
+        tasks[name] = replace(base, X=base.X[keep], y=base.y[keep])
+    return {k: train_regularised(t, seeds=design.seeds, lam=0.02, tol=1e-3).stored() for k, t in tasks.items()}
+
+
+if __name__ == "__main__":  # pragma: no cover - the design's command
+    import sys
+
+    from .designs import Design
+    design = Design.load(sys.argv[1])
+    design.store(sys.argv[2], command="python -m posgeom.studies.separation_seeds data/designs/ch04_checks.toml "
+                 "data/results/ch04_checks.json", **design_runs(design))

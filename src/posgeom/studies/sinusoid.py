@@ -1,9 +1,5 @@
-"""Chapter 5b: does the sinusoidal encoding span the MDS subspace?
-
-* :func:`sinusoid_alignment` -- the sinusoid against the rank-``r`` MDS subspace of ``D``, with a random-subspace null
-* :func:`real_text_alignment` -- the same on real text across a subsampling ladder, with its flat control
-* :func:`reference_subspaces` -- random centred subspaces and step-function subspaces, the chapter's references
-"""
+"""Chapter 5b, does the sinusoid span the MDS subspace: :func:`sinusoid_alignment` (with a random-subspace null),
+:func:`real_text_alignment` (ladder, flat control, resolutions), :func:`reference_subspaces` (random and steps)."""
 
 from __future__ import annotations
 
@@ -34,17 +30,15 @@ def reference_subspaces(n_positions: int, rank: int, *, kind: str = "random", n_
 
     Parameters
     ----------
-    n_positions, rank : int
-        ``1 <= rank <= n_positions - 1``.
+    n_positions, rank, n_draws, rng : int, int, int, int or numpy.random.Generator
+        ``1 <= rank <= n_positions - 1``; ``n_draws`` and ``rng`` are unused for ``"all steps"``.
     kind : {"random", "step", "all steps"}, default "random"
-        Uniformly random subspaces; the centred piecewise-constant functions with ``rank`` jumps at random places;
-        or with every possible set of ``rank`` jumps (``n_draws`` and ``rng`` unused).
-    n_draws, rng : int, int or numpy.random.Generator, default 2000, 0
+        Uniformly random subspaces; centred piecewise-constant functions with ``rank`` jumps at random places, or
+        at every possible set of places (``binom(n_positions - 1, rank)`` of them).
 
     Returns
     -------
     (n_draws, n_positions, rank) array
-        ``(binom(n_positions - 1, rank), n_positions, rank)`` for ``"all steps"``.
 
     Examples
     --------
@@ -52,8 +46,7 @@ def reference_subspaces(n_positions: int, rank: int, *, kind: str = "random", n_
     >>> Q.shape, np.allclose(Q[0].T @ Q[0], np.eye(2)), np.allclose(Q.sum(axis=1), 0.0)
     ((10, 6, 2), True, True)
     """
-    n = check_positive_int(n_positions, "n_positions", minimum=2)
-    rank = check_positive_int(rank, "rank")
+    n, rank = check_positive_int(n_positions, "n_positions", minimum=2), check_positive_int(rank, "rank")
     if rank > n - 1:
         raise ValueError(f"the centred space of n_positions={n} has dimension {n - 1}, got rank={rank}")
     if kind == "random":
@@ -124,11 +117,9 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
     ----------
     D : (n, n) array
         Distances between positions, not all zero.
-    rank, d_model : int
-        At most the number of positive eigenvalues of ``-1/2 J D^2 J``; the sinusoid's width, at least ``2 rank``.
-    rng : int or numpy.random.Generator
-    n_null, quantile : int, float, default 2000, 0.99
-        Random centred subspaces of the null, and its quantile used as threshold.
+    rank, d_model, rng, n_null, quantile
+        At most the number of positive eigenvalues of ``-1/2 J D^2 J``; the sinusoid's width (``>= 2 rank``); the
+        null's random centred subspaces (2,000) and its quantile used as threshold (0.99).
 
     Returns
     -------
@@ -145,12 +136,10 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
     D = check_distance_matrix(D)
     if not np.any(D > 0):
         raise ValueError("D is zero everywhere: there is no MDS subspace to compare with")
-    rank = check_positive_int(rank, "rank")
-    d_model = check_positive_int(d_model, "d_model")
+    rank, d_model = check_positive_int(rank, "rank"), check_positive_int(d_model, "d_model")
     if d_model < 2 * rank:
         raise ValueError(f"d_model={d_model} gives the sinusoid fewer than rank={rank} principal directions")
-    quantile = check_confidence(quantile, "quantile")
-    n = D.shape[0]
+    n, quantile = D.shape[0], check_confidence(quantile, "quantile")
     mds = classical_mds(D)
     if rank > mds.rank:
         raise ValueError(f"rank={rank} exceeds the number of positive eigenvalues of B ({mds.rank})")
@@ -183,12 +172,8 @@ class _AlignmentStatistic:
 
     def mds_subspace(self, Q) -> np.ndarray:
         """The eigenvectors of ``B = -1/2 J Q J``, eigenvalues decreasing."""
-        Q = np.asarray(Q, dtype=float)
-        if Q.shape != (self.n, self.n):
-            raise ValueError(f"Q must have shape ({self.n}, {self.n}), got {Q.shape}")
-        Q = (Q + Q.T) / 2
-        Qc = Q - Q.mean(axis=0) - Q.mean(axis=1)[:, None] + Q.mean()
-        return scipy.linalg.eigh(-0.5 * Qc)[1][:, ::-1]
+        Q = (np.asarray(Q, dtype=float) + np.asarray(Q, dtype=float).T) / 2
+        return scipy.linalg.eigh(-0.5 * (Q - Q.mean(axis=0) - Q.mean(axis=1)[:, None] + Q.mean()))[1][:, ::-1]
 
     def __call__(self, Q) -> np.ndarray:
         U = self.mds_subspace(Q)
@@ -200,7 +185,8 @@ class RealTextAlignment:
     """Result of :func:`real_text_alignment`: the alignment at every one of ``ranks`` on every rung of the ``ladder``
     and of its ``flat_ladder`` control, the null ``thresholds`` (``threshold`` at the verdict's ``rank``), ``verdict``
     and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
-    threshold, else "undetermined"), ``estimand`` and the whole corpus's two ``leading_directions`` (MDS)."""
+    threshold, else "undetermined"), ``estimand``, the corpus's two ``leading_directions`` (MDS), ``across``
+    (alignment minus threshold on all texts at each ``n_tokens``, :class:`posgeom.stress.ResolutionVerdicts`)."""
 
     estimand: str
     ranks: tuple
@@ -212,18 +198,18 @@ class RealTextAlignment:
     verdict: str
     flat_verdict: str
     leading_directions: np.ndarray
+    across: object = None
 
 
 def _verdict(ladder: Ladder, k: int, threshold: float) -> str:
-    if not ladder.holds_still():
-        return "undetermined"
-    outcome = ladder.decide(k, threshold=threshold).outcome
+    outcome = ladder.decide(k, threshold=threshold).outcome if ladder.holds_still() else "undetermined"
     return {"higher": "aligned", "lower": "not aligned"}.get(outcome, "undetermined")
 
 
 def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Generator, rank: int = 3,
                         ranks: Sequence[int] = (1, 2, 3, 4, 5, 6), d_model: int = 768,
-                        n_resamples: int = 100) -> RealTextAlignment:
+                        n_resamples: int = 100, n_tokens: Sequence[int] = (), groups: ArrayLike | None = None,
+                        n_resamples_k: int = 25) -> RealTextAlignment:
     """The sinusoid-MDS alignment of the resolved estimand on all, 1/2, 1/4 and 1/8 of the texts, with a flat control.
 
     The resolved estimator is fixed at the smallest rung's resolution; intervals are 95% bootstrap, the threshold the
@@ -231,12 +217,12 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
 
     Parameters
     ----------
-    incidence : posgeom.corpus.SequenceIncidence
-    rng : int or numpy.random.Generator
-    rank, ranks : int, sequence of int, default 3, 1..6
-        The rank of the verdict, one of the ranks of the statistic.
-    d_model, n_resamples : int, default 768, 100
-        The sinusoid's width; bootstrap resamples per rung.
+    incidence, rng : posgeom.corpus.SequenceIncidence, int or numpy.random.Generator
+    rank, ranks, d_model, n_resamples : int, sequence of int, int, int, default 3, 1..6, 768, 100
+        The verdict's rank (one of ``ranks``); the sinusoid's width; bootstrap resamples per rung.
+    n_tokens, groups, n_resamples_k : sequence of int, array, int, optional
+        Resolutions ``K`` at which the rank-``rank`` alignment is also bootstrapped on all texts (``m*`` of the
+        ladder; ``groups`` resampled together, 5 splits per estimate, ``n_resamples_k`` resamples).
 
     Returns
     -------
@@ -251,11 +237,25 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     estimator = Resolved().fixed(incidence, fraction=0.125)
     stat = _AlignmentStatistic(incidence.n_positions, ranks, d_model, rng=gen)
     ladder = stability_ladder(estimator, incidence, statistic=stat, rng=gen, n_resamples=n_resamples)
-    flat = flat_corpus(incidence, rng=gen)
-    flat_ladder = stability_ladder(estimator, flat, statistic=stat, rng=gen, n_resamples=n_resamples)
+    flat_ladder = stability_ladder(estimator, flat_corpus(incidence, rng=gen), statistic=stat, rng=gen,
+                                   n_resamples=n_resamples)
     leading = stat.mds_subspace(ladder.rungs[0].point.squared)[:, :2]  # the whole corpus's point estimate
-    k = ranks.index(int(rank))
-    threshold = float(stat.thresholds[k])
+    k, threshold = ranks.index(int(rank)), float(stat.thresholds[ranks.index(int(rank))])
     return RealTextAlignment(estimator.describe_estimand(), ranks, int(rank), ladder, flat_ladder, stat.thresholds,
                              threshold, _verdict(ladder, k, threshold), _verdict(flat_ladder, k, threshold),
-                             leading)
+                             leading, _across(incidence, estimator, stat, k, threshold, tuple(sorted(n_tokens)), gen,
+                                              n_resamples_k, groups) if len(n_tokens) else None)
+
+
+def _across(inc, estimator, stat, k, threshold, ks, gen, n_resamples, groups):
+    """Alignment minus threshold on all texts at each resolution ``K`` (``m*`` fixed), as ResolutionVerdicts."""
+    from ..geometry import Resolved, choose_resolution, resolution_sweep
+    from ..inference._bootstrap import difference
+    from ..stress.resolution import ResolutionVerdicts
+
+    m = estimator.resolution.texts_per_position
+    boots = [Resolved(resolution=choose_resolution(inc, texts_per_position=m, n_tokens=K), n_splits=5).bootstrap(
+        inc, rng=gen, n_resamples=n_resamples, statistic=stat, groups=groups) for K in ks]
+    rows = [[(d.estimate, d.lower, d.upper)] for d in (difference(b, k, threshold=threshold) for b in boots)]
+    mass = resolution_sweep(inc, rng=gen, n_tokens=ks, texts_per_position=(m,), n_splits=2).mass_kept
+    return ResolutionVerdicts((("alignment", "random 99%"),), ks, mass, m, {"corpus": np.array(rows)})
