@@ -49,6 +49,7 @@ def test_stored_rates_meet_the_design_criterion(design):
     assert rates["false ranking"][2] <= 0.05 and rates["contradiction"][2] <= 0.05
 
 
+@pytest.mark.slow
 def test_stored_runs_reproduce_bit_for_bit(design):
     stored = design.results()["runs"]
     kw = {k: design[k] for k in ("n_positions", "vocab_size", "n_texts", "n_tables", "width", "n_resamples")}
