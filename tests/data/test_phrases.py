@@ -130,6 +130,7 @@ def test_bad_min_shared_is_refused(min_shared):
 
 
 @has_mirror
+@pytest.mark.slow
 def test_sst2_phrases_form_groups_and_imdb_reviews_do_not(monkeypatch):
     """SST-2's phrases share groups far more than a word-shuffled copy does; IMDB's reviews are tied only as copies."""
     monkeypatch.setenv("POSGEOM_DATA", str(MIRROR))

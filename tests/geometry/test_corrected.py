@@ -272,6 +272,7 @@ def test_corrected_and_plugin_agree_as_the_sample_grows(seed, regime):
 # --------------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bootstrap_coverage_of_known_truth():
     """200 corpora from known distributions; nominal 95% intervals (500 resamples each) of two pair distances, a
     near pair and a far pair, cover the truth in at least 90% of the replications."""
@@ -303,6 +304,7 @@ def _zipf_distributions(n, V, *, seed=0, amplitude=0.8):
     return P / P.sum(axis=1, keepdims=True)
 
 
+@pytest.mark.slow
 def test_bootstrap_coverage_with_many_tokens_seen_once():
     """Zipfian distributions over 3,000 tokens, 400 sequences: most tokens seen at a position are seen once, as in
     real text. The centred intervals still cover (100 replications of 500 resamples; >= 88%, which a true coverage

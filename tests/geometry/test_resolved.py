@@ -284,6 +284,7 @@ def test_known_truth_coverage_and_error_at_the_real_regime():
     assert np.mean(err_res) <= 0.2 * np.mean(err_plug)
 
 
+@pytest.mark.slow
 def test_known_truth_nested_phrases_need_groups():
     """Nested phrases, as in SST-2: each of 300 sentences drawn from known distributions (8 positions, 4 tokens) is a
     text, and so are its first 7, 6 and 5 tokens (1,200 texts; the phrases of one sentence share their tokens). 100
@@ -392,6 +393,7 @@ def test_real_corpora_flat_control_and_ladder(name, n):
     assert not _components(drift, lags).holds_still() and not _components(drift, stresses).holds_still()
 
 
+@pytest.mark.slow
 def test_best_polynomial_comparison_on_known_truth():
     """The large-alphabet design reaches the full-vocabulary distance where its sample size allows (here about 8
     times S / ln S texts per position), but it is not exactly 0 on a flat corpus with unequal reach: its

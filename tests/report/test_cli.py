@@ -333,10 +333,11 @@ def test_argument_errors_exit_2(argv, fragment, capsys):
         (["--positions", "600"], "learned positions"),
         (["--positions", "1"], "n_positions"),
         (["--min-length", "20", "--positions", "8"], "min_length"),
-        (["--positions", "30", "--scheduler", "local", "--estimator", "cross-fitted"],
-         "cross-fitted estimator cannot estimate this corpus"),  # 6 documents, 30 positions
+        pytest.param(["--positions", "30", "--scheduler", "local", "--estimator", "cross-fitted"],
+                     "cross-fitted estimator cannot estimate this corpus", marks=pytest.mark.slow),  # Dask; 6 docs
         (["--positions", "8"], "resolved estimator cannot estimate this corpus"),  # 6 documents
-        (["--sample-texts", "7", "--scheduler", "local"], "exceeds the 6 texts"),  # as without --scheduler
+        pytest.param(["--sample-texts", "7", "--scheduler", "local"], "exceeds the 6 texts",
+                     marks=pytest.mark.slow),  # Dask; as without --scheduler
     ],
 )
 def test_unusable_settings_exit_2_with_a_message(corpus_file, tmp_path, capsys, extra, fragment):

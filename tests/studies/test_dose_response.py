@@ -155,6 +155,7 @@ def test_scaled_mds_encoding_has_zero_stress_and_the_sinusoid_spread():
     assert spread == pytest.approx(np.mean(pairwise_distances(sinusoidal_encoding(8, 16)) ** 2))
 
 
+@pytest.mark.slow
 def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     # the design's first two seeds, re-run alone, give exactly the stored stress and accuracies
     import dataclasses
@@ -171,6 +172,7 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     assert again.fractions.tolist() == stored["fractions"]
 
 
+@pytest.mark.slow
 def test_stored_exploratory_runs_reproduce_bit_for_bit():
     # Chapter 9's exploratory runs, stored once: the first two seeds of every task, re-run, give the stored values
     from posgeom.studies.dose_response import exploratory_runs, stored_exploratory

@@ -103,6 +103,7 @@ def test_scratch_runs_are_seeded_and_independent():
         scratch_runs(windows, **{**kw, "n_windows": 100})
 
 
+@pytest.mark.slow
 def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     # the design's first seed, re-run alone, gives exactly the stored rho, slopes and losses (JSON floats round-trip)
     import dataclasses

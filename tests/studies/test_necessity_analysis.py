@@ -98,6 +98,7 @@ def test_train_runs_rejects_one_shared_set_and_a_wrong_count():
         train_runs([data], (data.X[:-1], data.y[:-1]), positional="none", seeds=[0], vocab_size=6)
 
 
+@pytest.mark.slow
 def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     # the design's first two seeds, re-run alone, give exactly the stored accuracies and checks (JSON round-trips)
     import dataclasses

@@ -56,6 +56,7 @@ def test_seed_stride_below_the_runs_per_width_is_refused():
                    seed_stride=2, linearised=False)
 
 
+@pytest.mark.slow
 def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     # the design's runs at the first width (6 per arm), re-run, give exactly the stored errors (JSON floats round-trip)
     from posgeom.studies.designs import Design

@@ -74,6 +74,7 @@ def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():
         detection_curve(X, 40, [2000], rng=0)
 
 
+@pytest.mark.slow
 def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     # the design's first two seeds, re-run alone, give exactly the stored accuracies (JSON floats round-trip)
     import dataclasses

@@ -130,6 +130,7 @@ def test_train_regularised_rejects_bad_arguments():
             ss.train_regularised(data, seeds=[0], epochs=1, **kw)
 
 
+@pytest.mark.slow
 def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     # every stored task has the design's seeds; the first two seeds of the no-cause task, re-run alone, give exactly
     # the stored arrays (JSON floats round-trip), and from_stored(stored()) is the identity
