@@ -123,7 +123,7 @@ TAUGHT_IN = {
     "signal rank": "06_minimal_parametrisation",
 }
 # Terms no chapter teaches (the glossary does): their first use in every chapter links the glossary.
-GLOSSARY_ONLY = ["noise floor", "subsampling ladder", "data processing inequality", "stationary point"]
+GLOSSARY_ONLY = ["noise floor", "subsampling ladder", "data processing inequality", "stationary point", "holds still"]
 SPELLINGS = {
     "m*": [r"\$m\^\*\$", r"\$m\^\\star\$"],
     "RoPE": [r"RoPE"],
