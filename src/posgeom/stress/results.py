@@ -180,7 +180,7 @@ class StressTable:
         return [r.name for r in self.rows]
 
     def to_records(self) -> list:
-        """One dict per row (:meth:`StressRow.as_dict`) plus the table's metadata, ready for ``json.dumps``.
+        """One dict per row (``StressRow.as_dict``) plus the table's metadata, ready for ``json.dumps``.
 
         Returns
         -------

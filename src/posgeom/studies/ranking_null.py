@@ -1,5 +1,5 @@
 """Chapter 7: ``python -m posgeom.studies.ranking_null DESIGN OUT`` stores
-:func:`posgeom.stress.calibration.null_rankings` for every seed of the design (``ch07_null``)."""
+``posgeom.stress.calibration.null_rankings`` for every seed of the design (``ch07_null``)."""
 
 import sys
 

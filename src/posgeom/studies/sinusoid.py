@@ -186,7 +186,7 @@ class RealTextAlignment:
     and of its ``flat_ladder`` control, the null ``thresholds`` (``threshold`` at the verdict's ``rank``), ``verdict``
     and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
     threshold, else "undetermined"), ``estimand``, the corpus's two ``leading_directions`` (MDS), ``across``
-    (alignment minus threshold on all texts at each ``n_tokens``, :class:`posgeom.stress.ResolutionVerdicts`)."""
+    (alignment minus threshold on all texts at each ``n_tokens``, ``posgeom.stress.ResolutionVerdicts``)."""
 
     estimand: str
     ranks: tuple
