@@ -258,7 +258,7 @@ const figures = Array.from(document.querySelectorAll('div.cell_output img, div.o
     const cap = fig && fig.querySelector('figcaption');
     const where = img.closest('section[id]');
     return {src: (img.getAttribute('src') || '').split('/').pop(), section: where ? where.id : '?',
-            caption: cap ? cap.innerText.trim() : null};
+            caption: cap ? cap.textContent.trim() : null};  // textContent: a closed dropdown has no innerText
   });
 
 const sizes = Array.from(article_images())
