@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..stress.results import StressTable
 
-import functools
 import json
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -86,8 +85,8 @@ class ReportSettings:
     groups : str, optional
         A text file with one group label per line, one line per document in the order the corpus is read (the
         first ``limit`` are used): texts with one label (the phrases of one source sentence, the pages of one
-        book) are split and resampled together by the estimator and the ladder. Default: texts are treated as
-        independent, and the report says so.
+        book) are split and resampled together by the estimator, the bootstrap and the ladder. Default: texts are
+        treated as independent, and the report says so.
 
     Raises
     ------
@@ -134,9 +133,6 @@ class ReportSettings:
             raise ValueError("ladder (--ladder) needs at least 2 bootstrap resamples per rung, got 1")
         if self.limit is not None:
             check_positive_int(self.limit, "limit")
-        if self.groups is not None and (self.scheduler is not None or self.n_resamples):
-            raise ValueError("groups (--groups) works with the estimate and the ladder (--ladder); drop --scheduler "
-                             "and --bootstrap, whose resampling does not keep groups together yet")
         if self.sample_texts is not None:
             try:
                 check_positive_int(self.sample_texts, "sample_texts", minimum=MIN_SAMPLE_TEXTS)
@@ -275,17 +271,23 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
 
         if settings.corpus in _NAMED_CORPORA:
             raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
-        select = None
-        if settings.limit or settings.sample_texts is not None:
-            select = functools.partial(_text_indices, limit=settings.limit, sample_texts=settings.sample_texts,
-                                       rng=settings.rng)
+        seen = {}  # the corpus's documents and those chosen (for --groups)
+
+        def select(total):
+            seen["docs"] = min(total, settings.limit or total)
+            seen["chosen"] = _text_indices(total, limit=settings.limit, sample_texts=settings.sample_texts,
+                                           rng=settings.rng)
+            return seen["chosen"]
+
+        chosen_only = settings.limit or settings.sample_texts is not None or settings.groups is not None
         tokens = sharded_tokenized_corpus(settings.corpus, cap, model=settings.model,
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
-                                          text_field=settings.text_field, select=select)
+                                          text_field=settings.text_field, select=select if chosen_only else None)
+        n_docs, chosen = seen.get("docs"), seen.get("chosen")
     else:
         docs = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         chosen = _text_indices(len(docs), limit=None, sample_texts=settings.sample_texts, rng=settings.rng)
-        texts = [docs[i] for i in chosen]
+        n_docs, texts = len(docs), [docs[i] for i in chosen]
         tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=cap, progress=progress)
     n_texts = len(tokens)
     n, positions = _positions(settings, tokens, cap)
@@ -295,8 +297,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     groups, unit = None, "texts, treated as independent (pass --groups to keep related texts together)"
     if settings.groups is not None:
         labels = np.array(Path(settings.groups).read_text(encoding="utf-8").splitlines()[: settings.limit or None])
-        if labels.size != len(docs):
-            raise ValueError(f"--groups {settings.groups} holds {labels.size} labels for {len(docs)} documents: "
+        if labels.size != n_docs:
+            raise ValueError(f"--groups {settings.groups} holds {labels.size} labels for {n_docs} documents: "
                              "write one label per document, one per line, in the corpus's order")
         groups = labels[chosen][tokens.kept(convention)]
         unit = f"groups of texts from {settings.groups} ({np.unique(groups).size:,} groups of {groups.size:,} texts)"
@@ -311,7 +313,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         title = f"{settings.corpus} ({convention.describe()}; {estimator.label} estimator)"
         if settings.n_resamples:
             table = stress_table(None, candidates, data=data, estimator=estimator, rng=settings.rng,
-                                 n_resamples=settings.n_resamples, title=title)
+                                 n_resamples=settings.n_resamples, title=title, groups=groups)
             D = np.array(table.target)
         else:
             D = estimator.distances(data, rng=settings.rng, groups=groups).distances
