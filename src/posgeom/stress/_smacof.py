@@ -1,9 +1,4 @@
-"""Private (behind ``stress_by_rank(..., method="smacof")``): SMACOF, a configuration that minimises raw stress.
-
-Classical MDS minimises strain, not stress; :func:`smacof_encoding` minimises the raw stress numerator by
-majorisation (de Leeuw, 1977; scikit-learn's ``smacof``), from the classical solution (so never above it) and from
-random starts, scoring every start with :func:`posgeom.stress_of_distances`.
-"""
+"""Private (behind ``stress_by_rank(..., method="smacof")``): SMACOF, a configuration that minimises raw stress."""
 
 from __future__ import annotations
 
@@ -35,17 +30,10 @@ class SmacofResult:
 
 def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, n_init: int = 4,
                     init: str = "classical", max_iter: int = 3000, eps: float = 1e-8) -> SmacofResult:
-    """Rank-``rank`` SMACOF (metric) from the classical start (``init="classical"``) and ``n_init - 1`` random ones.
+    """Rank-``rank`` metric SMACOF (scikit-learn's) from the classical start and ``n_init - 1`` random ones.
 
-    A missing classical column (``B`` of lower rank) is filled with small seeded noise; random starts are Gaussian
-    with the RMS scale of ``D``; ``eps`` is scikit-learn's tolerance; every scikit-learn argument is explicit.
-
-    Examples
-    --------
-    >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
-    >>> result = smacof_encoding(hellinger_distances(shift_equivariant_distributions(6)), 2, rng=0, n_init=2)
-    >>> result.embedding.shape, result.stress <= result.stresses[0]
-    ((6, 2), True)
+    A missing classical column is filled with small seeded noise; random starts are Gaussian with the RMS scale of
+    ``D``; every start is scored by the paper's raw stress and the best kept.
     """
     from sklearn.manifold import smacof  # imported here: scikit-learn is only needed for this comparison
 
