@@ -11,10 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = [
-    "record",
-    "figure",
-]
+__all__ = ["record", "figure"]
 
 
 def record(name: str, value: object) -> object:
@@ -73,16 +70,13 @@ def figure(name: str, fig: Figure) -> None:
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"glue names must be identifiers (letters, digits, _), got {name!r}")
     from matplotlib.figure import Figure
-
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     import matplotlib.pyplot as plt
-
     try:
         from myst_nb import glue
     except ImportError:  # Colab or plain Jupyter: show it where it was made
         from IPython.display import display
-
         display(fig)
     else:
         glue(name, fig, display=False)

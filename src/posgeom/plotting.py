@@ -15,17 +15,13 @@ if TYPE_CHECKING:
 
 import numpy as np
 
-__all__ = [
-    "distance_heatmap",
-    "lag_profile_plot",
-]
+__all__ = ["distance_heatmap", "lag_profile_plot"]
 
 
 def _axes(ax):
     """``ax``, or the axes of a new 4 x 3.4 inch figure."""
     if ax is None:
         import matplotlib.pyplot as plt
-
         _, ax = plt.subplots(figsize=(4, 3.4))
     return ax
 
@@ -62,7 +58,6 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     ('ruler', 'position $j$')
     """
     import seaborn as sns
-
     ax = _axes(ax)
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
@@ -103,7 +98,6 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
     array([0., 1., 2., 3.])
     """
     from .geometry.shift import lag_profile
-
     ax = _axes(ax)
     D = np.asarray(D, dtype=float)
     n = D.shape[0]

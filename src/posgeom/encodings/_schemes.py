@@ -36,14 +36,9 @@ def induced_distances(scheme: str, n_positions: int, *, d_model: int, n_heads: i
     if scheme not in _INDUCED_SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; choose one of {_INDUCED_SCHEMES}")
     n = check_positive_int(n_positions, "n_positions", minimum=2)
-    d_model = check_positive_int(d_model, "d_model")
-    n_heads = check_positive_int(n_heads, "n_heads")
     if scheme == "sinusoidal":
         return pairwise_distances(sinusoidal_encoding(n, d_model, base=base))
-    if scheme == "rope":
-        if d_model % n_heads or (d_model // n_heads) % 2:
-            raise ValueError(f"RoPE needs an even head width, but d_model={d_model} / n_heads={n_heads} is not an "
-                             "even integer; change d_model or n_heads")
+    if scheme == "rope":  # the caller checks that d_model / n_heads is an even integer
         return np.sqrt(n_heads) * _rope_distances(n, d_model // n_heads, base=base)
     if scheme == "alibi":
         return _alibi_distances(n, slope=float(np.linalg.norm(alibi_slopes(n_heads))))

@@ -16,11 +16,7 @@ from .._validation import check_matrix, check_positive_int, check_rng
 from ..geometry.mds import _eigenvector_signs, classical_mds
 from ._relative import sinusoidal_frequencies
 
-__all__ = [
-    "sinusoidal_encoding",
-    "mds_encoding",
-    "low_rank_factors",
-]
+__all__ = ["sinusoidal_encoding", "mds_encoding", "low_rank_factors"]
 
 
 def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0) -> np.ndarray:
@@ -61,10 +57,6 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
 
 def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
     """An orthonormal map ``W`` (d x r, ``W^T W = I_r``): the first ``r`` axes, or a random frame drawn from ``rng``."""
-    d = check_positive_int(d, "d")
-    r = check_positive_int(r, "r")
-    if r > d:
-        raise ValueError(f"r={r} dimensions do not fit in width d={d}; use r <= d")
     if rng is None:
         return np.eye(d, r)
     G = check_rng(rng).standard_normal((d, r))
@@ -74,9 +66,7 @@ def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
 
 def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
     """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = _orthonormal_frame(d, r, rng=rng)``."""
-    X = check_matrix(X, "X")
-    W = _orthonormal_frame(d, X.shape[1], rng=rng)
-    return X @ W.T
+    return X @ _orthonormal_frame(d, X.shape[1], rng=rng).T
 
 
 def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: str = "pad",

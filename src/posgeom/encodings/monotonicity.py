@@ -28,12 +28,7 @@ from ..geometry.euclidean import pairwise_distances
 from ..inference import PermutationTest, permutation_p_value, spearman
 from ..inference._correlation import pearson_rows, rank
 
-__all__ = [
-    "rank_correlations",
-    "triple_monotonicity",
-    "permutation_test",
-]
-
+__all__ = ["rank_correlations", "triple_monotonicity", "permutation_test"]
 
 _KINDS = ("encoding", "distances")
 _METHODS = ("spearman", "kendall")
@@ -118,19 +113,16 @@ def _position_distances(X, *, kind: str = "encoding", first: int | None = None) 
     return pairwise_distances(X) if kind == "encoding" else X
 
 
-def _distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
-                       max_lag: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The distance and the lag of every pair ``i < j`` considered."""
-    D = _position_distances(X, kind=kind, first=first)
-    i, j = np.triu_indices(D.shape[0], k=1)
-    lags = j - i
-    if max_lag is not None:
-        max_lag = check_positive_int(max_lag, "max_lag", minimum=2)
-        if max_lag > D.shape[0] - 1:
-            raise ValueError(f"max_lag={max_lag} exceeds the largest lag {D.shape[0] - 1}; drop it or lower it")
-        keep = lags <= max_lag
-        i, j, lags = i[keep], j[keep], lags[keep]
-    return D[i, j], lags
+def _pairs(n: int, max_lag: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``i < j`` of ``n`` positions, only those with lag ``j - i <= max_lag`` if given."""
+    i, j = np.triu_indices(n, k=1)
+    if max_lag is None:
+        return i, j
+    max_lag = check_positive_int(max_lag, "max_lag", minimum=2)
+    if max_lag > n - 1:
+        raise ValueError(f"max_lag={max_lag} exceeds the largest lag {n - 1}; drop it or lower it")
+    keep = (j - i) <= max_lag
+    return i[keep], j[keep]
 
 
 def _check_not_constant(d: np.ndarray) -> None:
@@ -170,12 +162,12 @@ def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None
     1.0
     """
     D = _position_distances(X, kind=kind, first=first)
-    d, lags = _distance_lag_pairs(D, kind="distances", max_lag=max_lag)
+    i, j = _pairs(D.shape[0], max_lag)
+    d, lags = D[i, j], j - i
     _check_not_constant(d)
-    rho = spearman(d, lags)
     tau = float(kendalltau(d, lags).statistic) if kendall else float("nan")
-    n = D.shape[0]
-    return RankCorrelation(spearman=rho, kendall=tau, n_positions=n, n_pairs=int(d.size), max_lag=max_lag)
+    return RankCorrelation(spearman=spearman(d, lags), kendall=tau, n_positions=D.shape[0], n_pairs=int(d.size),
+                           max_lag=max_lag)
 
 
 def _monotone_pairs(v: np.ndarray) -> tuple[int, int]:
@@ -222,8 +214,7 @@ def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | No
 
 
 def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutations: int = 200,
-                     method: str = "spearman",
-                     kind: str = "encoding", first: int | None = None,
+                     method: str = "spearman", kind: str = "encoding", first: int | None = None,
                      max_lag: int | None = None) -> PermutationTest:
     """Is the encoding more monotone than the same vectors in a random positional order?
 
@@ -259,10 +250,7 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
     observed = rank_correlations(D, kind="distances", max_lag=max_lag, kendall=method == "kendall")
     statistic = observed.spearman if method == "spearman" else observed.kendall
     n = D.shape[0]
-    i, j = np.triu_indices(n, k=1)
-    if max_lag is not None:
-        keep = (j - i) <= max_lag
-        i, j = i[keep], j[keep]
+    i, j = _pairs(n, max_lag)
     lag_ranks = rank(j - i)
     null = np.empty(n_permutations)
     # All pairs: the permuted pair set is the same multiset, so its ranks are a permutation of the fixed ranks.

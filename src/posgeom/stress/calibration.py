@@ -28,13 +28,11 @@ def null_rankings(seed: int, *, n_positions: int, vocab_size: int, n_texts: int,
     rows = [fixed_encoding(f"P{t}{s}", P[::k]) for t, P in enumerate(tables) for s, k in (("", 1), (" reversed", -1))]
     real = [c for c in standard_candidates(n_positions, mds_ranks=()) if c.name in {"sinusoidal", "RoPE", "ALiBi"}]
     half = rng.permutation(n_texts) < n_texts // 2
-
     def verdicts(rows, keep, pairs, k):
         texts = SequenceIncidence.from_sequences(seqs[keep], n_positions, vocab_size)
         lad = stress_ladder(rows, texts, rng=np.random.default_rng([seed, k]), n_resamples=n_resamples,
                             fractions=fractions)
         return [lad.verdict(a, b) for a, b in pairs]
-
     null = verdicts(rows, slice(None), [(f"P{t}", f"P{t} reversed") for t in range(n_tables)], 2)
     return {"null": null, "halves": [verdicts(real, h, REAL_PAIRS, 3 + k) for k, h in enumerate((half, ~half))]}
 
@@ -46,11 +44,9 @@ def null_rates(runs: list[dict], *, confidence: float = 0.95) -> dict:
     ``"real pair ranked"``: halves ranking ALiBi against sinusoidal.
     """
     from scipy.stats import beta
-
     def rate(hits):
         k, n = int(sum(hits)), len(hits)
         return k, n, k / n, 1.0 if k == n else float(beta.ppf(confidence, k + 1, n - k))
-
     flip = {"<": ">", ">": "<"}
     return {"false ranking": rate([any(v != "undetermined" for v in r["null"]) for r in runs]),
             "contradiction": rate([any(a != "undetermined" and b == "".join(flip.get(ch, ch) for ch in a)

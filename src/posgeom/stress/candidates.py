@@ -22,11 +22,7 @@ from ..encodings.absolute import sinusoidal_encoding
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
 
-__all__ = [
-    "Candidate",
-    "mds_candidate",
-    "standard_candidates",
-]
+__all__ = ["Candidate", "mds_candidate", "standard_candidates"]
 
 # Within one table evaluation (one target D), the MDS rows share one eigendecomposition of B.
 MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
@@ -112,7 +108,6 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
     label = name or ("MDS full rank" if rank is None else f"MDS rank {rank}")
     what = "positive part of B (numerical rank)" if rank is None else f"top {rank} eigenpair(s) of B"
     description = f"classical MDS of D, {what}; fitted to D"
-
     def distances(D):
         cache = MDS_CACHE.get()
         if cache is None:  # outside a table evaluation
@@ -125,7 +120,6 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
             return pairwise_distances(classical_mds(D, rank=rank, tol=tol).embedding)  # raises the documented error
         r = fit.rank if rank is None else rank
         return pairwise_distances(fit.eigenvectors[:, :r] * np.sqrt(fit.eigenvalues[:r]))
-
     return Candidate(label, description, distances, fitted=True)
 
 
@@ -141,20 +135,10 @@ def _slice_rows(P, offset: int, n: int, what: str) -> np.ndarray:
     return P[offset:offset + n]
 
 
-def standard_candidates(
-    n_positions: int,
-    *,
-    d_model: int = 384,
-    n_heads: int = 12,
-    model: str | os.PathLike | None = None,
-    pretrained: ArrayLike | None = None,
-    scratch: ArrayLike | None = None,
-    offset: int = 0,
-    mds_ranks: Sequence[int] = (1, 2, 3),
-    t5: bool = True,
-    constant: bool = True,
-    base: float = 10000.0,
-) -> list[Candidate]:
+def standard_candidates(n_positions: int, *, d_model: int = 384, n_heads: int = 12,
+                        model: str | os.PathLike | None = None, pretrained: ArrayLike | None = None,
+                        scratch: ArrayLike | None = None, offset: int = 0, mds_ranks: Sequence[int] = (1, 2, 3),
+                        t5: bool = True, constant: bool = True, base: float = 10000.0) -> list[Candidate]:
     """The book's rows, in the book's order: sinusoidal, RoPE, ALiBi, T5 buckets, learned (pretrained, from
     scratch), constant, MDS full rank, MDS at each of ``mds_ranks``.
 
@@ -211,7 +195,6 @@ def standard_candidates(
         if not isinstance(value, bool):
             raise TypeError(f"{flag} must be True or False, got {value!r}")
     ranks = [check_positive_int(r, "each MDS rank") for r in mds_ranks]
-
     m = float(np.linalg.norm(alibi_slopes(n_heads)))
     rows = [
         fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base=base), f"Vaswani et al., d={d}, base={base:g}"),

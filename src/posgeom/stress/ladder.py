@@ -20,9 +20,7 @@ from ..inference._bootstrap import difference
 from .candidates import Candidate
 from .table import evaluate_rows
 
-__all__ = [
-    "stress_ladder",
-]
+__all__ = ["stress_ladder"]
 
 
 @dataclass(frozen=True)
@@ -175,7 +173,6 @@ class StressLadder:
 def _toy_ladder() -> StressLadder:
     """A two-row, two-rung ladder for the examples (``x`` at 0.5, ``y`` at 2.5)."""
     from ..inference import BootstrapEstimate
-
     reps = np.column_stack([np.linspace(0, 1, 51), np.linspace(3, 2, 51)])
     r = BootstrapEstimate(np.array([0.5, 2.5]), reps, np.array([0.0, 2.0]), np.array([1.0, 3.0]), 0, 0, 0.95,
                           "percentile", "toy")
@@ -183,10 +180,9 @@ def _toy_ladder() -> StressLadder:
 
 
 def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
-                  rng: int | np.random.Generator,
-                  n_resamples: int = 100,
-                  fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95,
-                  title: str = "", groups: ArrayLike | None = None) -> StressLadder:
+                  rng: int | np.random.Generator, n_resamples: int = 100,
+                  fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95, title: str = "",
+                  groups: ArrayLike | None = None) -> StressLadder:
     """Scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with intervals.
 
     Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator``, its resolution fixed
@@ -227,7 +223,6 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     (1600, 800, 400, 200)
     """
     from ..geometry.estimators import Resolved
-
     candidates = list(candidates)
     if not candidates:
         raise ValueError("candidates is empty; pass e.g. standard_candidates(n)")
@@ -236,10 +231,8 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
         raise ValueError(f"candidate names must be unique, got {list(names)}")
     estimator = Resolved() if estimator is None else estimator
     estimator = estimator.planned(data, fraction=min(float(f) for f in fractions))
-
     def statistic(Q):
         return evaluate_rows(candidates, distances_from_squared(Q))[1::3]
-
     lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
                            n_resamples=n_resamples, confidence=confidence, groups=groups)
     texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)  # with groups: about

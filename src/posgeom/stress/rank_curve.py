@@ -15,14 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from .._validation import check_distance_matrix, check_positive_int
 from ..geometry.mds import classical_mds, double_centered_gram
 from ._smacof import smacof_encoding
 from .core import stress_of_encoding as _stress
 
-__all__ = [
-    "stress_by_rank",
-]
+__all__ = ["stress_by_rank"]
 
 
 _METHODS = ("classical", "smacof")
@@ -30,15 +28,9 @@ _METHODS = ("classical", "smacof")
 
 def _strain(X, D) -> float:
     """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``."""
-    X = check_matrix(X, "X", min_rows=2)
     B = double_centered_gram(D)
-    if X.shape[0] != B.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but D describes {B.shape[0]} positions")
-    norm = float(np.linalg.norm(B))
-    if norm == 0:
-        raise ValueError("B = 0 (all distances are zero): strain is undefined (0/0)")
     Xc = X - X.mean(axis=0)
-    return float(np.linalg.norm(B - Xc @ Xc.T) / norm)
+    return float(np.linalg.norm(B - Xc @ Xc.T) / float(np.linalg.norm(B)))
 
 
 @dataclass(frozen=True)
@@ -74,8 +66,7 @@ class RankCurve:
 
 
 def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classical",
-                   rng: int | np.random.Generator = 0, n_init: int = 1,
-                   tol: float | None = None) -> RankCurve:
+                   rng: int | np.random.Generator = 0, n_init: int = 1, tol: float | None = None) -> RankCurve:
     """Stress (raw and scale-optimal) and strain of the rank-``r`` configurations, for every ``r`` in ``ranks``.
 
     Parameters

@@ -91,7 +91,6 @@ def stress_across_resolutions(candidates: Sequence[Candidate], data: SequenceInc
     ((2, 8), (2, 1, 3))
     """
     from ..geometry import Resolved, choose_resolution, resolution_sweep
-
     inc, names, pairs = check_incidence(data), [c.name for c in candidates], tuple((a, b) for a, b in pairs)
     ks = tuple(sorted(int(k) for k in n_tokens))
     if not ks or not pairs or not {x for p in pairs for x in p} <= set(names):

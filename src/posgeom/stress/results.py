@@ -258,7 +258,6 @@ class StressTable:
         True
         """
         from ..inference._bootstrap import BootstrapEstimate, difference
-
         if self.replicates is None:
             raise ValueError("contrast needs a bootstrapped table (pass data= and rng= to stress_table)")
         if scale not in ("optimal", "raw"):
@@ -292,7 +291,6 @@ class StressTable:
         True
         """
         from ..inference import decide
-
         return decide(self.contrast(a, b, scale=scale)).ranked
 
     def equivalent(self, a: str, b: str, margin: float, *, scale: str = "optimal") -> bool:
@@ -318,7 +316,6 @@ class StressTable:
         True
         """
         from ..inference import decide
-
         if not float(margin) > 0:
             raise ValueError(f"margin must be positive, got {margin}")
         return decide(self.contrast(a, b, scale=scale), margin=float(margin)).outcome == "equivalent"

@@ -13,9 +13,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix
 
-__all__ = [
-    "shift_invariant_decomposition",
-]
+__all__ = ["shift_invariant_decomposition"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,6 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
     (0.238095, 0.238095)
     """
     from ..geometry.shift import lag_profile, shift_equivariance_defect
-
     E = check_distance_matrix(E, "E")
     D = check_distance_matrix(D, "D")
     if E.shape != D.shape:

@@ -20,9 +20,7 @@ from .._validation import check_positive_int, check_rng
 from .candidates import Candidate
 from .core import stress_of_distances
 
-__all__ = [
-    "split_half_stress",
-]
+__all__ = ["split_half_stress"]
 
 REFERENCE = "split-half reference"
 
@@ -112,8 +110,7 @@ class SplitHalfStress:
 
 
 def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
-                      rng: int | np.random.Generator,
-                      n_splits: int = 5) -> SplitHalfStress:
+                      rng: int | np.random.Generator, n_splits: int = 5) -> SplitHalfStress:
     """Fit every fitted row (MDS) on half A's distances; score it and every fixed row against half B's.
 
     For each random split of the texts into halves A and B, ``D_A`` and ``D_B`` are estimated with ``estimator`` (its
@@ -148,7 +145,6 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     from ..corpus.incidence import SequenceIncidence, check_incidence
     from ..geometry.estimators import Resolved
     from ..geometry.ladder import contiguous_tokens
-
     check_incidence(data)
     candidates = list(candidates)
     if not candidates:
