@@ -68,23 +68,19 @@ def _sha256(path: Path) -> str:
 
 def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, str]:
     if not folder.is_dir():
-        raise FileNotFoundError(
-            f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the folder holding the "
-            f"corpus mirror ({source.mirror_filename}), or unset it to download the official archive"
-        )
+        raise FileNotFoundError(f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the "
+                                f"folder holding the corpus mirror ({source.mirror_filename}), or unset it to "
+                                "download the official archive")
     path = folder / source.mirror_filename
     if not path.is_file():
-        raise FileNotFoundError(
-            f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file {source.mirror_filename!r}. "
-            f"Copy the mirror file there, or unset {_DATA_ENV} to download {source.url}"
-        )
+        raise FileNotFoundError(f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file "
+                                f"{source.mirror_filename!r}. Copy the mirror file there, or unset {_DATA_ENV} to "
+                                f"download {source.url}")
     digest = _sha256(path)
     if digest != source.mirror_sha256:
-        raise ValueError(
-            f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the file is "
-            f"corrupted, truncated or not the mirror. Replace it with an intact copy, or unset {_DATA_ENV} to "
-            f"download the official archive"
-        )
+        raise ValueError(f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the "
+                         "file is corrupted, truncated or not the mirror. Replace it with an intact copy, or unset "
+                         f"{_DATA_ENV} to download the official archive")
     return path, digest
 
 
@@ -112,10 +108,8 @@ def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
             if isinstance(exc, ValueError)
             else "check the network connection, or use a local mirror"
         )
-        raise OSError(
-            f"could not download {source.url} into {folder}: {exc}. Nothing was kept. {hint.capitalize()} "
-            f"(set {_DATA_ENV} to a folder holding {source.mirror_filename})"
-        ) from exc
+        raise OSError(f"could not download {source.url} into {folder}: {exc}. Nothing was kept. "
+                      f"{hint.capitalize()} (set {_DATA_ENV} to a folder holding {source.mirror_filename})") from exc
     return Path(path), source.sha256
 
 
@@ -132,9 +126,8 @@ def resolve(source: Source, data_dir, progress: bool) -> tuple[Path, str]:
     env = os.environ.get(_DATA_ENV)
     if env is not None:
         if not env.strip():
-            raise ValueError(
-                f"{_DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to download"
-            )
+            raise ValueError(f"{_DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to "
+                             "download")
         return _mirror_archive(source, Path(env).expanduser(), f"${_DATA_ENV}")
     return _download_archive(source, progress=progress)
 

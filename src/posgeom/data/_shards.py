@@ -33,10 +33,8 @@ def shard_paths(source: str | os.PathLike) -> list[Path]:
         paths = [Path(p) for p in glob.glob(source, recursive=True) if os.path.isfile(p)]
     paths = sorted(p for p in paths if p.suffix in _SHARD_SUFFIXES)
     if not paths:
-        raise FileNotFoundError(
-            f"no shard files ({', '.join(_SHARD_SUFFIXES)}) found at {source!r}; pass a folder, a file or a glob "
-            "such as 'corpus/*.jsonl'"
-        )
+        raise FileNotFoundError(f"no shard files ({', '.join(_SHARD_SUFFIXES)}) found at {source!r}; pass a folder, "
+                                "a file or a glob such as 'corpus/*.jsonl'")
     return paths
 
 
@@ -63,10 +61,8 @@ def _read_shard(path: Path, text_field: str) -> list[str]:
                     record = json.loads(line)
                     docs.append(str(record[text_field]))
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise ValueError(
-                        f"{path}:{lineno} is not a JSON object with a {text_field!r} field ({exc}); "
-                        "fix the line or pass text_field="
-                    ) from None
+                    raise ValueError(f"{path}:{lineno} is not a JSON object with a {text_field!r} field "
+                                     f"({exc}); fix the line or pass text_field=") from None
         return docs
     if path.suffix == ".parquet":
         try:

@@ -1,13 +1,12 @@
 """The two real corpora of the book, SST-2 and IMDB, with their sentiment labels.
 
-===============  ================================================================
+===============  ==========================================================================
 ``Corpus``       texts, labels and ids of one split: subsetting, sampling, source-sentence groups
 ``load_sst2``    SST-2 (GLUE version), ``train`` or ``dev``
 ``load_imdb``    IMDB (Large Movie Review Dataset v1.0), ``train`` or ``test``
-===============  ================================================================
+===============  ==========================================================================
 
-Archives are parsed in place and the result cached as JSON keyed by the archive's sha256 (see
-``posgeom.data._archives``).
+Archives (``posgeom.data._archives``) are parsed in place, the result cached as JSON keyed by their sha256.
 """
 
 from __future__ import annotations
@@ -30,11 +29,7 @@ from .._validation import check_rng
 from ._archives import Source, cache_dir, find_source, resolve
 from ._phrases import source_groups
 
-__all__ = [
-    "load_sst2",
-    "load_imdb",
-]
-
+__all__ = ["load_sst2", "load_imdb"]
 
 # Bump when the parsed-cache layout or the parsing conventions change: old entries are then ignored.
 _PARSE_VERSION = 1
@@ -46,10 +41,8 @@ class Corpus:
 
     Attributes
     ----------
-    name : str
-        ``"sst2"`` or ``"imdb"``.
-    split : str
-        The split (``"train"``, ``"dev"`` or ``"test"``).
+    name, split : str
+        ``"sst2"`` or ``"imdb"``; ``"train"``, ``"dev"`` or ``"test"``.
     texts : list of str
         The documents, in the order stated by :func:`load_sst2` and :func:`load_imdb`.
     labels : (m,) int64 array
@@ -89,19 +82,11 @@ class Corpus:
         Corpus
             Same name, split and source; texts, labels and ids at ``indices``.
 
-        Raises
-        ------
-        TypeError
-            If ``indices`` is not a 1-D integer array.
-        ValueError
-            If an index is out of range.
-
         Examples
         --------
         >>> corpus = Corpus("toy", "train", ["good", "bad"], np.array([1, 0]), ["a", "b"], "memory")
-        >>> sub = corpus.subset([1])
-        >>> sub.texts, sub.labels, sub.ids
-        (['bad'], array([0]), ['b'])
+        >>> corpus.subset([1]).labels
+        array([0])
         """
         idx = np.asarray(indices)
         if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
@@ -112,26 +97,20 @@ class Corpus:
                                    ids=[self.ids[i] for i in idx])
 
     def sample(self, size: int, *, rng) -> Corpus:
-        """A random subset of ``size`` documents, stratified by label, in corpus order (same seed, same subset).
-
-        Each label keeps its share of the corpus (rounded; the remainder goes to the largest classes first).
+        """A random subset of ``size`` documents in corpus order, stratified by label (each keeps its share,
+        rounded; the remainder goes to the largest classes first).
 
         Parameters
         ----------
         size : int
             Number of documents, ``1 <= size <= len(self)``.
         rng : int or numpy.random.Generator
-            Seed or generator of the draw (keyword-only, required).
+            Seed or generator of the draw.
 
         Returns
         -------
         Corpus
             The sampled documents, in corpus order.
-
-        Raises
-        ------
-        ValueError
-            If ``size`` is not an integer in ``[1, len(self)]``.
 
         Examples
         --------
@@ -184,13 +163,6 @@ class Corpus:
             Group of each text, numbered ``0, 1, ...`` in order of first appearance. Compute it on the whole corpus
             and subset it with the same indices as the texts (a sample may miss the phrases that link two others).
 
-        Raises
-        ------
-        TypeError
-            A text that is not a string, or a non-integer ``min_shared``.
-        ValueError
-            No texts, or ``min_shared < 1``.
-
         Examples
         --------
         >>> texts = ["the film is a quiet triumph .", "a quiet triumph", "the film", "dull and long", "dull"]
@@ -205,10 +177,10 @@ class Corpus:
 
 
 def _corrupt(path: Path, exc: BaseException, source: Source) -> ValueError:
-    return ValueError(
-        f"cannot read the archive {path}: {type(exc).__name__}: {exc}. The file is truncated or corrupted; delete "
-        f"it so that it is downloaded again, or replace the mirror copy ({source.mirror_filename})"
-    )
+    """The error for an unreadable archive."""
+    return ValueError(f"cannot read the archive {path}: {type(exc).__name__}: {exc}. The file is truncated or "
+                      "corrupted; delete it so that it is downloaded again, or replace the mirror copy "
+                      f"({source.mirror_filename})")
 
 
 def _parse_sst2(path: Path, source: Source) -> dict:
@@ -225,9 +197,8 @@ def _parse_sst2(path: Path, source: Source) -> dict:
                 text = zf.read(member).decode("utf-8")
                 lines = text.splitlines()
                 if not lines or lines[0].split("\t") != ["sentence", "label"]:
-                    raise ValueError(
-                        f"{path}:{member} does not start with the header 'sentence<TAB>label'; it is not GLUE's SST-2"
-                    )
+                    raise ValueError(f"{path}:{member} does not start with the header 'sentence<TAB>label'; it is "
+                                     "not GLUE's SST-2")
                 texts, labels, ids = [], [], []
                 for lineno, line in enumerate(lines[1:], start=2):
                     if not line.strip():
@@ -248,10 +219,8 @@ def _check_member_name(name: str, path: Path, *, link: bool = False) -> None:
     """Refuse an archive with a member that could escape a folder if it were extracted (absolute, ``..``, links)."""
     parts = name.replace("\\", "/").split("/")
     if link or name.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", name):
-        raise ValueError(
-            f"the archive {path} has an unsafe member {name!r} (absolute path, '..' or link); refusing to read it. "
-            "Delete it and use the official archive"
-        )
+        raise ValueError(f"the archive {path} has an unsafe member {name!r} (absolute path, '..' or link); refusing "
+                         "to read it. Delete it and use the official archive")
 
 
 _IMDB_MEMBER = re.compile(r"^aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
@@ -283,9 +252,8 @@ def _parse_imdb(path: Path, source: Source) -> dict:
     out = {}
     for split, rows in found.items():
         if not rows:
-            raise ValueError(
-                f"the archive {path} holds no reviews under aclImdb/{split}/{{pos,neg}}/; it is not the IMDB archive"
-            )
+            raise ValueError(f"the archive {path} holds no reviews under aclImdb/{split}/{{pos,neg}}/; it is not the "
+                             "IMDB archive")
         rows.sort(key=lambda r: (r[0], r[1]))
         out[split] = {"texts": [r[3] for r in rows], "labels": [r[0] for r in rows], "ids": [r[2] for r in rows]}
     return out
@@ -360,17 +328,6 @@ def load_sst2(
         Texts (GLUE's lower-cased, space-tokenised text, stripped) and labels (1 positive, 0 negative), in file
         order (:cite:`socher2013`, :cite:`wang2018glue`); the GLUE test split has no labels and is not offered.
 
-    Raises
-    ------
-    ValueError
-        Empty or unknown split; a mirror file with the wrong hash; a corrupted archive.
-    FileNotFoundError
-        The mirror folder or file does not exist.
-    OSError
-        The download failed (nothing is left in the cache).
-    TypeError
-        A split that is not a string.
-
     Examples
     --------
     Read from the mirror named by ``$POSGEOM_DATA`` (a download without it):
@@ -409,11 +366,6 @@ def load_imdb(
         Negative reviews (label 0, rating <= 4) then positive ones (label 1, rating >= 7), each by increasing
         numeric file id, whatever the archive's member order (:cite:`maas2011`); the unlabelled ``unsup`` part is
         not used.
-
-    Raises
-    ------
-    ValueError, FileNotFoundError, OSError
-        As :func:`load_sst2`, and for an unknown ``html_breaks``.
 
     Examples
     --------
