@@ -22,7 +22,6 @@ _CACHE_ENV = "POSGEOM_CACHE"
 @dataclass(frozen=True)
 class Source:
     """Where one corpus comes from."""
-
     name: str
     url: str
     sha256: str
@@ -54,7 +53,6 @@ def cache_dir() -> Path:
     if env:
         return Path(env).expanduser()
     import pooch
-
     return Path(pooch.os_cache("posgeom"))
 
 
@@ -87,17 +85,11 @@ def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, st
 def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
     import pooch
     import requests
-
     folder = cache_dir() / "downloads"
     created = not folder.exists()
     try:
-        path = pooch.retrieve(
-            source.url,
-            known_hash=f"sha256:{source.sha256}",
-            fname=source.filename,
-            path=folder,
-            progressbar=progress,
-        )
+        path = pooch.retrieve(source.url, known_hash=f"sha256:{source.sha256}", fname=source.filename, path=folder,
+                              progressbar=progress)
     except (ValueError, OSError, requests.exceptions.RequestException) as exc:
         if created:
             with contextlib.suppress(OSError):

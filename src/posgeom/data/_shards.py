@@ -1,10 +1,4 @@
-"""Reading a corpus stored as shards: a folder or glob of text, JSONL or Parquet files.
-
-====================  =================================================
-``shard_paths``       the shard files of a folder, file or glob, sorted
-``read_shard``        the documents of one shard
-====================  =================================================
-"""
+"""A corpus stored as shards (a folder or glob of text, JSONL or Parquet files): ``shard_paths``, ``read_shard``."""
 
 from __future__ import annotations
 
@@ -13,11 +7,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = [
-    "shard_paths",
-    "read_shard",
-]
-
+__all__ = ["shard_paths", "read_shard"]
 
 _SHARD_SUFFIXES = (".txt", ".jsonl", ".parquet")
 

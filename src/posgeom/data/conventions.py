@@ -56,11 +56,9 @@ class CountingConvention:
 
     Examples
     --------
-    >>> convention = CountingConvention(4, min_length=3)
-    >>> convention.key
+    >>> CountingConvention(4, min_length=3).key
     'n4-s1-p0-model-m3'
     """
-
     n_positions: int
     special_tokens: bool = True
     count_padding: bool = False
@@ -92,7 +90,6 @@ class CountingConvention:
         Returns
         -------
         CountingConvention
-            The modified copy.
 
         Examples
         --------
@@ -107,18 +104,14 @@ class CountingConvention:
         Returns
         -------
         str
-            Window length, special tokens, padding rule, truncation and length filter.
 
         Examples
         --------
         >>> CountingConvention(16, count_padding=True).describe()
         'n=16, [CLS]/[SEP] counted, padding counted as [PAD], truncation=model'
         """
-        parts = [
-            f"n={self.n_positions}",
-            "[CLS]/[SEP] counted" if self.special_tokens else "word pieces only",
-            "padding counted as [PAD]" if self.count_padding else "position i over sequences reaching it",
-        ]
+        parts = [f"n={self.n_positions}", "[CLS]/[SEP] counted" if self.special_tokens else "word pieces only",
+                 "padding counted as [PAD]" if self.count_padding else "position i over sequences reaching it"]
         if self.special_tokens:
             parts.append(f"truncation={self.truncation}")
         if self.min_length is not None:
@@ -144,7 +137,6 @@ def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTok
     Returns
     -------
     transformers.PreTrainedTokenizerFast
-        A fast tokenizer (``tokenizer.is_fast`` is True).
 
     Examples
     --------
@@ -153,7 +145,6 @@ def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTok
     (30522, 101, 102, 0)
     """
     from transformers import AutoTokenizer
-
     resolved = _resolve_model(name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(resolved), use_fast=True)
@@ -173,9 +164,7 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     Parameters
     ----------
     texts : sequence of str
-        The documents.
     tokenizer : transformers fast tokenizer
-        E.g. from :func:`load_tokenizer`.
     convention : CountingConvention or int
         The convention, or just ``n_positions`` (the other fields at their defaults).
     batch_size : int, default 1024

@@ -41,16 +41,14 @@ class Corpus:
 
     Attributes
     ----------
-    name, split : str
-        ``"sst2"`` or ``"imdb"``; ``"train"``, ``"dev"`` or ``"test"``.
+    name, split, source : str
+        ``"sst2"`` or ``"imdb"``; ``"train"``, ``"dev"`` or ``"test"``; the path of the archive read.
     texts : list of str
         The documents, in the order stated by :func:`load_sst2` and :func:`load_imdb`.
     labels : (m,) int64 array
         Sentiment labels: 1 positive, 0 negative.
     ids : list of str
         A stable identifier per document (SST-2: ``"train:<line number>"``; IMDB: ``"train/pos/123_9"``).
-    source : str
-        Path of the archive the corpus was read from.
 
     Examples
     --------
@@ -58,7 +56,6 @@ class Corpus:
     >>> len(corpus), corpus.subset([2, 0]).texts
     (3, ['fine', 'good'])
     """
-
     name: str
     split: str
     texts: list[str]
@@ -130,27 +127,16 @@ class Corpus:
         return self.subset(np.sort(np.concatenate(chosen)))
 
     def source_groups(self, *, min_shared: int = 8) -> np.ndarray:
-        """The source sentence of every text, as a group id: phrases of one sentence, copies and common openings.
+        """The source sentence of every text, as a group id: the unit to split or resample, not the texts.
 
-        SST-2's training texts are the phrases of about 6,900 sentences (each phrase of a parse tree is a text), so
-        texts are not independent units: split or resample these groups, not the texts. Texts are compared as
-        whitespace-separated words; a *maximal* text is one that is no word run of another. Two texts are related
-        if
-
-        1. they are the same words (duplicates);
-        2. one is a run of consecutive words of the other, and that other is the only maximal text holding it (a
-           phrase and its sentence);
-        3. one, of at least ``min_shared`` words, is a run of the other (a long phrase ties every sentence holding
-           it);
-        4. both start with the same ``min_shared`` words (a shared opening puts the same tokens at the same
-           positions: the dependence that biases a cross-fitted Gram).
-
-        Groups are the connected components of this relation; a text with no words is a group of its own. A shorter
-        phrase held by several sentences ("a good film") is its own group: it belongs to none of them more than to
-        the others. Rules 3 and 4 catch copies with a different ending; ``min_shared`` = 8 because shorter stock
-        phrases ("one of the year 's best") tie unrelated sentences (on SST-2's training set, 5 words merge up to 189
-        texts into one group, 8 words at most 35, the size of one long sentence's phrases). Runs are found by 64-bit
-        hashes of word runs and checked word by word, in about 2 s for SST-2's training set.
+        SST-2's training texts are the phrases of about 6,900 sentences. Texts are compared as whitespace-separated
+        words; a *maximal* text is no word run of another. Two texts are related if (1) they are the same words; (2)
+        one is a word run of the other, the only maximal text holding it (a phrase and its sentence); (3) one, of at
+        least ``min_shared`` words, is a run of the other; (4) both start with the same ``min_shared`` words (the same
+        tokens at the same positions: the dependence that biases a cross-fitted Gram). Groups are the connected
+        components; a text with no words, or a shorter phrase held by several sentences, is a group of its own.
+        ``min_shared`` = 8 because shorter stock phrases tie unrelated sentences (on SST-2's training set, 5 words
+        merge up to 189 texts into one group, 8 at most 35). Runs are found by 64-bit hashes, checked word by word.
 
         Parameters
         ----------
@@ -287,6 +273,7 @@ def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:
 
 
 def _load(name: str, split, data_dir, progress: bool, use_cache: bool) -> Corpus:
+    """One split of a named corpus, parsed or read from the cache."""
     source = find_source(name)
     if not isinstance(split, str):
         raise TypeError(f"split must be a string, one of {source.splits}; got {type(split).__name__}")
@@ -295,25 +282,17 @@ def _load(name: str, split, data_dir, progress: bool, use_cache: bool) -> Corpus
         raise ValueError(f"split must be one of {source.splits} for {name}, got {what}")
     path, digest = resolve(source, data_dir, progress)
     data = _parsed(source, path, digest, use_cache)[split]
-    return Corpus(
-        name=name,
-        split=split,
-        texts=list(data["texts"]),
-        labels=np.asarray(data["labels"], dtype=np.int64),
-        ids=list(data["ids"]),
-        source=str(path),
-    )
+    return Corpus(name=name, split=split, texts=list(data["texts"]), labels=np.asarray(data["labels"], dtype=np.int64),
+                  ids=list(data["ids"]), source=str(path))
 
 
-def load_sst2(
-    split: str, *, data_dir: str | os.PathLike | None = None, progress: bool = False, cache: bool = True
-) -> Corpus:
+def load_sst2(split: str, *, data_dir: str | os.PathLike | None = None, progress: bool = False,
+              cache: bool = True) -> Corpus:
     """Load SST-2 (GLUE version): ``"train"`` (67,349 phrases) or ``"dev"`` (872 sentences).
 
     Parameters
     ----------
     split : {"train", "dev"}
-        The split.
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
         is downloaded into the cache folder (once) and verified.
@@ -330,29 +309,20 @@ def load_sst2(
 
     Examples
     --------
-    Read from the mirror named by ``$POSGEOM_DATA`` (a download without it):
-
-    >>> dev = load_sst2("dev")
+    >>> dev = load_sst2("dev")  # from the mirror named by $POSGEOM_DATA (a download without it)
     >>> len(dev), int(dev.labels.sum()), dev.ids[0]
     (872, 444, 'dev:2')
     """
     return _load("sst2", split, data_dir, progress, cache)
 
 
-def load_imdb(
-    split: str,
-    *,
-    html_breaks: str = "keep",
-    data_dir: str | os.PathLike | None = None,
-    progress: bool = False,
-    cache: bool = True,
-) -> Corpus:
+def load_imdb(split: str, *, html_breaks: str = "keep", data_dir: str | os.PathLike | None = None,
+              progress: bool = False, cache: bool = True) -> Corpus:
     """Load the IMDB Large Movie Review Dataset: ``"train"`` or ``"test"`` (25,000 labelled reviews each).
 
     Parameters
     ----------
     split : {"train", "test"}
-        The split.
     html_breaks : {"keep", "space"}, default "keep"
         ``"keep"`` returns the reviews exactly as distributed, with their HTML line breaks ``<br />`` (which the
         WordPiece tokenizer turns into the four tokens ``<``, ``br``, ``/``, ``>``); ``"space"`` replaces every
@@ -369,8 +339,6 @@ def load_imdb(
 
     Examples
     --------
-    Read from the mirror named by ``$POSGEOM_DATA`` (a few seconds the first time, then from the parsed cache):
-
     >>> test = load_imdb("test", html_breaks="space")
     >>> len(test), int(test.labels.sum()), "<br" in test.texts[0]
     (25000, 12500, False)

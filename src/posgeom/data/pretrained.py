@@ -27,7 +27,6 @@ _TRUE = {"1", "true", "yes", "on"}
 @dataclass(frozen=True)
 class _Family:
     """Where a family keeps its learned absolute position table and which row position 0 uses."""
-
     tensor: str  # tensor name, possibly behind a prefix such as ``bert.`` or ``model.``
     first_row: str  # "zero": row i; "padding": row i + pad_token_id + 1; "opt": row i + 2
     absolute_flag: bool = False  # config's ``position_embedding_type`` (transformers 4.x) must be "absolute"
@@ -134,7 +133,6 @@ def _hub_file(repo_id: str, filename: str) -> Path:
     """Download one file of a hub model (cached by :mod:`huggingface_hub`)."""
     _require_hub(repo_id, repr(filename))
     from huggingface_hub import hf_hub_download
-
     try:
         return Path(hf_hub_download(repo_id, filename))
     except Exception as exc:
@@ -147,7 +145,6 @@ def _hub_weight_map(repo_id: str) -> dict[str, str]:
     """Tensor name -> safetensors file of a hub model, from the files' headers only (no weights downloaded)."""
     _require_hub(repo_id, "the safetensors weights")
     from huggingface_hub import get_safetensors_metadata
-
     try:
         return dict(get_safetensors_metadata(repo_id).weight_map)
     except Exception as exc:
@@ -164,7 +161,6 @@ def _hub_weight_map(repo_id: str) -> dict[str, str]:
 def _local_weight_map(folder: Path) -> dict[str, str]:
     """Tensor name -> safetensors file (relative to ``folder``) of a local checkpoint."""
     from safetensors import safe_open
-
     index = folder / "model.safetensors.index.json"
     if (folder / "model.safetensors").is_file():
         files = ["model.safetensors"]
@@ -194,7 +190,6 @@ def _local_weight_map(folder: Path) -> dict[str, str]:
 @dataclass(frozen=True)
 class _Checkpoint:
     """A resolved model: a local folder or a hub id, and where each of its tensors is stored."""
-
     where: str
     folder: Path | None
     repo_id: str | None
@@ -260,7 +255,6 @@ def _first_row(model_type: str, family: _Family, config: dict, where: str) -> in
 def _load_table(path: Path, key: str) -> np.ndarray:
     """One tensor of a safetensors file, as float64."""
     from safetensors import safe_open
-
     with safe_open(str(path), framework="np") as fh:
         dtype = fh.get_slice(key).get_dtype()
         if dtype != "BF16":

@@ -35,10 +35,7 @@ from .conventions import corpus_position_counts as corpus_position_counts
 from .conventions import load_tokenizer as load_tokenizer
 from .pretrained import _DEFAULT_MODEL
 
-__all__ = [
-    "tokenize_corpus",
-    "cached_tokenized_corpus",
-]
+__all__ = ["tokenize_corpus", "cached_tokenized_corpus"]
 
 
 class TokenizedCorpus:
@@ -103,12 +100,10 @@ class TokenizedCorpus:
         Parameters
         ----------
         convention : CountingConvention
-            What is counted.
 
         Returns
         -------
         list of 1-D int64 ndarray
-            One per text that passes the convention.
 
         Examples
         --------
@@ -137,7 +132,6 @@ class TokenizedCorpus:
         Parameters
         ----------
         convention : CountingConvention
-            What is counted.
 
         Returns
         -------
@@ -159,12 +153,10 @@ class TokenizedCorpus:
         Parameters
         ----------
         convention : CountingConvention
-            What is counted.
 
         Returns
         -------
         (n, V) CSR int64 matrix
-            Counts of the tokens at each position.
 
         Examples
         --------
@@ -181,12 +173,10 @@ class TokenizedCorpus:
         Parameters
         ----------
         convention : CountingConvention
-            What is counted.
 
         Returns
         -------
         posgeom.corpus.SequenceIncidence
-            One row per counted sequence.
 
         Examples
         --------
@@ -195,7 +185,6 @@ class TokenizedCorpus:
         array([4, 3])
         """
         from ..corpus.incidence import SequenceIncidence
-
         pad = self.pad_id if convention.count_padding else None
         return SequenceIncidence.from_sequences(self.sequences(convention), convention.n_positions, self.vocab_size,
                                                 pad_id=pad)
@@ -206,7 +195,6 @@ class TokenizedCorpus:
         Parameters
         ----------
         path : str or os.PathLike
-            Destination file, conventionally ending in ``.npz``.
 
         Examples
         --------
@@ -230,12 +218,10 @@ class TokenizedCorpus:
         Parameters
         ----------
         path : str or os.PathLike
-            An ``.npz`` file written by :meth:`save`.
 
         Returns
         -------
         TokenizedCorpus
-            Equal to the saved one.
 
         Examples
         --------
@@ -254,16 +240,13 @@ class TokenizedCorpus:
 
 
 def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *, max_pieces: int = 512,
-                    batch_size: int = 1024,
-                    progress: bool = False) -> TokenizedCorpus:
+                    batch_size: int = 1024, progress: bool = False) -> TokenizedCorpus:
     """Tokenise texts into word pieces (no special tokens), keeping the first ``max_pieces`` of each.
 
     Parameters
     ----------
     texts : sequence of str
-        The documents.
     tokenizer : transformers fast tokenizer
-        E.g. from :func:`load_tokenizer`.
     max_pieces : int, default 512
         Largest ``n_positions`` the result can serve.
     batch_size : int, default 1024
@@ -274,7 +257,6 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     Returns
     -------
     TokenizedCorpus
-        With the tokenizer's special ids.
 
     Examples
     --------
@@ -295,9 +277,8 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
 
 
 def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_pieces: int = 512,
-                            tokenizer: PreTrainedTokenizerFast | None = None,
-                            cache: str | os.PathLike | None = None, batch_size: int = 1024,
-                            progress: bool = False) -> TokenizedCorpus:
+                            tokenizer: PreTrainedTokenizerFast | None = None, cache: str | os.PathLike | None = None,
+                            batch_size: int = 1024, progress: bool = False) -> TokenizedCorpus:
     """:func:`tokenize_corpus` of a ``posgeom.data.Corpus``, cached on disk (``.npz``, no pickle) and rebuilt when
     missing or unreadable; the key hashes the texts, the model name and ``max_pieces``.
 
@@ -305,10 +286,8 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
     ----------
     corpus : posgeom.data.Corpus
         The texts (its ``name`` and ``split`` enter the file name).
-    model : str, default "all-MiniLM-L6-v2"
-        Tokenizer name.
-    max_pieces : int, default 512
-        Largest ``n_positions`` the result can serve.
+    model, max_pieces : str, int
+        Tokenizer name; largest ``n_positions`` the result can serve.
     tokenizer : transformers fast tokenizer, optional
         Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
@@ -319,7 +298,7 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
     Returns
     -------
     TokenizedCorpus
-        Read from the cache, or tokenised and then written to it (a read-only cache is not an error).
+        Read from the cache, or tokenised and written to it (a read-only cache is not an error).
 
     Examples
     --------
@@ -333,7 +312,6 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
     (1, array([3, 1]))
     """
     from ._archives import cache_dir
-
     digest = hashlib.sha256()
     for t in corpus.texts:
         digest.update(t.encode("utf-8"))

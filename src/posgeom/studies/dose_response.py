@@ -235,7 +235,6 @@ def design_runs(design) -> DoseRuns:
 def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
     """Chapter 9's exploratory dose runs (order, centre, xor) as JSON lists, one entry per task."""
     from ..nn import centre_task, order_task
-
     runs = {name: seeded_dose_response(task, seeds=seeds, **_SETTINGS)
             for name, task in (("order", order_task), ("centre", centre_task), ("xor (control)", xor_task))}
     return {k: {f: getattr(r, f).tolist() for f in ("fractions", "stress", "test_accuracy")} for k, r in runs.items()}

@@ -21,8 +21,7 @@ from ..nn.training import _evaluate_loss
 __all__ = ["imdb_windows", "scratch_runs", "mean_spearman_test"]
 
 
-def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Generator,
-                 chars: int = 400) -> np.ndarray:
+def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Generator, chars: int = 400) -> np.ndarray:
     """(N, n_positions) full ``[CLS] ... [SEP]`` windows of the first ``chars`` characters of ``n_reviews`` random
     IMDB training reviews (too short ones dropped)."""
     from ..data import CountingConvention, load_imdb, load_tokenizer

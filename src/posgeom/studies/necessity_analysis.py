@@ -100,7 +100,6 @@ CONFIGS = (("none", False), ("learned", False), ("sinusoidal", False), ("rope", 
 def design_runs(design) -> dict:
     """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread)."""
     from ..nn import multiset_bound, order_task, probe_data
-
     seed_everything(0, threads=1)
     seeds = list(design.seeds)
     train = [order_task(600, 8, 8, rng=np.random.default_rng([s, 0]), regime="uniform") for s in seeds]

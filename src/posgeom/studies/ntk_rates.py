@@ -87,7 +87,6 @@ def design_runs(design, *, n_widths: int = len(DESIGN_WIDTHS)) -> dict:
     """The runs the design file ``app_rates`` fixes, for JSON (torch on one thread): ``S = n_seeds / 10`` per width
     per arm; arm ``a``, width ``k``, run ``s`` has seed ``seed_start + 5 S a + S k + s``; the first ``n_widths``."""
     import torch
-
     torch.set_num_threads(1)
     S = design["n_seeds"] // (2 * len(DESIGN_WIDTHS))
     target = np.sqrt(synthetic_distributions(32, 16, rng=0, regime="smooth"))

@@ -19,7 +19,6 @@ __all__ = ["parallel_analysis", "detection_curve"]
 class ParallelAnalysis:
     """Result of :func:`parallel_analysis`: the ``eigenvalues`` of ``B`` of the corpus (descending) and, for every
     rank ``k``, the ``null_quantile`` (``quantile`` over ``n_null`` null corpora) of the ``k``-th eigenvalue."""
-
     eigenvalues: np.ndarray
     null_quantile: np.ndarray
     quantile: float

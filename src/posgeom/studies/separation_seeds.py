@@ -53,7 +53,6 @@ class RegularisedRuns:
     ``grad_positions`` (all parameters, table) at the end; ``iterations`` (``max_iter``: criterion missed); ``ce``,
     ``penalty``, ``accuracy``; what ``extra`` further iterations gain from the end (``further_decrease``) and from
     the warm start (``start_decrease``); ``start_grad_norm``; the tables after them (``further``); ``lam``."""
-
     initial: np.ndarray
     params: dict
     start_ratio: np.ndarray
@@ -101,7 +100,6 @@ def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
     """L-BFGS on the rows of ``x`` (own history, Armijo search) with ``f(x_rows, rows) -> (losses, grads)``, until
     ``done(x, grad)``; returns ``x``, ``grad`` and the iterations per row."""
     import torch
-
     S, n = x.shape
     x = x.clone()
     loss, grad = f(x, torch.arange(S))
@@ -162,7 +160,6 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
 
     from ..nn import ModelSpec, TrainConfig, fit_ensemble
     from ..nn._batched import batched_logits, member_losses
-
     seeds = check_seeds(seeds)
     lam, tol = check_real(lam, "lam"), check_real(tol, "tol")
     max_iter, memory = check_positive_int(max_iter, "max_iter"), check_positive_int(memory, "memory")
@@ -218,7 +215,6 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
 def design_runs(design) -> dict:
     """Every run of Chapter 4 on the design's seeds, per task (the causes, then ``VARIANTS``), stored."""
     from ..nn import seed_everything
-
     seed_everything(0, threads=1)
     base, tasks = role_task("strong"), {c: role_task(c) for c in _CAUSES}
     for name, pairs in VARIANTS.items():

@@ -97,7 +97,6 @@ class SinusoidAlignment:
     MDS subspace and the sinusoid's top-``rank`` ``directions``), ``variance_share`` (of the sinusoid's centred
     variance inside the MDS subspace; ``variance_ceiling`` inside its own), their null ``alignment_threshold`` and
     ``share_threshold`` (``quantile`` of random centred subspaces), ``aligned`` and ``share_exceeds_null`` (above)."""
-
     rank: int
     d_model: int
     alignment: float
@@ -167,9 +166,8 @@ class _AlignmentStatistic:
             raise ValueError(f"every rank must lie in [1, min(n_positions - 1, d_model / 2)], got {ranks}")
         self.directions = _sinusoid_directions(self.n, int(d_model))[:, :max(ranks)]
         gen = check_rng(rng)
-        self.thresholds = np.array([
-            np.quantile(_null_alignment(_random_centred(self.n, r, n_null, gen), self.directions[:, :r]), quantile)
-            for r in ranks])
+        self.thresholds = np.array([np.quantile(_null_alignment(_random_centred(self.n, r, n_null, gen),
+                                                                self.directions[:, :r]), quantile) for r in ranks])
 
     def mds_subspace(self, Q) -> np.ndarray:
         """The eigenvectors of ``B = -1/2 J Q J``, eigenvalues decreasing."""
@@ -188,7 +186,6 @@ class RealTextAlignment:
     and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
     threshold, else "undetermined"), ``estimand``, the corpus's two ``leading_directions`` (MDS), ``across``
     (alignment minus threshold on all texts at each ``n_tokens``, ``posgeom.stress.ResolutionVerdicts``)."""
-
     estimand: str
     ranks: tuple
     rank: int
@@ -219,7 +216,6 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     together, 5 splits, ``n_resamples_k`` resamples).
     """
     from ..geometry.estimators import Resolved
-
     ranks = tuple(int(r) for r in ranks)
     if int(rank) not in ranks:
         raise ValueError(f"rank={rank} must be one of ranks={ranks}")
@@ -242,7 +238,6 @@ def _across(inc, estimator, stat, k, threshold, ks, gen, n_resamples, groups):
     from ..geometry import Resolved, choose_resolution, resolution_sweep
     from ..inference._bootstrap import difference
     from ..stress.resolution import ResolutionVerdicts
-
     m = estimator.resolution.texts_per_position
     boots = [Resolved(resolution=choose_resolution(inc, texts_per_position=m, n_tokens=K), n_splits=5).bootstrap(
         inc, rng=gen, n_resamples=n_resamples, statistic=stat, groups=groups) for K in ks]
