@@ -10,10 +10,8 @@ from pathlib import Path
 
 __all__ = ["Source", "SOURCES", "cache_dir", "find_source", "resolve"]
 
-
 #: Environment variable naming a local mirror folder.
 _DATA_ENV = "POSGEOM_DATA"
-
 
 #: Environment variable naming the cache folder (downloads and parsed corpora).
 _CACHE_ENV = "POSGEOM_CACHE"
@@ -94,12 +92,9 @@ def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
         if created:
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only succeeds if empty: never removes anything else
-        hint = (
-            "the server sent different bytes than the published archive (a changed file, a proxy or an interrupted "
-            "transfer); retry, or use a local mirror"
-            if isinstance(exc, ValueError)
-            else "check the network connection, or use a local mirror"
-        )
+        hint = ("the server sent different bytes than the published archive (a changed file, a proxy or an "
+                "interrupted transfer); retry, or use a local mirror" if isinstance(exc, ValueError)
+                else "check the network connection, or use a local mirror")
         raise OSError(f"could not download {source.url} into {folder}: {exc}. Nothing was kept. "
                       f"{hint.capitalize()} (set {_DATA_ENV} to a folder holding {source.mirror_filename})") from exc
     return Path(path), source.sha256

@@ -173,12 +173,9 @@ def _local_weight_map(folder: Path) -> dict[str, str]:
         files = sorted(p.name for p in folder.glob("*.safetensors"))
     if not files:
         pickled = [p.name for p in folder.iterdir() if p.suffix in {".bin", ".pt", ".pth", ".ckpt"}]
-        extra = (
-            f" It has {pickled}, pickled checkpoints that are never unpickled here; convert them to safetensors "
-            "(e.g. `model.save_pretrained(dir, safe_serialization=True)` in a trusted environment)"
-            if pickled
-            else ""
-        )
+        extra = (f" It has {pickled}, pickled checkpoints that are never unpickled here; convert them to safetensors "
+                 "(e.g. `model.save_pretrained(dir, safe_serialization=True)` in a trusted environment)" if pickled
+                 else "")
         raise FileNotFoundError(f"no safetensors weights (model.safetensors) in {folder}.{extra}")
     weight_map = {}
     for name in files:
