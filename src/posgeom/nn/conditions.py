@@ -32,9 +32,8 @@ class NonStationarity:
         Plug-in Hellinger distances between the positions' empirical laws.
     floor : (n, n) array
         The permutation null's ``1 - alpha`` quantile, per pair.
-    p_values : (n, n) array
-    distinct : (n, n) bool array
-        ``p_values <= alpha`` off the diagonal.
+    p_values, distinct : (n, n) arrays
+        Permutation p-values, and ``p_values <= alpha`` off the diagonal.
     alpha : float
 
     Examples
@@ -123,7 +122,7 @@ def non_stationarity(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gene
 
 
 def _group_bound(keys: np.ndarray, y: np.ndarray) -> float:
-    """Best accuracy of any function of ``keys`` (rows): the majority label count summed over groups, over N."""
+    """Best accuracy of any function of the rows of ``keys``: majority counts summed over groups, over N."""
     _, group = np.unique(keys, axis=0, return_inverse=True)
     group = group.ravel()
     _, label = np.unique(y, return_inverse=True)
@@ -138,7 +137,6 @@ def multiset_bound(X: ArrayLike, y: ArrayLike) -> float:
     Parameters
     ----------
     X, y : (N, L) and (N,) int arrays
-        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -159,7 +157,6 @@ def sequence_bound(X: ArrayLike, y: ArrayLike) -> float:
     Parameters
     ----------
     X, y : (N, L) and (N,) int arrays
-        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -180,10 +177,8 @@ class OrderSensitivity:
 
     Attributes
     ----------
-    sequence_bound : float
-        Best accuracy of any function of the sequence.
-    multiset_bound : float
-        Best accuracy of any function of the multiset of tokens.
+    sequence_bound, multiset_bound : float
+        Best accuracy of any function of the sequence, of the multiset of tokens.
 
     Examples
     --------
@@ -211,7 +206,6 @@ def order_sensitivity(X: ArrayLike, y: ArrayLike) -> OrderSensitivity:
     Parameters
     ----------
     X, y : (N, L) and (N,) int arrays
-        Token ids (one sequence per row) and class labels.
 
     Returns
     -------
@@ -263,7 +257,6 @@ def non_degeneracy(X: ArrayLike, y: ArrayLike) -> NonDegeneracy:
     Parameters
     ----------
     X, y : (N, L) and (N,) int arrays
-        Token ids (one sequence per row) and class labels.
 
     Returns
     -------

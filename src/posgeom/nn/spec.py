@@ -1,10 +1,4 @@
-"""What :func:`posgeom.nn.fit` trains (:class:`ModelSpec`) and how (:class:`TrainConfig`): two frozen records.
-
-* :class:`ModelSpec` -- the architecture of a :class:`posgeom.nn.TransformerClassifier` and how its position table
-  starts; :meth:`ModelSpec.build` makes the model after seeding torch.
-* :class:`TrainConfig` -- epochs, learning rate and schedule, weight decay, mini-batch size, an optional plateau
-  stopping rule, and the number of torch threads (part of the reproducibility contract).
-"""
+"""What :func:`posgeom.nn.fit` trains (:class:`ModelSpec`) and how (:class:`TrainConfig`): two frozen records."""
 
 from __future__ import annotations
 
@@ -20,10 +14,7 @@ from ._checks import check_heads, check_scheme, check_table
 from .models import TransformerClassifier
 from .training import seed_everything
 
-__all__ = [
-    "ModelSpec",
-    "TrainConfig",
-]
+__all__ = ["ModelSpec", "TrainConfig"]
 
 #: Fields that may differ between the members of one ensemble (values, not shapes).
 _PER_MEMBER = ("encoding", "init_encoding")
@@ -39,13 +30,8 @@ class ModelSpec:
         As in :class:`~posgeom.nn.TransformerClassifier`, with the defaults ``d_model=32``, ``n_heads=2``,
         ``n_layers=1``.
     init_encoding : (n_positions, d_model) array, optional
-        Start of a trained position table instead of the random one: ``"learned"`` starts at ``P = init_encoding``
-        (zeros tie every position), ``"low_rank"`` at its best rank-``rank`` approximation
-        (:func:`posgeom.encodings.low_rank_factors`: ``A = U_r S_r``, ``B = V_r^T``). Rejected for other schemes.
-    Raises
-    ------
-    ValueError, TypeError
-        As :class:`~posgeom.nn.TransformerClassifier`, and for an ``init_encoding`` of the wrong shape or scheme.
+        Start of a trained table instead of the random one: ``"learned"`` starts at ``P = init_encoding``,
+        ``"low_rank"`` at its best rank-``rank`` approximation (:func:`posgeom.encodings.low_rank_factors`).
 
     Examples
     --------
@@ -85,17 +71,15 @@ class ModelSpec:
             raise ValueError(f"init_encoding starts a trained table ('learned', 'low_rank'), not {self.positional!r}")
 
     def same_architecture(self, other: ModelSpec) -> bool:
-        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding``.
+        """Whether ``other`` differs at most in the values of ``encoding`` and ``init_encoding`` (one ensemble).
 
         Parameters
         ----------
         other : ModelSpec
-            Another spec.
 
         Returns
         -------
         bool
-            True when the two models can be trained as members of one ensemble.
 
         Examples
         --------
@@ -111,17 +95,15 @@ class ModelSpec:
         )
 
     def build(self, *, seed: int) -> TransformerClassifier:
-        """The model, initialised after :func:`posgeom.nn.seed_everything` ``(seed)`` (threads left unchanged).
+        """The model in training mode, initialised after :func:`posgeom.nn.seed_everything` ``(seed)`` (threads kept).
 
         Parameters
         ----------
         seed : int
-            Seed of torch's global generator, which initialises the parameters.
 
         Returns
         -------
         posgeom.nn.TransformerClassifier
-            In training mode; ``init_encoding``, if given, already applied.
 
         Examples
         --------
@@ -160,23 +142,15 @@ class TrainConfig:
     weight_decay : float, default 0.0
         AdamW's decoupled weight decay, ``>= 0``.
     schedule : {"constant", "cosine"}, default "constant"
-        Constant ``lr``, or cosine decay from ``lr`` to 0 over all ``epochs`` steps.
+        Constant ``lr``, or cosine decay from ``lr`` to 0 over all steps.
     patience : int or None, default None
-        Plateau stopping rule on the training accuracy, measured after every epoch: stop at the first epoch
+        Plateau rule on the training accuracy, measured after every epoch: stop at the first epoch
         ``e >= 2 patience`` at which the best accuracy of the last ``patience`` epochs exceeds the best of the
         ``patience`` epochs before by less than ``tol``. ``None`` trains all ``epochs``.
     tol : float, default 0.01
         Tolerance of the plateau rule, ``>= 0``.
     threads : int, default 1
         Torch intra-op threads; bit-identical results need the same value across runs.
-
-    Raises
-    ------
-    ValueError
-        A non-positive ``epochs``, ``lr``, ``batch_size``, ``patience`` or ``threads``, a negative ``weight_decay``
-        or ``tol``, or an unknown ``schedule``.
-    TypeError
-        A count that is not an integer, or a rate that is not a finite real number.
 
     Examples
     --------
@@ -208,7 +182,7 @@ class TrainConfig:
             raise ValueError(f"schedule must be 'constant' or 'cosine', got {self.schedule!r}")
 
     def batch(self, n_sequences: int) -> int:
-        """The mini-batch size for ``n_sequences`` training sequences (all of them when ``batch_size`` is None).
+        """The mini-batch size ``min(batch_size, n_sequences)`` (``n_sequences`` for full-batch training).
 
         Parameters
         ----------
@@ -218,7 +192,6 @@ class TrainConfig:
         Returns
         -------
         int
-            ``min(batch_size, n_sequences)``, or ``n_sequences`` for full-batch training.
 
         Examples
         --------
@@ -229,7 +202,7 @@ class TrainConfig:
         return n if self.batch_size is None else min(self.batch_size, n)
 
     def steps(self, n_sequences: int) -> int:
-        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences.
+        """Optimiser steps ``epochs * ceil(n_sequences / batch)`` of a run over all ``epochs``.
 
         Parameters
         ----------
@@ -239,7 +212,6 @@ class TrainConfig:
         Returns
         -------
         int
-            ``epochs * ceil(n_sequences / batch)``.
 
         Examples
         --------

@@ -26,12 +26,10 @@ class TaskData:
 
     Attributes
     ----------
-    X : (N, L) int array
-        Token ids, one sequence per row.
-    y : (N,) int array
-        Class labels.
+    X, y : (N, L) and (N,) int arrays
+        Token ids, one sequence per row, and class labels.
     padding_mask : (N, L) bool array, optional
-        True where a row is padding; every row keeps at least one real token.
+        True at padding; every row keeps at least one real token.
 
     Examples
     --------

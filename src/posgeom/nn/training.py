@@ -1,17 +1,11 @@
-"""Deterministic training of the book's small Transformers on CPU.
+"""Deterministic training of the book's small Transformers on CPU: :func:`seed_everything`, :func:`predict`, the
+loop under ``fit`` and its :class:`TrainingHistory`.
 
-Reproducibility contract: the same seed, data, model constructor arguments and number of threads give bit-identical
-parameters and histories. It rests on three things, all set by this module:
-
-* :func:`seed_everything` seeds torch's global generator (used by parameter initialisation) -- call it right before
-  building a model;
-* ``_train_classifier`` draws its mini-batch order from its own ``torch.Generator`` seeded with ``seed``, and
-  enables ``torch.use_deterministic_algorithms(True)``;
-* the number of intra-op threads is fixed (``torch.set_num_threads``; default 1 here), because CPU reductions may
-  sum in a thread-dependent order.
-
-Losses are cross-entropy. Targets of shape ``(N,)`` train the pooled output (sequence classification); targets of
-shape ``(N, L)`` train the per-token output (token classification), with ``-100`` marking tokens to ignore.
+Reproducibility contract: the same seed, data, model arguments and number of threads give bit-identical parameters
+and histories, because :func:`seed_everything` seeds torch's global generator (the initialisation), the loop draws
+its mini-batch order from its own generator seeded with ``seed``, algorithms are deterministic and the number of
+intra-op threads is fixed (CPU reductions may sum in a thread-dependent order). Labels (N,) train the pooled output,
+(N, L) the per-token output with ``-100`` ignored.
 """
 
 from __future__ import annotations
@@ -26,29 +20,18 @@ from torch import nn
 from .._validation import check_positive_int, check_real
 from ._checks import IGNORE_INDEX
 
-__all__ = [
-    "seed_everything",
-    "predict",
-]
+__all__ = ["seed_everything", "predict"]
 
 
 def seed_everything(seed: int, *, threads: int | None = 1) -> None:
-    """Seed torch's global generator (parameter initialisation) and make torch deterministic.
-
-    numpy's global generator is left alone: numpy code in the package takes an explicit ``rng``.
+    """Seed torch's global generator (parameter initialisation) and make torch deterministic (numpy is left alone).
 
     Parameters
     ----------
     seed : int
         Seed ``>= 0``.
     threads : int or None, default 1
-        Number of torch intra-op threads to fix (``None`` leaves it unchanged). Bit-identical results require the
-        same value across runs.
-
-    Raises
-    ------
-    ValueError, TypeError
-        A negative or non-integer ``seed`` or ``threads``.
+        Torch intra-op threads to fix (``None`` leaves them unchanged).
 
     Examples
     --------
@@ -99,23 +82,21 @@ def _logits(model, X, y, mask):
 
 @dataclass(frozen=True, kw_only=True)
 class TrainingHistory:
-    """What ``_train_classifier`` did.
+    """What a training run did.
 
     Attributes
     ----------
     loss : tuple of float
         The mean mini-batch loss of each epoch.
     final_loss : float
-        The loss on all of ``(X, y)`` after training (eval mode).
+        The loss on all the training data after training (eval mode).
     epochs : int
-        Epochs run (fewer than asked when ``on_epoch_end`` stopped training).
+        Epochs run.
     stopped_early : bool
-        Whether ``on_epoch_end`` stopped training before the last epoch.
+        Whether the plateau rule or ``on_epoch_end`` stopped training before the last epoch.
     seed : int
-        Seed of the mini-batch order.
     accuracy : tuple of float, default ()
-        The training accuracy after each epoch, when a stopping rule measured it (:class:`posgeom.nn.TrainConfig`
-        ``patience``); empty otherwise.
+        The training accuracy after each epoch, when the plateau rule measured it; empty otherwise.
 
     Examples
     --------
@@ -131,20 +112,10 @@ class TrainingHistory:
     accuracy: tuple = ()
 
 
-def _train_classifier(
-    model: nn.Module,
-    X: np.ndarray | torch.Tensor,
-    y: np.ndarray | torch.Tensor,
-    *,
-    epochs: int,
-    lr: float,
-    seed: int,
-    batch_size: int = 64,
-    weight_decay: float = 0.0,
-    padding_mask: np.ndarray | torch.Tensor | None = None,
-    schedule: str = "constant",
-    on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None,
-) -> TrainingHistory:
+def _train_classifier(model: nn.Module, X: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, *, epochs: int,
+                      lr: float, seed: int, batch_size: int = 64, weight_decay: float = 0.0,
+                      padding_mask: np.ndarray | torch.Tensor | None = None, schedule: str = "constant",
+                      on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None) -> TrainingHistory:
     """Train ``model`` with Adam(W) on cross-entropy, batch order seeded by ``seed``: the book's one training loop."""
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
@@ -195,22 +166,15 @@ def _train_classifier(
 
 
 @torch.no_grad()
-def predict(
-    model: nn.Module,
-    X: np.ndarray | torch.Tensor,
-    *,
-    padding_mask: np.ndarray | torch.Tensor | None = None,
-    pooled: bool = True,
-    batch_size: int = 1024,
-) -> torch.Tensor:
-    """Logits of ``model`` on ``X`` in eval mode, computed in batches: (N, n_classes), or (N, L, n_classes).
+def predict(model: nn.Module, X: np.ndarray | torch.Tensor, *, padding_mask: np.ndarray | torch.Tensor | None = None,
+            pooled: bool = True, batch_size: int = 1024) -> torch.Tensor:
+    """Logits of ``model`` on ``X`` in eval mode (left so), in batches: (N, n_classes), or (N, L, n_classes).
 
     Parameters
     ----------
     model : nn.Module
-        Called as ``model(X, padding_mask=..., pooled=...)``; left in eval mode.
+        Called as ``model(X, padding_mask=..., pooled=...)``.
     X : (N, L) int array or tensor
-        Token ids.
     padding_mask : (N, L) bool array or tensor, optional
         ``True`` at padding tokens.
     pooled : bool, default True
@@ -221,12 +185,7 @@ def predict(
     Returns
     -------
     torch.Tensor
-        (N, n_classes) when pooled, (N, L, n_classes) otherwise; no gradient.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Malformed ``X`` or ``padding_mask``.
+        Without gradient.
 
     Examples
     --------
@@ -247,14 +206,9 @@ def predict(
 
 
 @torch.no_grad()
-def _evaluate_loss(
-    model: nn.Module,
-    X: np.ndarray | torch.Tensor,
-    y: np.ndarray | torch.Tensor,
-    *,
-    padding_mask: np.ndarray | torch.Tensor | None = None,
-) -> float:
-    """Mean cross-entropy (natural log) of ``model`` on ``(X, y)`` in eval mode; token labels ``-100`` are ignored."""
+def _evaluate_loss(model: nn.Module, X: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, *,
+                   padding_mask: np.ndarray | torch.Tensor | None = None) -> float:
+    """Mean cross-entropy (natural log) of ``model`` on ``(X, y)`` in eval mode, ``-100`` ignored."""
     X, y, mask = _as_tensors(X, y, padding_mask)
     logits = predict(model, X, padding_mask=mask, pooled=y.ndim == 1)
     logits = logits.reshape(-1, logits.shape[-1])
@@ -262,7 +216,7 @@ def _evaluate_loss(
 
 
 def _accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
-    """Fraction of correct argmax predictions, per sequence for (N,) labels, per non-ignored token for (N, L)."""
+    """Fraction of correct argmax predictions, per sequence or per non-ignored token."""
     X, y, mask = _as_tensors(X, y, padding_mask)
     pred = predict(model, X, padding_mask=mask, pooled=y.ndim == 1).argmax(dim=-1)
     keep = y != IGNORE_INDEX
