@@ -45,10 +45,8 @@ def check_table(value, name: str, n_positions: int, d_model: int) -> np.ndarray:
     """A finite (n_positions, d_model) position table, from an array or a tensor, as a float64 array."""
     P = check_matrix(value.detach().cpu().numpy() if torch.is_tensor(value) else value, name)
     if P.shape != (n_positions, d_model):
-        raise ValueError(
-            f"{name} must have shape (n_positions, d_model) = ({n_positions}, {d_model}), got {P.shape}; embed an "
-            "r-dimensional encoding into R^d first (e.g. pad with zero columns)"
-        )
+        raise ValueError(f"{name} must have shape (n_positions, d_model) = ({n_positions}, {d_model}), got "
+                         f"{P.shape}; embed an r-dimensional encoding into R^d first (e.g. pad with zero columns)")
     return P
 
 

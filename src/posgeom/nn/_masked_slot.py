@@ -41,7 +41,6 @@ def _check_targets(targets, loss: str) -> np.ndarray:
 @dataclass(frozen=True, kw_only=True)
 class MaskedSlot:
     """The parameters of the masked-slot network, float64 tensors (from :func:`init_masked_slot`)."""
-
     P: torch.Tensor
     W: torch.Tensor
     A: torch.Tensor

@@ -22,7 +22,6 @@ from ._checks import check_heads, check_scheme, check_table
 
 class PositionalScheme(nn.Module):
     """Base class: the three hooks, all the identity here; a scheme's own options are keyword-only."""
-
     name = "base"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int):
@@ -33,10 +32,8 @@ class PositionalScheme(nn.Module):
     def check_length(self, length: int) -> int:
         """``length`` after checking ``length <= n_positions``."""
         if length > self.n_positions:
-            raise ValueError(
-                f"input has {length} positions but the {self.name!r} scheme was built for n_positions="
-                f"{self.n_positions}; truncate the input or build the model with a larger n_positions"
-            )
+            raise ValueError(f"input has {length} positions but the {self.name!r} scheme was built for n_positions="
+                             f"{self.n_positions}; truncate the input or build the model with a larger n_positions")
         return length
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
@@ -61,7 +58,6 @@ class PositionalScheme(nn.Module):
 
 class NoPosition(PositionalScheme):
     """No positional signal at all (Theorem 1)."""
-
     name = "none"
 
 
@@ -86,7 +82,6 @@ class _BufferPosition(AbsolutePosition):
 
 class SinusoidalPosition(_BufferPosition):
     """The fixed sinusoidal encoding of Vaswani et al. (2017), wavelength base ``base``."""
-
     name = "sinusoidal"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, base: float = 10000.0):
@@ -96,7 +91,6 @@ class SinusoidalPosition(_BufferPosition):
 
 class FixedPosition(_BufferPosition):
     """A given, frozen ``encoding`` (n_positions x d_model array or tensor), e.g. an MDS encoding."""
-
     name = "fixed"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, encoding: np.ndarray | torch.Tensor):
@@ -107,7 +101,6 @@ class FixedPosition(_BufferPosition):
 
 class LearnedPosition(AbsolutePosition):
     """A learned table ``P`` initialised ``N(0, init_std^2)`` (default 0.02); ``init_std=0`` ties every position."""
-
     name = "learned"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, init_std: float = 0.02):
@@ -121,7 +114,6 @@ class LearnedPosition(AbsolutePosition):
 
 class LowRankPosition(AbsolutePosition):
     """A learned ``P = A @ B`` of rank ``r``, factors initialised so that ``P``'s entries have SD 0.02."""
-
     name = "low_rank"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, rank: int):
@@ -129,10 +121,8 @@ class LowRankPosition(AbsolutePosition):
         check_scheme(self.name, rank=rank, encoding=None)
         self.rank = check_positive_int(rank, "rank")
         if self.rank > min(self.n_positions, self.d_model):
-            raise ValueError(
-                f"rank={self.rank} exceeds min(n_positions, d_model)={min(self.n_positions, self.d_model)}; "
-                "a larger rank adds parameters without adding expressiveness"
-            )
+            raise ValueError(f"rank={self.rank} exceeds min(n_positions, d_model)={min(self.n_positions, self.d_model)}"
+                             "; a larger rank adds parameters without adding expressiveness")
         std = math.sqrt(0.02 / math.sqrt(self.rank))
         self.A = nn.Parameter(torch.randn(self.n_positions, self.rank) * std)
         self.B = nn.Parameter(torch.randn(self.rank, self.d_model) * std)
@@ -143,7 +133,6 @@ class LowRankPosition(AbsolutePosition):
 
 class RotaryPosition(PositionalScheme):
     """RoPE (Su et al. 2024): pair ``(2k, 2k+1)`` at position ``i`` rotated by ``i base^(-2k/d_head)``."""
-
     name = "rope"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, base: float = 10000.0):
@@ -171,7 +160,6 @@ class RotaryPosition(PositionalScheme):
 
 class ALiBiPosition(PositionalScheme):
     """ALiBi (Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``."""
-
     name = "alibi"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int):

@@ -114,26 +114,23 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
     """Train one model per seed, all at once in one batched model: :func:`posgeom.nn.fit` for many seeds.
 
     Member ``k`` is the run ``fit(spec, data, seed=seeds[k], config=config)`` would make (on ``data[k]`` when one
-    dataset per seed is given): its own initialisation, mini-batch order and stopping epoch. Batched kernels sum in
-    another order, so members agree with ``fit`` up to rounding (about 1e-8 after a run in float64; in float32
-    training carries the differences along, as a change of ``fit``'s thread count does): reproducible run to run,
-    close to but not identical with a loop over ``fit``.
+    dataset per seed is given), up to rounding: batched kernels sum in another order (about 1e-8 after a run in
+    float64; in float32 training carries the differences along, as a change of ``fit``'s thread count does).
 
     Parameters
     ----------
     spec : ModelSpec or sequence of ModelSpec
-        The architecture; or one spec per seed, differing only in the values of ``encoding`` or ``init_encoding``.
+        One spec, or one per seed differing only in the values of ``encoding`` or ``init_encoding``.
     data : TaskData-like or tuple, or a list or tuple of them
-        One dataset as in :func:`posgeom.nn.fit`, shared by every member; or one dataset per seed, all of the same
-        shapes and all with or all without a ``padding_mask``.
+        One dataset as in :func:`posgeom.nn.fit`, or one per seed (all of the same shapes, all or none masked).
     seeds : sequence of int
-        Distinct seeds ``>= 0``, one member each.
+        Distinct seeds ``>= 0``.
     config : TrainConfig
 
     Returns
     -------
     tuple of FitResult
-        One per seed, in the order of ``seeds``.
+        In the order of ``seeds``.
 
     Examples
     --------

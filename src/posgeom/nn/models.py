@@ -74,8 +74,8 @@ class _Block(nn.Module):
 class TransformerClassifier(nn.Module):
     """A small Transformer encoder (or, with ``causal=True``, decoder) with a classification head.
 
-    Pre-LayerNorm, no dropout; the scheme acts where it belongs (absolute schemes add ``p_i`` to the token
-    embedding, RoPE rotates queries and keys and ALiBi biases the logits in every layer)::
+    Pre-LayerNorm, no dropout; absolute schemes add ``p_i`` to the token embedding, RoPE rotates queries and keys and
+    ALiBi biases the logits in every layer; a query that can attend to nothing gets an output of 0, never NaN::
 
         h = embed(tokens)                  # token embedding, + p_i for absolute schemes
         for each layer:
@@ -83,36 +83,27 @@ class TransformerClassifier(nn.Module):
             h = h + MLP(LN(h))             # Linear(d, 4d) -> GELU -> Linear(4d, d)
         logits = head(mean of LN(h) over non-padding tokens)    # or head(LN(h)_i) per token
 
-    With ``layer_norm=False`` every ``LN`` is the identity, so the loss sees the scale of every weight and a weight
-    penalty has well-posed stationary points. A query that can attend to nothing gets an output of 0, never NaN.
-
     Parameters
     ----------
-    vocab_size : int
-        Number of token ids.
-    n_positions : int
-        Largest input length ``L``.
-    d_model : int
-        Width, divisible by ``n_heads`` (``"rope"``: ``d_model / n_heads`` even; ``"sinusoidal"``: even).
-    n_heads, n_layers : int
-        Heads per attention layer and number of blocks.
+    vocab_size, n_positions : int
+        Number of token ids; largest input length ``L``.
+    d_model, n_heads, n_layers : int
+        Width (divisible by ``n_heads``; even per head for ``"rope"``), heads per layer, blocks.
     positional : str, default "learned"
         One of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``, ``"fixed"``, ``"low_rank"``.
     causal : bool, default False
         Position ``i`` attends to ``j <= i`` only.
-    rank : int, optional
-        The rank of ``"low_rank"`` (required for it, rejected otherwise).
-    encoding : (n_positions, d_model) array, optional
-        The frozen matrix of ``"fixed"`` (required for it, rejected otherwise).
+    rank, encoding : int, (n_positions, d_model) array, optional
+        The rank of ``"low_rank"``, the frozen matrix of ``"fixed"`` (each required there, rejected elsewhere).
     n_classes : int, default 2
-        Number of output logits.
     layer_norm : bool, default True
-        Pre-LayerNorm blocks and a final LayerNorm, or none.
+        With False every ``LN`` is the identity: the loss sees the scale of every weight, so a weight penalty has
+        well-posed stationary points.
 
     Attributes
     ----------
     positional : torch.nn.Module
-        The scheme's module; :meth:`positional_encoding` returns its table ``P``.
+        The scheme's module.
 
     Examples
     --------
@@ -148,12 +139,11 @@ class TransformerClassifier(nn.Module):
         return self.positional.name
 
     def positional_encoding(self) -> torch.Tensor | None:
-        """``P`` (n_positions x d_model) for absolute schemes, ``None`` otherwise.
+        """``P`` (n_positions x d_model) for absolute schemes (a view of a learned table), ``None`` otherwise.
 
         Returns
         -------
         torch.Tensor or None
-            The scheme's table (a view of the parameter for learned tables).
 
         Examples
         --------
@@ -209,11 +199,9 @@ class TransformerClassifier(nn.Module):
         Parameters
         ----------
         ids : (batch, L) integer tensor
-            Token ids in ``[0, vocab_size)``, ``1 <= L <= n_positions``.
         padding_mask : (batch, L) bool tensor, optional
             True at padding tokens (not attended to, left out of the mean).
         pooled : bool, default True
-            The head on the mean over non-padding tokens, or on every token.
 
         Returns
         -------

@@ -20,10 +20,8 @@ __all__ = ["output_trajectory", "kernel_regime_distances"]
 
 
 def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) -> np.ndarray:
-    """``F_t(y)`` for every row: gradient descent ``f <- f - lr * grad_f loss(f; y)`` from ``f = 0``.
-
-    The infinite-width dynamics of every position's logits, with the network's ``lr`` and ``steps`` so that the
-    discretisation matches; for ``"mse"`` it is ``(1 - (1 - lr)^steps) y``.
+    """``F_t(y)`` for every row, the infinite-width dynamics of a position's logits: ``f <- f - lr * grad_f loss(f;
+    y)`` from ``f = 0``, with the network's ``lr`` and ``steps`` (``"mse"``: ``(1 - (1 - lr)^steps) y``).
 
     Parameters
     ----------
@@ -31,9 +29,7 @@ def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) 
         ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
     loss : {"mse", "cross_entropy"}
     lr : float
-        Learning rate (> 0).
     steps : int
-        Number of steps (>= 1).
 
     Returns
     -------
@@ -63,16 +59,14 @@ def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) 
 def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps: int, sigma0: float) -> np.ndarray:
     """The infinite-width prediction of the trained distances ``||p_i(t) - p_j(t)||``.
 
-    ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)`` off the diagonal (0 on it), ``F_t`` from
-    :func:`output_trajectory`: the displacement is an isometric image of the logit trajectory (``J J^T -> I_V``),
-    and the initial embeddings add ``2 sigma0^2`` to every squared distance (the ranks do not change).
+    ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)`` off the diagonal: the displacement is an isometric image of
+    the logit trajectory ``F_t`` (``J J^T -> I_V``), and the initial embeddings add ``2 sigma0^2``.
 
     Parameters
     ----------
     targets, loss, lr, steps
         As in :func:`output_trajectory`.
     sigma0 : float
-        The initial embedding scale (>= 0).
 
     Returns
     -------
@@ -83,9 +77,7 @@ def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps:
     --------
     With ``sigma0 = 0`` and the squared loss on ``sqrt(mu)``, ``sqrt(2)`` times the Hellinger distance (here 1):
 
-    >>> mu = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> D = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=1.0, steps=1, sigma0=0.0)
-    >>> round(float(D[0, 1]), 6)
+    >>> round(float(kernel_regime_distances(np.eye(2), loss="mse", lr=1.0, steps=1, sigma0=0.0)[0, 1]), 6)
     1.414214
     """
     sigma0 = check_real(sigma0, "sigma0", strict=False)

@@ -35,12 +35,9 @@ class ModelSpec:
 
     Examples
     --------
-    >>> spec = ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope")
-    >>> model = spec.build(seed=0)
-    >>> model.scheme, model.n_positions
-    ('rope', 6)
+    >>> ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope").build(seed=0).scheme
+    'rope'
     """
-
     vocab_size: int
     n_positions: int
     d_model: int = 32
@@ -91,8 +88,7 @@ class ModelSpec:
             return False
         fields = [f for f in self.__dataclass_fields__ if f not in _PER_MEMBER]
         return all(getattr(self, f) == getattr(other, f) for f in fields) and all(
-            (getattr(self, f) is None) == (getattr(other, f) is None) for f in _PER_MEMBER
-        )
+            (getattr(self, f) is None) == (getattr(other, f) is None) for f in _PER_MEMBER)
 
     def build(self, *, seed: int) -> TransformerClassifier:
         """The model in training mode, initialised after :func:`posgeom.nn.seed_everything` ``(seed)`` (threads kept).
@@ -136,29 +132,25 @@ class TrainConfig:
     epochs : int
         Passes over the data (the most, when ``patience`` is set).
     lr : float
-        Learning rate, ``> 0`` (the peak of the cosine schedule).
+        Learning rate (the peak of the cosine schedule).
     batch_size : int or None, default 64
         Sequences per optimiser step; ``None`` trains full-batch.
     weight_decay : float, default 0.0
-        AdamW's decoupled weight decay, ``>= 0``.
     schedule : {"constant", "cosine"}, default "constant"
-        Constant ``lr``, or cosine decay from ``lr`` to 0 over all steps.
+        Constant ``lr``, or cosine decay to 0 over all steps.
     patience : int or None, default None
         Plateau rule on the training accuracy, measured after every epoch: stop at the first epoch
         ``e >= 2 patience`` at which the best accuracy of the last ``patience`` epochs exceeds the best of the
         ``patience`` epochs before by less than ``tol``. ``None`` trains all ``epochs``.
     tol : float, default 0.01
-        Tolerance of the plateau rule, ``>= 0``.
     threads : int, default 1
         Torch intra-op threads; bit-identical results need the same value across runs.
 
     Examples
     --------
-    >>> config = TrainConfig(epochs=40, lr=2e-2, batch_size=250)
-    >>> config.steps(1000)
-    160
+    >>> TrainConfig(epochs=40, lr=2e-2).batch_size
+    64
     """
-
     epochs: int
     lr: float
     batch_size: int | None = 64
