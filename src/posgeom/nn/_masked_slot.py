@@ -1,9 +1,5 @@
-"""The finite masked-slot network of the NTK appendix, ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` (the logits at
-position ``i``); its conventions are stated in ``posgeom.nn.ntk``.
-
-* :class:`MaskedSlot`, :func:`init_masked_slot` -- the parameters ``P`` (n x w), ``W`` (w x w), ``A`` (V x w);
-* :func:`train_masked_slot` -- full-batch gradient descent on the network or on its linearisation at the start;
-* :func:`ntk_blocks` -- its exact empirical neural tangent kernel, blocks ``Theta[i, j]`` (V x V).
+"""The finite masked-slot network of the NTK appendix (conventions in ``posgeom.nn.ntk``): its parameters
+(:class:`MaskedSlot`, :func:`init_masked_slot`), training (:func:`train_masked_slot`), exact NTK (:func:`ntk_blocks`).
 """
 
 from __future__ import annotations
@@ -53,8 +49,7 @@ def _as_dict(params: MaskedSlot) -> dict[str, torch.Tensor]:
     return {"P": params.P, "W": params.W, "A": params.A}
 
 
-def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5,
-                     seed: int) -> MaskedSlot:
+def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5, seed: int) -> MaskedSlot:
     """Initial parameters, ``E ||p_i(0)||^2 = sigma0^2``, from a private ``torch.Generator`` seeded with ``seed``."""
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     V = check_positive_int(n_outputs, "n_outputs")
@@ -68,7 +63,7 @@ def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: fl
 
 
 def _masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
-    """(n, V) logits ``f_i`` from ``params`` {"P", "W", "A"} (differentiable)."""
+    """(n, V) logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` from ``params`` {"P", "W", "A"}."""
     P, W, A = params["P"], params["W"], params["A"]
     w = P.shape[1]
     return torch.tanh(P @ W.T / math.sqrt(w)) @ A.T / math.sqrt(w)

@@ -134,14 +134,11 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
 
     Examples
     --------
-    >>> from posgeom.nn import fit
     >>> X = np.array([[1, 2], [2, 1], [1, 1], [2, 2]] * 4)
-    >>> y = X[:, 1] - 1
-    >>> spec, config = ModelSpec(vocab_size=3, n_positions=2, d_model=8), TrainConfig(epochs=5, lr=1e-2)
-    >>> runs = fit_ensemble(spec, (X, y), seeds=(0, 1), config=config)
-    >>> alone = fit(spec, (X, y), seed=1, config=config)
-    >>> [r.seed for r in runs], bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
-    ([0, 1], True)
+    >>> runs = fit_ensemble(ModelSpec(vocab_size=3, n_positions=2, d_model=8), (X, X[:, 1] - 1), seeds=(0, 1),
+    ...                     config=TrainConfig(epochs=5, lr=1e-2))
+    >>> [r.seed for r in runs]
+    [0, 1]
     """
     seeds = check_seeds(seeds)
     specs = _member_specs(spec, len(seeds))

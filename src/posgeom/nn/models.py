@@ -25,9 +25,9 @@ class _SelfAttention(nn.Module):
         self.qkv = nn.Linear(d_model, 3 * d_model)
         self.out = nn.Linear(d_model, d_model)
 
-    def attention_weights(self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool,
-                          padding_mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Attention weights (batch, heads, L, L) and values (batch, heads, L, d_head)."""
+    def forward(self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool = False,
+                padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Attention output (batch, L, d_model)."""
         b, length, _ = x.shape
         q, k, v = self.qkv(x).view(b, length, 3, self.n_heads, self.d_head).permute(2, 0, 3, 1, 4)
         q, k = positional.rotate(q, k)
@@ -44,13 +44,6 @@ class _SelfAttention(nn.Module):
         logits = logits.masked_fill(blocked, float("-inf"))
         empty = blocked.all(dim=-1, keepdim=True)
         weights = torch.softmax(logits.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
-        return weights, v
-
-    def forward(self, x: torch.Tensor, positional: PositionalScheme, *, causal: bool = False,
-                padding_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Attention output (batch, L, d_model)."""
-        weights, v = self.attention_weights(x, positional, causal=causal, padding_mask=padding_mask)
-        b, _, length, _ = weights.shape
         return self.out((weights @ v).transpose(1, 2).reshape(b, length, self.d_model))
 
 
@@ -175,16 +168,12 @@ class TransformerClassifier(nn.Module):
             if bool(padding_mask.all(dim=1).any()):
                 raise ValueError("a sequence is padding only: every sequence needs at least one real token")
 
-    def _hidden(self, ids, padding_mask):
-        """The last block's token representations (N, L, d)."""
+    def _output(self, ids, padding_mask, pooled):
+        """The forward pass after the input checks."""
         h = self.positional.embed(self.token_embedding(ids))
         for block in self.blocks:
             h = block(h, self.positional, causal=self.causal, padding_mask=padding_mask)
-        return self.ln_final(h)
-
-    def _output(self, ids, padding_mask, pooled):
-        """The forward pass after the input checks."""
-        h = self._hidden(ids, padding_mask)
+        h = self.ln_final(h)
         if not pooled:
             return self.head(h)
         if padding_mask is None:

@@ -179,7 +179,6 @@ class TrainConfig:
         Parameters
         ----------
         n_sequences : int
-            Size of the training set.
 
         Returns
         -------
@@ -199,7 +198,6 @@ class TrainConfig:
         Parameters
         ----------
         n_sequences : int
-            Size of the training set.
 
         Returns
         -------

@@ -152,15 +152,12 @@ def probe_data(n_sequences: int, n_positions: int, *, bos: int,
     Parameters
     ----------
     n_sequences, n_positions : int
-        Number of sequences; their length ``L >= 2`` (and number of classes).
     bos : int
-        The beginning-of-sequence id, ``>= 1``.
     rng : int or numpy.random.Generator
 
     Returns
     -------
     X, y : (N, L) int64 arrays
-        Token ids and per-token labels ``y[k, i] = i``.
 
     Examples
     --------

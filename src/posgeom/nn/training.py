@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._validation import check_positive_int, check_real
+from .._validation import check_positive_int
 from ._checks import IGNORE_INDEX
 
 __all__ = ["seed_everything", "predict"]
@@ -109,19 +109,10 @@ def _train_classifier(model: nn.Module, X: np.ndarray | torch.Tensor, y: np.ndar
                       lr: float, seed: int, batch_size: int = 64, weight_decay: float = 0.0,
                       padding_mask: np.ndarray | torch.Tensor | None = None, schedule: str = "constant",
                       on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None) -> TrainingHistory:
-    """Train ``model`` with Adam(W) on cross-entropy, batch order seeded by ``seed``: the book's one training loop."""
+    """Train ``model`` with AdamW on cross-entropy, batch order seeded by ``seed`` (options checked by ``fit``)."""
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
-    seed = check_positive_int(seed, "seed", minimum=0)
-    lr = check_real(lr, "lr")
-    weight_decay = check_real(weight_decay, "weight_decay", strict=False)
-    if schedule not in ("constant", "cosine"):
-        raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
-    if on_epoch_end is not None and not callable(on_epoch_end):
-        raise TypeError(f"on_epoch_end must be callable(epoch, model) or None, got {type(on_epoch_end).__name__}")
     X, y, mask = _as_tensors(X, y, padding_mask)
-    if y is None:
-        raise ValueError("y is required")
     torch.use_deterministic_algorithms(True)
     generator = torch.Generator().manual_seed(seed)
     optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=float(weight_decay))
@@ -179,9 +170,7 @@ def predict(model: nn.Module, X: np.ndarray | torch.Tensor, *, padding_mask: np.
     Examples
     --------
     >>> from posgeom.nn import TransformerClassifier
-    >>> seed_everything(0)
-    >>> model = TransformerClassifier(5, 4, 8, 2, 1, n_classes=3)
-    >>> predict(model, np.zeros((7, 4), dtype=int), batch_size=3).shape
+    >>> predict(TransformerClassifier(5, 4, 8, 2, 1, n_classes=3), np.zeros((7, 4), dtype=int), batch_size=3).shape
     torch.Size([7, 3])
     """
     X, _, mask = _as_tensors(X, None, padding_mask)
