@@ -177,10 +177,8 @@ def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.nd
 
     Parameters
     ----------
-    vocab_size : int
-        ``V``, even and at least 2.
-    shift : float
-        ``s`` in ``[0, 1]``: 0 gives equal laws, 1 disjoint ones.
+    vocab_size, shift : int, float
+        ``V`` (even) and ``s`` in ``[0, 1]``: 0 gives equal laws, 1 disjoint ones.
 
     Returns
     -------
@@ -212,7 +210,6 @@ def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8,
     shift : float
         Non-stationarity of the pair (:func:`pair_distributions`), in ``[0, 1]``.
     vocab_size : int, default 8
-        Even ``V >= 2``.
     rng : int or numpy.random.Generator
 
     Returns
