@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from .._validation import check_positive_int
+from ._checks import IGNORE_INDEX
 from .spec import ModelSpec, TrainConfig
 from .training import TrainingHistory, _accuracy, _as_tensors, _train_classifier
 
@@ -48,7 +49,7 @@ def check_inputs(spec, data, config):
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
     X, y, mask = _unpack(data)
-    labels = y[y != -100]
+    labels = y[y != IGNORE_INDEX]
     if labels.numel() and (int(labels.min()) < 0 or int(labels.max()) >= spec.n_classes):
         raise ValueError(f"labels must lie in [0, n_classes={spec.n_classes}) (or be -100 to ignore a token), got "
                          f"range [{int(labels.min())}, {int(labels.max())}]")
