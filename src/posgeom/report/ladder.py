@@ -48,6 +48,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .._io import aligned_text
 from ..geometry.ladder import Ladder, stability_ladder
 from ..inference import decide
 from ..inference._bootstrap import difference
@@ -297,9 +298,7 @@ def ladder_table(summary: dict) -> str:
     rungs = [_share(f) for f in summary.get("fractions", FRACTIONS)]
     rows = [[f"{v['a']} vs {v['b']}", v["verdict"], *v["signs"]] for v in summary["verdicts"]]
     rows.insert(0, ["pair", "verdict", *rungs])
-    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if k < 2 else c.rjust(max(w, 3)) for k, (c, w) in enumerate(zip(r, widths)))
-                     .rstrip() for r in rows)
+    return aligned_text(rows, left=2, min_width=3)
 
 
 def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -> Axes:
