@@ -72,3 +72,14 @@ def test_false_ranking_rate_on_flat_corpora_is_at_most_five_percent():
         summary = report_ladder(_rows(), inc, Resolved().fixed(inc, fraction=1 / 8), rng=r, n_resamples=40)
         ranked += summary["ranked"] > 0
     assert wilson_interval(ranked, R, confidence=0.90).upper <= 0.05, ranked
+
+
+def test_noise_floor_summary():
+    """The floor's share of the median distance, a warning above one half, and the reason when not measured."""
+    from posgeom.report.floor import noise_floor_summary
+
+    D = np.array([[0, 0.4, 0.5], [0.4, 0, 0.3], [0.5, 0.3, 0]])
+    summary = noise_floor_summary(D, np.array([0.1, 0.1, 0.3]))
+    assert summary.share == pytest.approx(0.25) and summary.warning is None
+    assert noise_floor_summary(D, np.array([0.3, 0.3, 0.3])).warning is not None
+    assert noise_floor_summary(D, None, reason="not needed").line.startswith("Noise floor: not measured (not needed).")
