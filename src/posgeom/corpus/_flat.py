@@ -10,7 +10,7 @@ __all__ = ["check_arguments", "check_ids", "flat_tokens"]
 
 
 def _flatten(sequences, n_positions: int, pad_id):
-    """Return flat (positions, token_ids) arrays for the first ``n_positions`` tokens of every sequence."""
+    """Flat (positions, token_ids) arrays of the first ``n_positions`` tokens of every sequence."""
     rows = [np.asarray(s).ravel() for s in sequences]
     if not rows:
         raise ValueError("sequences is empty: pass at least one sequence of token ids")
@@ -39,8 +39,7 @@ def check_arguments(n_positions, vocab_size, pad_id):
 
 
 def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
-    """Validated flat ``(positions, ids)`` int64 arrays of token sequences, truncated and padded as
-    :func:`~posgeom.corpus.position_counts` states (shared by the counts and the incidences)."""
+    """Validated flat ``(positions, ids)`` int64 arrays, truncated and padded as ``position_counts`` states."""
     n_positions, vocab_size, pad_id = check_arguments(n_positions, vocab_size, pad_id)
     positions, ids = _flatten(sequences, n_positions, pad_id)
     check_ids(ids, vocab_size)

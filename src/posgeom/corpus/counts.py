@@ -1,11 +1,4 @@
-"""Counting which token occurs at which position.
-
-============================  ==============================================================
-``pad_sequences``             ragged sequences as one padded matrix
-``position_counts``           (position, token) counts, with explicit padding and truncation
-``position_distributions``    the positional distributions ``mu_i`` from counts
-============================  ==============================================================
-"""
+"""Counting which token occurs at which position: ``pad_sequences``, ``position_counts``, ``position_distributions``."""
 
 from __future__ import annotations
 
@@ -24,13 +17,12 @@ __all__ = [
     "position_distributions",
 ]
 
-
 # Above this many cells (n_positions * vocab_size) the counts are accumulated by sorting instead of a dense bincount.
 _DENSE_BINCOUNT_CELLS = 1 << 25
 
 
 def _as_id_matrix(sequences, n_positions: int, pad_id):
-    """Return an equal-length (n_sequences, <= n_positions) id matrix, or ``None`` for ragged input."""
+    """An equal-length (n_sequences, <= n_positions) id matrix, or ``None`` for ragged input."""
     if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
         ids = sequences[:, :n_positions]
         if ids.shape[0] == 0:
@@ -51,22 +43,14 @@ def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_i
     sequences : sequence of 1-D int arrays
         Each with ``1..n_positions`` tokens (truncate longer ones first).
     n_positions : int
-        Number of positions ``n`` of the padded matrix.
     pad_id : int
-        The id written after each sequence's end (keyword-only, ``>= 0``).
+        The id written after each sequence's end.
 
     Returns
     -------
     ids : (m, n_positions) int64 ndarray
     padding_mask : (m, n_positions) bool ndarray
-        True where a position is padding (never attended to, not pooled).
-
-    Raises
-    ------
-    ValueError
-        No sequences, or a sequence that is empty or longer than ``n_positions``, or a negative ``pad_id``.
-    TypeError
-        If ``n_positions`` or ``pad_id`` is not an integer.
+        True where a position is padding.
 
     Examples
     --------
@@ -117,33 +101,19 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
     Parameters
     ----------
     sequences : iterable of 1-D int arrays, or 2-D int array
-        Token id sequences. A 2-D array is read as equal-length rows.
+        Token id sequences (a 2-D array is read as equal-length rows).
     n_positions : int
-        Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
+        Tokens at positions ``>= n_positions`` are truncated away.
     vocab_size : int
-        Vocabulary size ``V``; every id must lie in ``[0, V)``.
+        Every id must lie in ``[0, vocab_size)``.
     pad_id : int, optional
-        If given, sequences shorter than ``n`` are padded with ``pad_id`` and the padding is counted. If ``None``
-        (default), positions past a sequence's end receive nothing from it.
+        If given, shorter sequences are padded with it and the padding is counted; if ``None``, positions past a
+        sequence's end receive nothing from it.
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (n, V), dtype int64
-        ``counts[i, v]`` is the number of sequences whose token at position ``i`` is ``v``.
-
-    Raises
-    ------
-    ValueError
-        No sequences, an id outside ``[0, V)``, or ``pad_id`` outside the vocabulary.
-    TypeError
-        Non-integer token ids, ``n_positions`` or ``vocab_size``.
-
-    Notes
-    -----
-    Counts are additive: the counts of a corpus are the sum of the counts of any partition of its sequences.
-    The computation is vectorised, with no Python loop per token: an equal-length 2-D array is counted with one
-    ``bincount`` per position over a position-major copy (the fastest layout; see ``benchmarks/``), ragged input
-    with one ``bincount`` (or sort, for very large ``n * V``) over all tokens.
+        ``counts[i, v]``: the number of sequences whose token at position ``i`` is ``v``.
 
     Examples
     --------
@@ -170,33 +140,24 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
 
 
 def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.ndarray:
-    """Turn position counts into positional distributions ``mu_i`` (row-stochastic).
+    """The positional distributions ``mu_i`` from position counts (row-stochastic).
+
+    ``mu_i`` is the distribution of the token at position ``i`` over the sequences that reach ``i`` (the book's
+    counting convention; a position that no sequence reaches raises).
 
     Parameters
     ----------
     counts : (n, V) array or sparse matrix
-        Non-negative counts, e.g. from :func:`position_counts`.
     smoothing : float, default 0.0
-        Additive (Laplace/Lidstone) smoothing: ``mu_i = (c_i + smoothing) / (sum(c_i) + V * smoothing)``.
-        With ``smoothing = 0`` the plug-in (maximum-likelihood) estimate is returned and sparsity is kept.
+        Additive smoothing ``mu_i = (c_i + smoothing) / (sum(c_i) + V * smoothing)``; 0: the plug-in estimate.
 
     Returns
     -------
-    mu : (n, V) scipy.sparse.csr_matrix
-        Row ``i`` is ``mu_i``, the distribution of the token at position ``i`` over the sequences that reach ``i``.
-        Always a CSR matrix, whatever the input (call ``.toarray()`` for a dense copy); with smoothing every entry
-        is stored.
-
-    Raises
-    ------
-    ValueError
-        If a position has no observations (its distribution is undefined, whatever the smoothing), or counts are
-        negative or not finite, or ``smoothing`` is negative or not finite.
+    (n, V) scipy.sparse.csr_matrix
 
     Examples
     --------
-    >>> counts = position_counts([[0, 1], [0, 0]], n_positions=2, vocab_size=2)
-    >>> position_distributions(counts).toarray()
+    >>> position_distributions(position_counts([[0, 1], [0, 0]], n_positions=2, vocab_size=2)).toarray()
     array([[1. , 0. ],
            [0.5, 0.5]])
     """

@@ -1,11 +1,7 @@
-"""Private (behind :class:`~posgeom.geometry.PlugIn` and :class:`~posgeom.geometry.CrossFitted`): the plug-in and
-the cross-fitted (bias-corrected) Hellinger distances of a corpus.
+"""Private (behind ``PlugIn`` and ``CrossFitted``): the plug-in and the cross-fitted Hellinger distances of a corpus.
 
-=========================  ==========================================================================
-``plugin_distances``       the empirical ``mu_i`` put into the Hellinger formula (biased upward)
-``CorrectedDistances``     result of ``corrected_distances``
-``corrected_distances``    the cross-half Gram estimator, zero in expectation for equal distributions
-=========================  ==========================================================================
+``plugin_distances`` (biased upward), ``CrossFitter`` (cross-half Gram matrices), ``corrected_distances`` and its
+result ``CorrectedDistances`` (the cross-half estimator, zero in expectation for equal distributions).
 """
 
 from __future__ import annotations
@@ -29,17 +25,12 @@ __all__ = [
 
 
 def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None = None) -> np.ndarray:
-    """Plug-in Hellinger distances between the empirical ``mu_i`` (sequence ``s`` counted ``weights[s]`` times), with
-    single-threaded BLAS as inside ``PlugIn().bootstrap``, so that both agree to the last bit."""
+    """Plug-in Hellinger distances of the empirical ``mu_i`` (text ``s`` counted ``weights[s]`` times)."""
     check_incidence(incidence, "incidence")
     S = incidence.sqrt_distributions(weights)
     with single_threaded_blas():
         return hellinger_distances(S * S)
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# The cross-fitting engine
-# ---------------------------------------------------------------------------------------------------------------
 
 # Tokens that occur at >= this share of the positions go to the dense (BLAS) block of a half's square roots; the
 # others to the sparse block. A sparse multiply-add costs about 100 dense ones here, and a token seen at k positions
@@ -53,12 +44,10 @@ _INTP_GRID_CELLS = 1 << 27
 
 
 class CrossFitter:
-    """Cross-half Gram matrices ``G = S_A S_B^T`` of the square-root distributions of two halves of sequence draws.
+    """Cross-half Gram matrices ``G = S_A S_B^T`` of the square-root distributions of two halves of text draws.
 
-    A *draw* is a sequence index; a half is an array of draws (repeats allowed: a bootstrap sample). Everything that
-    does not depend on the draws is precomputed: the layout of the square roots (dense block of ``F`` frequent
-    tokens, sparse block of the other cells) and a position-major table ``grid[i, s]`` of the slot that the token at
-    position ``i`` of sequence ``s`` counts in (one ``bincount`` of the drawn columns gives a half's counts).
+    A half is an array of text indices (repeats allowed); the layout (dense block of frequent tokens, sparse block of
+    the other cells) and the table of each token's slot are precomputed, so a half costs one ``bincount``.
     """
 
     def __init__(self, inc: SequenceIncidence, dtype=np.float64):
@@ -189,41 +178,29 @@ def check_enough_sequences(inc: SequenceIncidence) -> None:
                          "(plugin_distances) on so small a sample, or collect more sequences")
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# The corrected estimator
-# ---------------------------------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class CorrectedDistances:
-    """The cross-fitted (bias-corrected) Hellinger distance estimate of :func:`corrected_distances`.
+    """The cross-fitted Hellinger distance estimate of ``corrected_distances``.
 
     Attributes
     ----------
     distances : (n, n) ndarray
-        ``sqrt(max(squared, 0))`` (also capped at 1): symmetric, zero diagonal, in ``[0, 1]``.
+        ``sqrt(clip(squared, 0, 1))``, zero diagonal.
     squared : (n, n) ndarray
-        The unclipped corrected estimates of ``d_H^2``, averaged over the splits; negative where the two
-        distributions are closer than the sampling noise resolves. Use these (not ``distances ** 2``) for
-        averages and for the double-centred Gram matrix of classical MDS.
+        Unclipped estimates of ``d_H^2`` averaged over the splits (use these for averages and classical MDS).
     floors : (n,) ndarray
-        Root mean square over the splits of the split-half distance ``d_H(mu_i^A, mu_i^B)``: the noise floor of
-        position ``i`` at half the sample size (as ``_split_half_distances``).
+        Root mean square over the splits of the split-half distance ``d_H(mu_i^A, mu_i^B)``.
     fraction_clipped : float
-        Share of the pairs ``i < j`` whose corrected squared estimate is negative (clipped to distance 0).
+        Share of the pairs ``i < j`` with a negative ``squared``.
     mc_spread : (n, n) ndarray
-        Monte Carlo standard error of ``squared`` over the random splits: the standard deviation of the per-split
-        estimates (ddof=1) divided by ``sqrt(n_splits)``. It measures the randomness of the splits only, for the
-        data at hand, not the sampling error of the corpus (use ``CrossFitted().bootstrap`` for that).
+        Monte Carlo standard error of ``squared`` over the random splits (not the sampling error of the corpus).
     n_splits : int
-        Number of random splits averaged.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from posgeom.corpus import SequenceIncidence
-    >>> inc = SequenceIncidence.from_sequences(np.array([[0, 1]] * 4), 2, 2)
-    >>> corrected_distances(inc, rng=0, n_splits=2).squared
+    >>> corrected_distances(SequenceIncidence.from_sequences(np.array([[0, 1]] * 4), 2, 2), rng=0, n_splits=2).squared
     array([[0., 1.],
            [1., 0.]])
     """
@@ -238,99 +215,32 @@ class CorrectedDistances:
 
 def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Generator, units: Units | None = None,
                         n_splits: int = 20) -> CorrectedDistances:
-    r"""Cross-fitted, bias-corrected Hellinger distances between the positional distributions of a corpus.
+    """Cross-fitted, bias-corrected Hellinger distances between the positional distributions of a corpus.
 
-    For each of ``n_splits`` random splits of the sequences into halves ``A`` (``floor(m/2)`` sequences) and ``B``
-    (the rest), with ``a_i = sqrt(mu_i^A)`` and ``b_j = sqrt(mu_j^B)`` the square-root empirical distributions of
-    the halves and ``G_ij = <a_i, b_j>``, the estimate of ``d_H^2(mu_i, mu_j)`` is
-
-    ``Q_ij = (G_ii + G_jj) / 2 - (G_ij + G_ji) / 2``
-    ``     = [c_ij^AB + c_ij^BA] / 2 - f_i^2 / 2 - f_j^2 / 2``,
-
-    the cross-half squared distance ``c_ij^AB = d_H^2(mu_i^A, mu_j^B)``, symmetrised over ``(A, B)`` and
-    ``(B, A)``, minus half of each position's split-half squared floor ``f_i^2 = d_H^2(mu_i^A, mu_i^B)``. The
-    estimates are averaged over the splits.
+    For each random split of the texts into halves ``A`` (``floor(m/2)`` texts) and ``B``, with ``G_ij =
+    <sqrt(mu_i^A), sqrt(mu_j^B)>``, ``Q_ij = (G_ii + G_jj) / 2 - (G_ij + G_ji) / 2``, averaged over the splits. Its
+    expectation is ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, whatever the dependence
+    between the positions of one text (proof: Chapter 2b); single-threaded BLAS.
 
     Parameters
     ----------
     incidence : SequenceIncidence
-        The corpus (e.g. :meth:`~posgeom.corpus.SequenceIncidence.from_sequences` or
-        :meth:`posgeom.data.TokenizedCorpus.incidence`).
     rng : int or numpy.random.Generator
-        Randomness of the splits (keyword-only, required).
+        Randomness of the splits.
     units : Units, optional
-        The units a split keeps whole (:class:`posgeom.inference._bootstrap.Units`); default every text.
+        The units a split keeps whole; default every text.
     n_splits : int, default 20
-        Number of random splits averaged (at least 2, so that the Monte Carlo spread is defined).
+        At least 2.
 
     Returns
     -------
     CorrectedDistances
-        ``distances`` (clipped at 0 before the square root), ``squared`` (unclipped), ``floors``,
-        ``fraction_clipped``, ``mc_spread`` and ``n_splits``.
-
-    Raises
-    ------
-    TypeError
-        If ``incidence`` is not a :class:`~posgeom.corpus.SequenceIncidence`, or ``rng`` / ``n_splits`` have the
-        wrong type.
-    ValueError
-        If there are fewer than 4 sequences, ``n_splits < 2``, or a position receives no observation in one half of
-        a split (the message names the position and the fix).
-
-    Notes
-    -----
-    **Exact expectation.** Sequences are i.i.d.; the tokens of one sequence may depend on each other in any way.
-    Fix a split. ``a_i`` is a function of the sequences in ``A`` only, ``b_j`` of those in ``B`` only, and the
-    halves are disjoint sets of i.i.d. sequences, hence independent: with ``alpha_i^H = E[sqrt(mu_i^H)]``
-    (componentwise), ``E[G_ij] = <alpha_i^A, alpha_j^B>`` for *every* ``i, j``, including ``i = j`` and whatever
-    the dependence between positions ``i`` and ``j`` inside a sequence (``G`` never pairs two tokens of one
-    sequence). Expanding,
-
-    ``E[Q_ij] = 1/2 <alpha_i^A - alpha_j^A, alpha_i^B - alpha_j^B>``,
-
-    and with equal halves (``alpha^A = alpha^B = alpha``) ``E[Q_ij] = ||alpha_i - alpha_j||^2 / 2``: the squared
-    Hellinger-type distance between the *mean* square-root vectors. Write ``s_i = sqrt(mu_i)`` and
-    ``e_i = s_i - alpha_i >= 0`` (Jensen: the square root is concave). Since ``d_H^2 = ||s_i - s_j||^2 / 2``,
-
-    ``E[Q_ij] - d_H^2(mu_i, mu_j) = -<s_i - s_j, e_i - e_j> + ||e_i - e_j||^2 / 2``.
-
-    Consequences: (i) if ``mu_i = mu_j`` and positions ``i`` and ``j`` are reached by the same sequences,
-    ``e_i = e_j`` and ``Q_ij`` is *exactly* unbiased for 0, at every sample size; (ii) in general the remaining
-    bias is at most ``sqrt(2) d_H ||e_i - e_j|| + ||e_i - e_j||^2 / 2``: second order (a product of a distance and
-    a difference of bias vectors), where the plug-in's is first order,
-    ``<s_i, e_j> + <e_i, s_j> - <e_i, e_j> ~ (K - 1) / (8 m_half)`` per position for ``K`` atoms by the delta
-    method (``e_ik ~ (1 - p_k) / (8 m_half sqrt(p_k))`` for ``m_half p_k`` large). The full-sample plug-in
-    additionally carries the within-sequence covariance of positions ``i`` and ``j``; the cross-half products do
-    not. (iii) ``E[Q]`` is a squared Euclidean distance matrix (of the points ``alpha_i / sqrt(2)``), so its
-    double-centred Gram matrix is positive semidefinite: negative eigenvalues of ``-1/2 J Q J`` are noise.
-
-    No exactly unbiased estimator of ``sum_k sqrt(mu_ik mu_jk)`` exists: under multinomial sampling of fixed size
-    the expectation of any statistic is a polynomial in the cell probabilities, and the square root is not one. The
-    correction is the best one can do without a model of the rare tokens; it removes what the two halves can
-    resolve. Tokens so rare that they are seen in one half only (``m_half p_k << 1``) have ``alpha_ik ~ 0``: their
-    share of the distance is invisible to any estimator and the corrected estimate leaves it out (it can then be
-    biased *downward*, e.g. by up to the floors for distributions with disjoint supports).
-
-    **Floors.** ``f_i^2 = (||a_i||^2 + ||b_i||^2) / 2 - G_ii`` and ``c_ij^AB = (||a_i||^2 + ||b_j||^2) / 2 - G_ij``;
-    the norms cancel in ``Q``, which is why no constant other than ``1/2`` appears: every term is at half the
-    sample size (the split-half floor has half-sample noise on both of its sides, as has the cross-half distance).
-
-    **Clipping.** ``Q_ij < 0`` happens when ``d_H^2`` is below the noise. ``distances`` clips it to 0 before the
-    square root; clipping can only move an estimate towards the truth (``d_H^2 >= 0``), but makes the distance
-    estimate of nearly equal distributions biased upward. Classical MDS of ``squared`` (``B = -1/2 J Q J = J G^s J``,
-    ``G^s = (G + G^T)/2``) keeps only the positive eigenvalues of ``B``.
-
-    **Cost.** One ``n x n`` cross product per split (dense BLAS over the tokens seen at many positions, sparse over
-    the others) and one ``bincount`` over the tokens of each half; single-threaded BLAS.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from posgeom.corpus import SequenceIncidence
-    >>> X = np.array([[0, 1], [0, 1], [0, 1], [0, 1]])  # no sampling noise: position 0 is token 0, position 1 token 1
-    >>> est = corrected_distances(SequenceIncidence.from_sequences(X, 2, 2), rng=0, n_splits=2)
-    >>> est.distances
+    >>> X = np.array([[0, 1], [0, 1], [0, 1], [0, 1]])  # no sampling noise
+    >>> corrected_distances(SequenceIncidence.from_sequences(X, 2, 2), rng=0, n_splits=2).distances
     array([[0., 1.],
            [1., 0.]])
     """
@@ -354,7 +264,7 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
 
 
 def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
-    """The corrected estimate from the cross-half Gram matrices of ``n_splits`` splits (the one implementation)."""
+    """The corrected estimate from the cross-half Gram matrices of ``n_splits`` splits."""
     mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
     with single_threaded_blas():
         for k, (G, norm_a, norm_b) in enumerate(grams):

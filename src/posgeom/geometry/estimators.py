@@ -1,15 +1,9 @@
 """The estimators of the distances between positional distributions, one interface, one registry.
 
-==================  ==============================================================================
-``PlugIn``          the empirical distributions put into the Hellinger formula (biased upward)
-``CrossFitted``     the cross-fitted estimator (its estimand drifts with the number of texts)
-``Resolved``        the cross-fitted, equal-reach estimator of the resolved estimand (the default)
-``ESTIMATORS``      the registry: command-line name -> estimator class
-==================  ==============================================================================
-
-Each has ``.label``, ``.describe_estimand(data)``, ``.distances(data, *, rng, groups)`` (a
-:class:`DistanceEstimate`) and ``.bootstrap(data, *, rng, n_resamples, statistic, groups)`` (a
-:class:`~posgeom.inference.BootstrapEstimate` from the one engine, :func:`posgeom.inference._bootstrap.bootstrap`).
+``PlugIn`` (biased upward), ``CrossFitted`` (its estimand drifts with the number of texts), ``Resolved`` (the
+resolved estimand, the default), ``ESTIMATORS`` (command-line name -> class). Each has ``.label``,
+``.describe_estimand(data)``, ``.distances(data, *, rng, groups)`` (a ``DistanceEstimate``) and
+``.bootstrap(data, *, rng, n_resamples, statistic, groups)`` (a ``BootstrapEstimate`` from the one engine).
 """
 
 from __future__ import annotations
@@ -40,12 +34,11 @@ class DistanceEstimate:
     Attributes
     ----------
     squared : (n, n) ndarray
-        Unclipped estimates of the squared distances (negative where the noise exceeds the distance). Use these
-        for averages and for classical MDS.
+        Unclipped estimates of the squared distances (negative where noise exceeds the distance); use these for
+        averages and for classical MDS.
     distances : (n, n) ndarray
         ``sqrt(clip(squared, 0, 1))``, zero diagonal.
     estimator : str
-        The estimator's label.
     estimand : str
         What ``squared`` estimates, in words.
     mc_spread : (n, n) ndarray or None
@@ -97,19 +90,19 @@ class Estimator:
         return self
 
     def planned(self, data, *, fraction: float) -> Estimator:
-        """The estimator to use on every rung of a ladder down to ``fraction`` of ``data``.
+        """The estimator for every rung of a ladder down to ``fraction`` of ``data``.
+
+        A ``Resolved`` estimator without a fixed resolution fixes it on ``data`` for ``fraction`` (one estimand on every
+        rung); the others return themselves.
 
         Parameters
         ----------
         data : SequenceIncidence
         fraction : float
-            The smallest share of the texts a rung holds.
 
         Returns
         -------
         Estimator
-            Itself; a :class:`Resolved` one without a fixed resolution fixes it on ``data`` for ``fraction``, so
-            that every rung estimates one estimand.
 
         Examples
         --------
@@ -124,7 +117,7 @@ class Estimator:
         Parameters
         ----------
         data : SequenceIncidence, optional
-            The corpus (its resolution, for a :class:`Resolved` estimator without a fixed one).
+            The corpus (its resolution, for a ``Resolved`` estimator without a fixed one).
 
         Returns
         -------
@@ -148,6 +141,9 @@ class Estimator:
                   groups=None) -> BootstrapEstimate:
         """Bootstrap of the distances (or of a statistic of their squares) over texts or groups of texts.
 
+        A resample draws the units with replacement and estimates from one random split of its draws (slightly
+        conservative: that split's noise is 10-30% of a replicate's variance on the book's corpora).
+
         Parameters
         ----------
         data : SequenceIncidence
@@ -159,20 +155,12 @@ class Estimator:
             squared scale and mapped to distances.
         confidence : float, default 0.95
         groups : (n_texts,) array, optional
-            A label per text: texts with one label (the phrases of one source sentence) are resampled together
-            and never separated by a split (:class:`posgeom.inference._bootstrap.Units`). Default: every text.
+            A label per text; texts with one label are resampled together and never split (``Units``).
 
         Returns
         -------
         BootstrapEstimate
-            Centred percentile intervals (:func:`posgeom.inference._bootstrap.bootstrap`); ``point`` is the
-            :class:`DistanceEstimate`.
-
-        Notes
-        -----
-        A resample draws the units with replacement and estimates from one random split of its draws. The split's
-        own noise, which the point estimate (many splits) carries less of, makes the interval slightly conservative
-        (on the book's corpora one split's noise is 10-30% of a replicate's variance).
+            ``point`` is the ``DistanceEstimate``.
 
         Examples
         --------
@@ -208,9 +196,7 @@ class Estimator:
 class PlugIn(Estimator):
     """The plug-in estimator: the empirical ``mu_i`` put into the Hellinger formula.
 
-    Biased upward (two samples of one distribution are not at distance 0); its estimand is the distance between
-    the empirical distributions themselves, which moves with the sample size. ``rng`` is accepted (and unused) so
-    that every estimator is called alike.
+    Biased upward; its estimand moves with the sample size. ``rng`` is accepted (and unused).
 
     Examples
     --------
@@ -232,7 +218,6 @@ class PlugIn(Estimator):
         ----------
         data : SequenceIncidence
         rng, groups : unused
-            Accepted so that every estimator is called alike.
 
         Returns
         -------
@@ -255,16 +240,14 @@ class PlugIn(Estimator):
 
 
 class CrossFitted(Estimator):
-    """The cross-fitted estimator (``posgeom.geometry._crossfit.corrected_distances``), averaged over random splits.
+    """The cross-fitted estimator (``corrected_distances``), averaged over random splits.
 
-    Its estimand, ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, depends on how many texts
-    reach each position: it grows with the corpus and is not 0 for equal distributions reached by different
-    numbers of texts. Kept for comparison; :class:`Resolved` fixes both.
+    Its estimand, ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, grows with the corpus and is
+    not 0 for equal distributions reached by different numbers of texts; kept for comparison.
 
     Parameters
     ----------
     n_splits : int, default 20
-        Random splits averaged by the point estimate.
 
     Examples
     --------
@@ -297,25 +280,22 @@ class CrossFitted(Estimator):
 
 
 class Resolved(Estimator):
-    r"""The resolved estimator: cross-fitted at a fixed vocabulary resolution, every position seen through ``m*`` texts.
+    """The resolved estimator: cross-fitted at a fixed vocabulary resolution, every position seen through ``m*`` texts.
 
-    Its estimand, ``theta_ij = ||alpha(mu_i^K) - alpha(mu_j^K)||^2 / 2`` with ``alpha_k(mu) = E sqrt(X_k/m*)``,
-    ``X ~ Multinomial(m*, mu^K)`` (:func:`~posgeom.geometry.resolved_estimand`), is fixed by the
-    :class:`~posgeom.geometry.Resolution` alone: it is exactly 0 for equal distributions, whatever the number of
-    texts reaching each position, and it does not move with the size of the corpus.
+    Its estimand (``resolved_estimand``) is fixed by the ``Resolution`` alone: exactly 0 for equal distributions,
+    whatever the number of texts reaching each position, and it does not move with the size of the corpus.
 
     Parameters
     ----------
     resolution : Resolution, optional
-        The estimand's parameters; default: chosen from each corpus by :func:`choose_resolution` (so that the
-        estimand is stated with every estimate). Fix it with :meth:`fixed` to estimate one estimand on several
-        corpora (a stability ladder).
+        Default: chosen from each corpus by ``choose_resolution``; fix it with ``fixed`` to estimate one estimand on
+        several corpora.
     n_splits : int, default 20
         Random splits averaged by the point estimate.
     bootstrap_splits : int, default 1
         Random splits averaged in each bootstrap resample.
     min_expected : float, default 5.0
-        Passed to :func:`choose_resolution` when ``resolution`` is not given.
+        Passed to ``choose_resolution``.
 
     Examples
     --------
@@ -346,13 +326,13 @@ class Resolved(Estimator):
                         min_expected=self.min_expected)
 
     def fixed(self, data, *, fraction: float = 1.0) -> Resolved:
-        """This estimator with its resolution fixed on a corpus, planned for subsamples down to ``fraction``.
+        """This estimator with its resolution fixed on a corpus, for subsamples down to ``fraction`` of it.
 
         Parameters
         ----------
         data : SequenceIncidence
         fraction : float, default 1.0
-            The smallest share of the texts the estimand must be estimable from (``1/8`` for a four-rung ladder).
+            E.g. ``1/8`` for a four-rung ladder.
 
         Returns
         -------

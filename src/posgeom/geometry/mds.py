@@ -1,10 +1,4 @@
-"""Classical (Torgerson) multidimensional scaling: Algorithm 1 of the paper.
-
-==========================  =================================================================================
-``ClassicalMDS``            result of ``classical_mds``: embedding, eigenvalues, eigenvectors, numerical rank
-``classical_mds``           the embedding from the largest positive eigenvalues of ``B``
-==========================  =================================================================================
-"""
+"""Classical (Torgerson) multidimensional scaling, Algorithm 1: ``classical_mds`` and its result ``ClassicalMDS``."""
 
 from __future__ import annotations
 
@@ -23,20 +17,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClassicalMDS:
-    """Result of :func:`classical_mds`.
+    """Result of ``classical_mds``.
 
     Attributes
     ----------
     embedding : (n, r) array
-        The configuration ``U_r L_r^{1/2}``; rows are points (positions).
+        The configuration ``U_r L_r^{1/2}``; rows are positions.
     eigenvalues : (n,) array
-        All eigenvalues of ``B``, in descending order; negative ones are kept for diagnosis.
+        All eigenvalues of ``B``, descending (negative ones kept for diagnosis).
     eigenvectors : (n, n) array
-        Matching orthonormal eigenvectors (columns), sign-fixed so each column's largest-magnitude entry is positive.
+        Columns sign-fixed so that each one's largest-magnitude entry is positive.
     rank : int
-        Numerical rank of the positive part of ``B``: the number of eigenvalues ``> tol``.
+        Number of eigenvalues ``> tol``.
     tol : float
-        The tolerance used, ``n * eps * max|lambda|`` unless given.
 
     Examples
     --------
@@ -53,14 +46,7 @@ class ClassicalMDS:
 
     @property
     def negative_mass(self) -> float:
-        """Share of ``sum |lambda|`` carried by negative eigenvalues beyond ``tol``: 0 for a Euclidean ``D``.
-
-        Examples
-        --------
-        >>> D = np.array([[0.0, 1.0, 1.0, 1.0], [1.0, 0.0, 2.0, 2.0], [1.0, 2.0, 0.0, 2.0], [1.0, 2.0, 2.0, 0.0]])
-        >>> round(classical_mds(D).negative_mass, 3)  # no four points in any R^k have these distances
-        0.059
-        """
+        """Share of ``sum |lambda|`` carried by eigenvalues below ``-tol``: 0 for a Euclidean ``D``."""
         lam = self.eigenvalues
         total = float(np.abs(lam).sum())
         return float(np.abs(lam[lam < -self.tol]).sum()) / total if total > 0 else 0.0
@@ -76,7 +62,7 @@ def _eigenvector_signs(U: ArrayLike) -> np.ndarray:
 
 
 def double_centered_gram(D: ArrayLike) -> np.ndarray:
-    """Return ``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n`` (the Gram matrix of a centred configuration)."""
+    """``B = -1/2 J (D * D) J`` with ``J = I - 11^T / n``."""
     D = check_distance_matrix(D)
     D2 = D * D
     B = D2 - D2.mean(axis=0, keepdims=True) - D2.mean(axis=1, keepdims=True) + D2.mean()
@@ -85,7 +71,7 @@ def double_centered_gram(D: ArrayLike) -> np.ndarray:
 
 
 def _numerical_rank(eigenvalues, tol: float | None = None) -> int:
-    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``, as in ``numpy.linalg.matrix_rank``)."""
+    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``)."""
     lam = np.asarray(eigenvalues, dtype=float)
     if tol is None:
         tol = lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
@@ -98,31 +84,20 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
     Parameters
     ----------
     D : (n, n) array
-        Symmetric, non-negative, zero-diagonal distances (e.g. Hellinger distances between positions).
+        Symmetric, non-negative, zero-diagonal distances.
     rank : int, optional
-        Number of dimensions ``r`` to keep. ``None`` keeps the whole positive part (the numerical rank).
-        Must not exceed the numerical rank: the remaining eigenvalues carry no real dimension.
+        Dimensions kept, at most the numerical rank (the default).
     tol : float, optional
-        Eigenvalues ``<= tol`` count as zero. Default ``n * eps * max|lambda|``.
+        Eigenvalues ``<= tol`` count as zero; default ``n * eps * max|lambda|``.
 
     Returns
     -------
     ClassicalMDS
-        The embedding (``n x r``) with all eigenvalues, eigenvectors, the numerical rank and the tolerance.
-
-    Raises
-    ------
-    ValueError
-        If ``D`` is not a valid distance matrix, or ``rank`` exceeds ``n`` or the numerical rank.
-    TypeError
-        If ``rank`` is not an integer.
 
     Examples
     --------
-    >>> D = [[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]
     >>> from posgeom.geometry import pairwise_distances
-    >>> X = classical_mds(D).embedding
-    >>> pairwise_distances(X).round(6)
+    >>> pairwise_distances(classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]).embedding).round(6)
     array([[0., 3., 5.],
            [3., 0., 4.],
            [5., 4., 0.]])

@@ -1,22 +1,9 @@
 """Linear statistics of a squared-distance matrix along the lag: the lag profile, the lag slope, the position trend.
 
-A real-text distance matrix is read on a *block* of positions (e.g. the word pieces ``1 .. n-2``, without the
-``[CLS]`` and ``[SEP]`` positions). Every statistic here is a linear function of the squared distances
-``Q_ij`` of the block's pairs ``i < j``, so that an unbiased estimator of ``Q`` (the resolved one,
-:class:`~posgeom.geometry.Resolved`) gives unbiased estimates of each, and a flat corpus
-(:func:`~posgeom.geometry.flat_corpus`), where every expected ``Q_ij`` is 0, gives expectation 0 for each:
-
-* the **lag profile**: the mean of ``Q_ij`` over the pairs at each lag ``k = j - i``;
-* the **lag slope**: the least-squares slope of ``Q_ij`` on the lag (do positions farther apart differ more?);
-* the **position trend**: the least-squares slope of ``Q_ij`` on the midpoint ``(i + j) / 2`` *within* each lag,
-  i.e. after removing the lag profile (does the distance at a fixed lag change along the text?). If ``Q`` depends on
-  ``|i - j|`` only (shift-equivariance, a Toeplitz matrix), the position trend is exactly 0.
-
-:class:`LagStatistics` computes all three as one vector (optionally with the Toeplitz share, the part of the
-variation of ``Q`` over the block that the lag explains, which is not linear) (a ``statistic`` for
-:meth:`~posgeom.geometry.Resolved.bootstrap` and :func:`~posgeom.geometry.stability_ladder`); :func:`pad_texts` counts
-padding in an existing corpus (e.g. a flat control), as :class:`~posgeom.data.CountingConvention` does for a
-tokenised one.
+Each is a linear function of the squared distances ``Q_ij`` of a block of positions' pairs ``i < j`` (e.g. the word
+pieces ``1 .. n-2``), so an unbiased estimator of ``Q`` (``Resolved``) estimates it without bias, and on a flat
+corpus its expectation is 0. ``LagStatistics`` (all three as one vector, a ``statistic`` for the bootstrap and the
+ladder), ``ladder_sign`` (the sign every rung agrees on), ``pad_texts`` (counts padding in an existing corpus).
 """
 
 from __future__ import annotations
@@ -37,35 +24,33 @@ __all__ = ["LagStatistics", "pad_texts", "ladder_sign"]
 class LagStatistics:
     """The lag profile, the lag slope and the position trend of a block of positions, as one vector statistic.
 
+    The lag profile is the mean of ``Q_ij`` at each lag ``k = j - i``; the lag slope the least-squares slope of ``Q_ij``
+    on the lag; the position trend the slope on the midpoint ``(i + j) / 2`` within each lag (exactly 0 for a Toeplitz
+    ``Q``).
+
     Parameters
     ----------
     n_positions : int
-        Size ``n`` of the squared-distance matrices the statistic will receive.
+        Size ``n`` of the matrices the statistic receives.
     first : int, default 0
         First position of the block.
     last : int, optional
-        Last position of the block (inclusive); default ``n - 1``. The block needs at least 3 positions.
+        Last position of the block (inclusive); default ``n - 1``; at least 3 positions.
     with_share : bool, default False
-        Append the Toeplitz share as a last entry: the share of the variation of ``Q_ij`` over the block's pairs
-        ``i < j`` that the lag explains, ``sum (T_ij - mean)^2 / sum (Q_ij - mean)^2`` with ``T`` the lag profile
-        put back on every pair (the ``R^2`` of ``Q_ij`` on the lag as a factor; 1 for a Toeplitz block, ``nan`` for
-        a constant one). It is not linear in ``Q``: the noise of an estimate inflates its denominator, so it is
-        biased downward, the more so the smaller the corpus.
+        Append the Toeplitz share: the ``R^2`` of ``Q_ij`` on the lag as a factor (1 for a Toeplitz block, ``nan``
+        for a constant one); not linear in ``Q``, so biased downward by noise.
 
     Attributes
     ----------
     lags : ndarray
-        The lags ``1 .. m - 1`` of the block of ``m`` positions (the first ``m - 1`` entries of the vector).
+        The lags ``1 .. m - 1`` of the block of ``m`` positions (the first ``m - 1`` entries).
     slope_index, trend_index : int
-        Where the lag slope and the position trend sit in the vector.
     share_index : int or None
-        Where the Toeplitz share sits (``None`` without ``with_share``).
 
     Examples
     --------
     >>> Q = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))  # Q_ij = |i - j|: Toeplitz
-    >>> stat = LagStatistics(5)
-    >>> stat(Q).round(12)
+    >>> LagStatistics(5)(Q).round(12)
     array([1., 2., 3., 4., 1., 0.])
     """
 
@@ -96,17 +81,7 @@ class LagStatistics:
         return f"LagStatistics(n_positions={self.n_positions}, first={self.first}, last={self.last})"
 
     def __call__(self, Q) -> np.ndarray:
-        """The vector ``[lag profile (m - 1 values), lag slope, position trend]`` of a squared-distance matrix.
-
-        Parameters
-        ----------
-        Q : (n, n) array_like
-            Squared distances (estimates may be negative).
-
-        Returns
-        -------
-        ndarray, shape ``(m + 1,)`` (``(m + 2,)`` with the Toeplitz share)
-        """
+        """``[lag profile (m - 1 values), lag slope, position trend(, share)]`` of a squared-distance matrix."""
         Q = np.asarray(Q, dtype=np.float64)
         if Q.shape != (self.n_positions, self.n_positions):
             raise ValueError(f"expected a {self.n_positions} x {self.n_positions} matrix, got shape {Q.shape}")
@@ -124,29 +99,26 @@ class LagStatistics:
         return float(fitted @ fitted / total) if total > 0 else float("nan")
 
     def profile(self, values) -> np.ndarray:
-        """The lag profile part of a vector from ``__call__`` (or of a stack of them, along the last axis).
+        """The lag profile part of a vector of this statistic (or of a stack of them, along the last axis).
 
         Parameters
         ----------
         values : array_like
-            A vector of this statistic, or a stack of them (e.g. a ladder's ``lower``).
 
         Returns
         -------
         ndarray
-            The first ``m - 1`` entries along the last axis.
 
         Examples
         --------
-        >>> stat = LagStatistics(4)
-        >>> stat.profile(np.arange(5.0))
+        >>> LagStatistics(4).profile(np.arange(5.0))
         array([0., 1., 2.])
         """
         return np.asarray(values)[..., : self.lags.size]
 
     @staticmethod
     def _part(values, index: int):
-        """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them (an array)."""
+        """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them."""
         return _scalar(np.asarray(values)[..., index])
 
     def slope(self, values):
@@ -155,7 +127,6 @@ class LagStatistics:
         Parameters
         ----------
         values : array_like
-            A vector of this statistic, or a stack of them.
 
         Returns
         -------
@@ -174,7 +145,6 @@ class LagStatistics:
         Parameters
         ----------
         values : array_like
-            A vector of this statistic, or a stack of them.
 
         Returns
         -------
@@ -188,21 +158,15 @@ class LagStatistics:
         return self._part(values, self.trend_index)
 
     def share(self, values):
-        """The Toeplitz share part of a vector (a float), or of a stack of vectors (an array).
+        """The Toeplitz share part of a vector built with ``with_share=True`` (else a ValueError).
 
         Parameters
         ----------
         values : array_like
-            A vector of this statistic built with ``with_share=True``, or a stack of them.
 
         Returns
         -------
         float or ndarray
-
-        Raises
-        ------
-        ValueError
-            If the statistic was built without ``with_share=True``.
 
         Examples
         --------
@@ -219,7 +183,7 @@ def _scalar(x):
 
 
 def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
-    """The same texts padded to the window with ``pad_id``, the pads counted (every position then sees every text).
+    """The same texts padded to the window with ``pad_id``, the pads counted (every position sees every text).
 
     Parameters
     ----------
@@ -231,17 +195,10 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
     Returns
     -------
     SequenceIncidence
-        As many texts, each of length ``n_positions``.
-
-    Raises
-    ------
-    ValueError
-        If a text has a gap in its positions or ``pad_id`` is outside the vocabulary.
 
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4)
-    >>> padded = pad_texts(inc, 0)
+    >>> padded = pad_texts(SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4), 0)
     >>> padded.lengths, padded.counts().toarray()[2]
     (array([3, 3]), array([1, 0, 0, 1]))
     """
@@ -260,19 +217,17 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
 
 
 def ladder_sign(ladder: Ladder, index: int) -> int:
-    """The sign of one component of a ladder's statistic if every rung's interval excludes 0 on the same side.
+    """``1`` (``-1``) if every rung's interval of one component lies above (below) 0, else ``0``.
 
     Parameters
     ----------
     ladder : Ladder
-        From :func:`~posgeom.geometry.stability_ladder`.
     index : int
         The component (e.g. ``LagStatistics.slope_index``).
 
     Returns
     -------
     int
-        ``1`` if every rung's interval lies above 0, ``-1`` if every one lies below, else ``0`` (undetermined).
 
     Examples
     --------

@@ -1,10 +1,4 @@
-"""The resolved estimate across resolutions: the same splits at a grid of ``K`` and ``m*``.
-
-======================  ===================================================================================
-``resolution_sweep``    resolved ``d_H^2`` at every resolution of a grid, with the probability mass kept
-``ResolutionSweep``     its result
-======================  ===================================================================================
-"""
+"""The resolved estimate at a grid of ``K`` and ``m*``, same splits: ``resolution_sweep``, ``ResolutionSweep``."""
 
 from __future__ import annotations
 
@@ -34,14 +28,11 @@ class ResolutionSweep:
     Attributes
     ----------
     resolutions : tuple of Resolution
-        The grid, in the order of ``squared``.
     squared : ndarray, shape ``(len(resolutions), n, n)``
-        The resolved ``d_H^2`` estimate (mean over the splits) at each resolution.
     mass_kept : ndarray, shape ``(len(resolutions),)``
-        The share of the probability mass that the kept tokens hold, averaged over the positions (each position's
-        empirical distribution weighs equally); the rest is pooled in the "other" cell.
+        The share of the probability mass the kept tokens hold, averaged over the positions.
     rule : Resolution
-        The resolution the stated rule picks (:func:`choose_resolution`): the default everywhere else.
+        The resolution the stated rule picks (``choose_resolution``).
 
     Examples
     --------
@@ -72,27 +63,20 @@ def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
     ----------
     data : SequenceIncidence
     rng : int or numpy.random.Generator
-        Randomness of the splits (drawn once, shared by every resolution).
     n_tokens : sequence of int, optional
-        The ``K`` values (the ``K`` most frequent tokens keep their own cells); default the rule's ``K``.
+        The ``K`` values; default the rule's.
     texts_per_position : sequence of int, optional
-        The ``m*`` values; default the rule's ``m*``.
+        The ``m*`` values; default the rule's.
     n_splits : int, default 20
     fraction : float, default 1.0
-        Passed to the rule (:func:`choose_resolution`), which also fills the defaults.
+        Passed to ``choose_resolution``.
     groups : (n_texts,) array, optional
-        Texts that a split keeps together (``Units``).
+        Texts that a split keeps together.
 
     Returns
     -------
     ResolutionSweep
-        The grid is the product ``n_tokens x texts_per_position``, ``K`` varying fastest within each ``m*``.
-
-    Raises
-    ------
-    ValueError
-        A split leaves some position with fewer than ``m*`` texts in a half (the message names ``m*``: use a
-        smaller one).
+        The grid is ``n_tokens x texts_per_position``, ``K`` varying fastest.
 
     Examples
     --------
