@@ -1,5 +1,4 @@
 """Token sequences checked and flattened once, for every structure built from them (counts, incidences)."""
-
 from __future__ import annotations
 
 import numpy as np
@@ -17,9 +16,8 @@ def _flatten(sequences, n_positions: int, pad_id):
     rows = [r[:n_positions] for r in rows]
     lengths = np.fromiter((r.size for r in rows), dtype=np.int64, count=len(rows))
     if pad_id is not None:
-        rows = [
-            r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)]) for r in rows
-        ]
+        rows = [r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)])
+                for r in rows]
         lengths[:] = n_positions
     ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -53,6 +51,5 @@ def check_ids(ids, vocab_size: int) -> None:
             raise TypeError("token ids must be integers; got non-integer values in sequences")
     if ids.size and (ids.min() < 0 or ids.max() >= vocab_size):
         bad = int(ids[(ids < 0) | (ids >= vocab_size)][0])
-        raise ValueError(
-            f"token id {bad} is outside the vocabulary [0, {vocab_size}); check vocab_size against the tokenizer"
-        )
+        raise ValueError(f"token id {bad} is outside the vocabulary [0, {vocab_size}); check vocab_size against "
+                         "the tokenizer")

@@ -3,7 +3,6 @@
 ``SequenceIncidence``: a corpus tokenised once; counts under any weighting of its texts are one ``bincount``.
 ``check_incidence``: the one type check of that argument.
 """
-
 from __future__ import annotations
 
 import numpy as np
@@ -12,30 +11,26 @@ import scipy.sparse as sp
 from .._validation import check_positive_int
 from ._flat import check_arguments, flat_tokens
 
-__all__ = [
-    "SequenceIncidence",
-]
+__all__ = ["SequenceIncidence"]
 
 # Up to this many (position, token) cells, sequence incidences index cells with a bincount instead of a sort.
 _DENSE_KEY_CELLS = 1 << 25
 
 
 class SequenceIncidence:
-    """Which (position, token) cell every counted token of every sequence falls in.
+    """Which (position, token) cell every counted token of every sequence falls in (empty sequences left out).
 
-    A compact sparse ``m x (n V)`` 0/1 matrix, one row per sequence; sequences that contribute no token are left out.
     Build it with ``from_sequences`` (token ids) or ``posgeom.data.TokenizedCorpus.incidence`` (text).
 
     Parameters
     ----------
     indptr : 1-D int array of length ``m + 1``
-        Token range ``cell[indptr[s]:indptr[s + 1]]`` of sequence ``s`` (non-empty).
+        Token range ``cell[indptr[s]:indptr[s + 1]]`` of sequence ``s``.
     cell : 1-D int array
         For each counted token, its index into ``cells``.
     cells : 1-D int array
         Strictly increasing flat keys ``position * vocab_size + token``.
-    n_positions : int
-    vocab_size : int
+    n_positions, vocab_size : int
 
     Attributes
     ----------
@@ -77,11 +72,8 @@ class SequenceIncidence:
         Parameters
         ----------
         sequences : 2-D int array or iterable of 1-D int arrays
-            Sequences left empty by the convention are dropped.
-        n_positions : int
-        vocab_size : int
+        n_positions, vocab_size : int
         pad_id : int, optional
-            If given, shorter sequences are padded with it and the pads are counted.
 
         Returns
         -------
@@ -89,9 +81,8 @@ class SequenceIncidence:
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_sequences(np.array([[1, 2], [1, 0]]), 2, 3)
-        >>> inc.n_sequences, inc.lengths
-        (2, array([2, 2]))
+        >>> SequenceIncidence.from_sequences(np.array([[1, 2], [1, 0]]), 2, 3).lengths
+        array([2, 2])
         """
         n, V, _ = check_arguments(n_positions, vocab_size, pad_id)
         positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
@@ -119,8 +110,7 @@ class SequenceIncidence:
             The tokens of every text, text after text.
         lengths : 1-D int array
             In ``[1, n_positions]``, summing to ``len(tokens)``.
-        n_positions : int
-        vocab_size : int
+        n_positions, vocab_size : int
 
         Returns
         -------
@@ -173,7 +163,7 @@ class SequenceIncidence:
         Parameters
         ----------
         weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence (e.g. a bootstrap resample); default 1 each (int64 counts).
+            E.g. a bootstrap resample; default 1 each (int64 counts).
 
         Returns
         -------
@@ -181,9 +171,8 @@ class SequenceIncidence:
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], 2, 2)
-        >>> inc.cell_counts(), inc.cell_counts([2, 0])
-        (array([2, 1]), array([2., 2.]))
+        >>> SequenceIncidence.from_sequences([[0, 1], [0]], 2, 2).cell_counts([2, 0])
+        array([2., 2.])
         """
         if weights is None:
             return np.bincount(self.cell, minlength=self.cells.size).astype(np.int64)
@@ -254,10 +243,9 @@ class SequenceIncidence:
         totals = np.bincount(self.positions, weights=c, minlength=self.n_positions)
         empty = np.flatnonzero(totals <= 0)
         if empty.size:
-            raise ValueError(
-                f"position {int(empty[0])} receives no observation ({empty.size} empty position(s)); mu_i is "
-                "undefined there. Use fewer positions (or count padding) so that every position has enough sequences"
-            )
+            raise ValueError(f"position {int(empty[0])} receives no observation ({empty.size} empty position(s)); "
+                             "mu_i is undefined there. Use fewer positions (or count padding) so that every position "
+                             "has enough sequences")
         S = np.zeros((self.n_positions, self.used_tokens.size))
         S[self.positions, self.columns] = np.sqrt(c / totals[self.positions])
         return S

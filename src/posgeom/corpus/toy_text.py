@@ -1,5 +1,4 @@
 """A tiny English corpus (shipped as ``data/tiny_reviews.txt``): ``_tiny_reviews``, from a seeded template grammar."""
-
 from __future__ import annotations
 
 import numpy as np

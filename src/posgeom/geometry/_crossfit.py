@@ -3,7 +3,6 @@
 ``plugin_distances`` (biased upward), ``CrossFitter`` (cross-half Gram matrices), ``corrected_distances`` and its
 result ``CorrectedDistances`` (the cross-half estimator, zero in expectation for equal distributions).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,10 +17,7 @@ from ..corpus.incidence import SequenceIncidence, check_incidence
 from ..inference._bootstrap import Units
 from .hellinger import hellinger_distances
 
-__all__ = [
-    "plugin_distances",
-    "corrected_distances",
-]
+__all__ = ["plugin_distances", "corrected_distances"]
 
 
 def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None = None) -> np.ndarray:
@@ -115,12 +111,10 @@ class CrossFitter:
         empty = np.flatnonzero(totals <= 0)
         if empty.size:
             i = int(empty[0])
-            raise ValueError(
-                f"position {i} receives no observation in half {label} of a split ({empty.size} empty position(s)); "
-                f"only {self.reach[i]} of the {self.m} sequences reach it. Use fewer positions (a smaller "
-                "n_positions), or count padding (pad_id=...), so that every position is reached by enough sequences "
-                "for both halves"
-            )
+            raise ValueError(f"position {i} receives no observation in half {label} of a split ({empty.size} empty "
+                             f"position(s)); only {self.reach[i]} of the {self.m} sequences reach it. Use fewer "
+                             "positions (a smaller n_positions), or count padding (pad_id=...), so that every position "
+                             "is reached by enough sequences for both halves")
         scale = 1.0 / np.sqrt(totals)
         dense = counts[: self.n_dense].reshape(self.n, self.F).astype(self.dtype)
         np.sqrt(dense, out=dense)
@@ -181,28 +175,11 @@ def check_enough_sequences(inc: SequenceIncidence) -> None:
 
 @dataclass(frozen=True)
 class CorrectedDistances:
-    """The cross-fitted Hellinger distance estimate of ``corrected_distances``.
+    """The cross-fitted estimate of ``corrected_distances``.
 
-    Attributes
-    ----------
-    distances : (n, n) ndarray
-        ``sqrt(clip(squared, 0, 1))``, zero diagonal.
-    squared : (n, n) ndarray
-        Unclipped estimates of ``d_H^2`` averaged over the splits (use these for averages and classical MDS).
-    floors : (n,) ndarray
-        Root mean square over the splits of the split-half distance ``d_H(mu_i^A, mu_i^B)``.
-    fraction_clipped : float
-        Share of the pairs ``i < j`` with a negative ``squared``.
-    mc_spread : (n, n) ndarray
-        Monte Carlo standard error of ``squared`` over the random splits (not the sampling error of the corpus).
-    n_splits : int
-
-    Examples
-    --------
-    >>> from posgeom.corpus import SequenceIncidence
-    >>> corrected_distances(SequenceIncidence.from_sequences(np.array([[0, 1]] * 4), 2, 2), rng=0, n_splits=2).squared
-    array([[0., 1.],
-           [1., 0.]])
+    ``squared`` (unclipped, averaged over the splits), ``distances`` (``sqrt(clip(squared, 0, 1))``), ``floors`` (RMS
+    over the splits of the split-half distance ``d_H(mu_i^A, mu_i^B)``), ``fraction_clipped`` (share of pairs with a
+    negative ``squared``), ``mc_spread`` (Monte Carlo standard error over the splits) and ``n_splits``.
     """
 
     distances: np.ndarray
@@ -217,32 +194,16 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
                         n_splits: int = 20) -> CorrectedDistances:
     """Cross-fitted, bias-corrected Hellinger distances between the positional distributions of a corpus.
 
-    For each random split of the texts into halves ``A`` (``floor(m/2)`` texts) and ``B``, with ``G_ij =
-    <sqrt(mu_i^A), sqrt(mu_j^B)>``, ``Q_ij = (G_ii + G_jj) / 2 - (G_ij + G_ji) / 2``, averaged over the splits. Its
-    expectation is ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, whatever the dependence
-    between the positions of one text (proof: Chapter 2b); single-threaded BLAS.
-
-    Parameters
-    ----------
-    incidence : SequenceIncidence
-    rng : int or numpy.random.Generator
-        Randomness of the splits.
-    units : Units, optional
-        The units a split keeps whole; default every text.
-    n_splits : int, default 20
-        At least 2.
-
-    Returns
-    -------
-    CorrectedDistances
+    For each of ``n_splits`` random splits of the texts (or of ``units``) into halves ``A`` (``floor(m/2)``) and
+    ``B``, with ``G_ij = <sqrt(mu_i^A), sqrt(mu_j^B)>``, ``Q_ij = (G_ii + G_jj) / 2 - (G_ij + G_ji) / 2``, averaged.
+    Its expectation is ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, whatever the dependence
+    between the positions of one text (proof: Chapter 2b).
 
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence
-    >>> X = np.array([[0, 1], [0, 1], [0, 1], [0, 1]])  # no sampling noise
-    >>> corrected_distances(SequenceIncidence.from_sequences(X, 2, 2), rng=0, n_splits=2).distances
-    array([[0., 1.],
-           [1., 0.]])
+    >>> corrected_distances(SequenceIncidence.from_sequences([[0, 1]] * 4, 2, 2), rng=0, n_splits=2).squared[0, 1]
+    np.float64(1.0)
     """
     inc = check_incidence(incidence, "incidence")
     n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
@@ -274,12 +235,7 @@ def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
             m2 += delta * (Q - mean)
             floor_sq += np.clip(0.5 * (norm_a + norm_b) - np.diag(G), 0.0, 1.0)
     iu = np.triu_indices(n, 1)
-    return CorrectedDistances(
-        distances=distances_from_squared(mean),
-        squared=mean,
-        floors=np.sqrt(floor_sq / n_splits),
-        fraction_clipped=float(np.mean(mean[iu] < 0)) if n > 1 else 0.0,
-        mc_spread=np.sqrt(np.maximum(m2, 0.0) / (n_splits - 1) / n_splits),
-        n_splits=n_splits,
-    )
+    return CorrectedDistances(distances=distances_from_squared(mean), squared=mean, floors=np.sqrt(floor_sq / n_splits),
+                              fraction_clipped=float(np.mean(mean[iu] < 0)) if n > 1 else 0.0,
+                              mc_spread=np.sqrt(np.maximum(m2, 0.0) / (n_splits - 1) / n_splits), n_splits=n_splits)
 

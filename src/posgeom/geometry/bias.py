@@ -1,5 +1,4 @@
 """The plug-in bias of the Hellinger distance, exactly: ``expected_plugin_squared_distance``."""
-
 from __future__ import annotations
 
 import numpy as np

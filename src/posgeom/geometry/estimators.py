@@ -5,7 +5,6 @@ resolved estimand, the default), ``ESTIMATORS`` (command-line name -> class). Ea
 ``.describe_estimand(data)``, ``.distances(data, *, rng, groups)`` (a ``DistanceEstimate``) and
 ``.bootstrap(data, *, rng, n_resamples, statistic, groups)`` (a ``BootstrapEstimate`` from the one engine).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,11 +19,7 @@ from ..inference._bootstrap import Units, bootstrap
 from ._crossfit import CrossFitter, corrected_distances, distances_from_squared, plugin_distances, squared_from_gram
 from .resolved import EqualReach, Resolution, choose_resolution, resolved_splits
 
-__all__ = [
-    "PlugIn",
-    "CrossFitted",
-    "Resolved",
-]
+__all__ = ["PlugIn", "CrossFitted", "Resolved"]
 
 
 @dataclass(frozen=True)
@@ -34,13 +29,11 @@ class DistanceEstimate:
     Attributes
     ----------
     squared : (n, n) ndarray
-        Unclipped estimates of the squared distances (negative where noise exceeds the distance); use these for
-        averages and for classical MDS.
+        Unclipped estimates of the squared distances; use these for averages and for classical MDS.
     distances : (n, n) ndarray
         ``sqrt(clip(squared, 0, 1))``, zero diagonal.
-    estimator : str
-    estimand : str
-        What ``squared`` estimates, in words.
+    estimator, estimand : str
+        The estimator's label; what ``squared`` estimates, in words.
     mc_spread : (n, n) ndarray or None
         Monte Carlo standard error of ``squared`` over random splits (``None`` for the plug-in).
     resolution : Resolution or None
@@ -49,9 +42,8 @@ class DistanceEstimate:
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence
-    >>> est = PlugIn().distances(SequenceIncidence.from_sequences([[0, 1], [0, 1]], 2, 2))
-    >>> est.estimator, est.distances[0, 1]
-    ('plug-in', np.float64(1.0))
+    >>> PlugIn().distances(SequenceIncidence.from_sequences([[0, 1], [0, 1]], 2, 2)).estimator
+    'plug-in'
     """
 
     squared: np.ndarray
@@ -90,44 +82,11 @@ class Estimator:
         return self
 
     def planned(self, data, *, fraction: float) -> Estimator:
-        """The estimator for every rung of a ladder down to ``fraction`` of ``data``.
-
-        A ``Resolved`` estimator without a fixed resolution fixes it on ``data`` for ``fraction`` (one estimand on every
-        rung); the others return themselves.
-
-        Parameters
-        ----------
-        data : SequenceIncidence
-        fraction : float
-
-        Returns
-        -------
-        Estimator
-
-        Examples
-        --------
-        >>> CrossFitted().planned(None, fraction=0.125)
-        CrossFitted(n_splits=20)
-        """
+        """The estimator for every rung of a ladder down to ``fraction`` of ``data`` (``Resolved`` fixes one)."""
         return self._plan(data, fraction)
 
     def describe_estimand(self, data=None) -> str:
-        """The estimand in words.
-
-        Parameters
-        ----------
-        data : SequenceIncidence, optional
-            The corpus (its resolution, for a ``Resolved`` estimator without a fixed one).
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> PlugIn().describe_estimand()
-        'd_H between the empirical distributions (biased upward; moves with the number of texts)'
-        """
+        """The estimand in words (``data``: the corpus whose resolution a ``Resolved`` estimator picks)."""
         return self._estimand(data)
 
     def distances(self, data, *, rng, groups=None) -> DistanceEstimate:
@@ -151,8 +110,7 @@ class Estimator:
             Randomness of the point estimate's splits, then of the resamples and their splits.
         n_resamples : int, default 1000
         statistic : callable, optional
-            ``statistic(Q)`` of the squared-distance matrix; default the matrix itself, its interval formed on the
-            squared scale and mapped to distances.
+            ``statistic(Q)`` of the squared distances; default ``Q`` itself, its interval mapped to distances.
         confidence : float, default 0.95
         groups : (n_texts,) array, optional
             A label per text; texts with one label are resampled together and never split (``Units``).
@@ -194,15 +152,12 @@ class Estimator:
 
 
 class PlugIn(Estimator):
-    """The plug-in estimator: the empirical ``mu_i`` put into the Hellinger formula.
-
-    Biased upward; its estimand moves with the sample size. ``rng`` is accepted (and unused).
+    """The plug-in estimator: the empirical ``mu_i`` in the Hellinger formula (biased upward; ``rng`` unused).
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence
-    >>> PlugIn().distances(SequenceIncidence.from_sequences([[0, 1], [1, 0]], 2, 2)).distances[0, 1]
-    np.float64(0.0)
+    >>> PlugIn().label
+    'plug-in'
     """
 
     label = "plug-in"
@@ -240,10 +195,10 @@ class PlugIn(Estimator):
 
 
 class CrossFitted(Estimator):
-    """The cross-fitted estimator (``corrected_distances``), averaged over random splits.
+    """The cross-fitted estimator (``corrected_distances``), averaged over random splits; kept for comparison.
 
-    Its estimand, ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, grows with the corpus and is
-    not 0 for equal distributions reached by different numbers of texts; kept for comparison.
+    Its estimand ``||alpha_i - alpha_j||^2 / 2``, ``alpha_i = E sqrt(mu_i^half)``, grows with the corpus and is not 0
+    for equal distributions reached by different numbers of texts.
 
     Parameters
     ----------
@@ -283,13 +238,12 @@ class Resolved(Estimator):
     """The resolved estimator: cross-fitted at a fixed vocabulary resolution, every position seen through ``m*`` texts.
 
     Its estimand (``resolved_estimand``) is fixed by the ``Resolution`` alone: exactly 0 for equal distributions,
-    whatever the number of texts reaching each position, and it does not move with the size of the corpus.
+    however many texts reach each position, and it does not move with the size of the corpus.
 
     Parameters
     ----------
     resolution : Resolution, optional
-        Default: chosen from each corpus by ``choose_resolution``; fix it with ``fixed`` to estimate one estimand on
-        several corpora.
+        Default: chosen from each corpus by ``choose_resolution``; ``fixed`` fixes it for several corpora.
     n_splits : int, default 20
         Random splits averaged by the point estimate.
     bootstrap_splits : int, default 1
@@ -301,9 +255,8 @@ class Resolved(Estimator):
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> est = Resolved().distances(inc, rng=0)
-    >>> est.estimator, est.resolution.texts_per_position
-    ('resolved', 160)
+    >>> Resolved().distances(inc, rng=0).resolution.texts_per_position
+    160
     """
 
     label = "resolved"
@@ -326,13 +279,12 @@ class Resolved(Estimator):
                         min_expected=self.min_expected)
 
     def fixed(self, data, *, fraction: float = 1.0) -> Resolved:
-        """This estimator with its resolution fixed on a corpus, for subsamples down to ``fraction`` of it.
+        """This estimator with its resolution fixed on ``data``, for subsamples down to ``fraction`` of it.
 
         Parameters
         ----------
         data : SequenceIncidence
         fraction : float, default 1.0
-            E.g. ``1/8`` for a four-rung ladder.
 
         Returns
         -------
@@ -363,10 +315,8 @@ class Resolved(Estimator):
 
         Examples
         --------
-        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-        >>> Resolved().resolution_for(inc).texts_per_position
-        160
+        >>> Resolved(resolution=Resolution((0,), 9, 3)).resolution_for(None).texts_per_position
+        9
         """
         if self.resolution is not None:
             return self.resolution

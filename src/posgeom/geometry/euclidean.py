@@ -1,5 +1,4 @@
 """Euclidean distances between the rows of an encoding: ``pairwise_distances``."""
-
 from __future__ import annotations
 
 import numpy as np
@@ -8,9 +7,7 @@ from scipy.spatial.distance import pdist, squareform
 
 from .._validation import check_matrix
 
-__all__ = [
-    "pairwise_distances",
-]
+__all__ = ["pairwise_distances"]
 
 
 def pairwise_distances(P: ArrayLike) -> np.ndarray:

@@ -1,5 +1,4 @@
 """Hellinger (``d_H = sqrt(1 - BC)``, in ``[0, 1]``) and Fisher-Rao (``2 arccos(BC)``, in ``[0, pi]``) distances."""
-
 from __future__ import annotations
 
 import numpy as np
@@ -8,10 +7,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_distributions
 
-__all__ = [
-    "hellinger_distances",
-    "fisher_rao_distances",
-]
+__all__ = ["hellinger_distances", "fisher_rao_distances"]
 
 
 # Sparse input at least this dense (over the columns in use), and at most this many cells, is multiplied densely.

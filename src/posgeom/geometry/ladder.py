@@ -4,7 +4,6 @@
 ``stability_ladder`` (one estimand on all texts, a half, a quarter, an eighth) and its result ``Ladder``, whose
 ``decide`` applies ``posgeom.inference.decide`` on every rung.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -19,11 +18,7 @@ from ..corpus.incidence import SequenceIncidence, check_incidence
 from ..inference import Decision, decide, decide_ladder
 from ..inference._bootstrap import difference
 
-__all__ = [
-    "flat_corpus",
-    "subsample",
-    "stability_ladder",
-]
+__all__ = ["flat_corpus", "subsample", "stability_ladder"]
 
 
 def contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
@@ -38,15 +33,13 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
                 keep_edges: bool = False) -> SequenceIncidence:
     """A flat control: the corpus's tokens pooled, shuffled and dealt back into texts of the same lengths.
 
-    Every position then has the pooled distribution; only the number of texts reaching each position differs. With
-    ``keep_edges`` each text keeps its first and last token (BERT's ``[CLS]`` and ``[SEP]``) in place.
-
     Parameters
     ----------
     data : SequenceIncidence
         Texts filling positions ``0 .. length - 1``.
     rng : int or numpy.random.Generator
     keep_edges : bool, default False
+        Keep each text's first and last token (BERT's ``[CLS]`` and ``[SEP]``) in place.
 
     Returns
     -------
@@ -54,10 +47,8 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
 
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[0, 0, 0], [1, 1], [2]], 3, 3)
-    >>> flat = flat_corpus(inc, rng=0)
-    >>> flat.lengths, np.bincount(flat.tokens[flat.cell], minlength=3)
-    (array([3, 2, 1]), array([3, 2, 1]))
+    >>> flat_corpus(SequenceIncidence.from_sequences([[0, 0, 0], [1, 1], [2]], 3, 3), rng=0).lengths
+    array([3, 2, 1])
     """
     inc = check_incidence(data)
     gen = check_rng(rng)
@@ -110,13 +101,12 @@ def _subset(inc: SequenceIncidence, keep: np.ndarray) -> SequenceIncidence:
 
 def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.Generator,
               groups: ArrayLike | None = None) -> SequenceIncidence:
-    """A random share of the texts (or of the groups of texts), drawn without replacement, order kept.
+    """A random share ``round(fraction * m)`` of the ``m`` texts (or groups), without replacement, order kept.
 
     Parameters
     ----------
     data : SequenceIncidence
-    fraction : float
-        In ``(0, 1]``; ``round(fraction * m)`` of the ``m`` texts (or groups) are kept.
+    fraction : float, in ``(0, 1]``
     rng : int or numpy.random.Generator
     groups : (n_texts,) array, optional
         A label per text; default every text is its own group.
@@ -127,9 +117,8 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
 
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 8, 2, 2)
-    >>> subsample(inc, 0.5, rng=0, groups=[0, 0, 1, 1, 2, 2, 3, 3]).n_sequences  # two of the four groups
-    4
+    >>> subsample(SequenceIncidence.from_sequences([[0, 1]] * 8, 2, 2), 0.5, rng=0, groups=[0, 0, 1, 1, 2, 2, 3, 3])
+    SequenceIncidence(4 sequences, 8 tokens, n_positions=2, vocab_size=2, 2 distinct cells)
     """
     inc = check_incidence(data)
     keep = _kept(inc, fraction, check_rng(rng), groups)
@@ -138,22 +127,20 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
 
 @dataclass(frozen=True)
 class Ladder:
-    """One estimand re-estimated on random shares of the texts (``stability_ladder``).
+    """One estimand re-estimated on random shares of the texts (``stability_ladder``), the whole corpus first.
 
     Attributes
     ----------
     fractions : tuple of float
-        The rungs, the whole corpus first.
     rungs : tuple of BootstrapEstimate
     estimator : str
-        The estimator and its estimand.
 
     Examples
     --------
     >>> from posgeom.inference import BootstrapEstimate
     >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.5, 1.5, 0.0, 0.0, 0.95, "percentile", "toy")
-    >>> Ladder((1.0, 0.5), (r, r), "toy").estimates
-    array([1., 1.])
+    >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
+    array([ True])
     """
 
     fractions: tuple
@@ -186,8 +173,8 @@ class Ladder:
         --------
         >>> from posgeom.inference import BootstrapEstimate
         >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.5, 1.5, 0.0, 0.0, 0.95, "percentile", "toy")
-        >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
-        array([ True])
+        >>> Ladder((1.0, 0.5), (r, r), "toy").covered().shape
+        (1,)
         """
         top = self.estimates[0]
         return (self.lower[1:] <= top) & (top <= self.upper[1:])
@@ -201,7 +188,6 @@ class Ladder:
         a, b : int
             Components of the statistic (flattened); ``b=None`` compares ``a`` with ``threshold``.
         margin : float, default 0.0
-            Fixed in advance.
         threshold : float, default 0.0
         label : str, optional
 
@@ -212,8 +198,8 @@ class Ladder:
         Examples
         --------
         >>> from posgeom.inference import BootstrapEstimate
-        >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
-        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
+        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)]),
+        ...                       0, 0, 0, 0, 0.95, "p", "t")
         >>> Ladder((1.0, 0.5), (r, r), "toy").decide(0, 1).outcome
         'lower'
         """
@@ -223,8 +209,8 @@ class Ladder:
     def holds_still(self, *, alpha: float = 0.01) -> bool:
         """Whether no rung misses the whole corpus's estimate more often than chance allows.
 
-        Without drift each component is missed with probability at most ``1 - confidence`` (a rung is a subsample of the
-        whole); a rung fails if its misses exceed the ``1 - alpha`` quantile of ``Binomial(k, 1 - confidence)``.
+        Without drift a component is missed with probability at most ``1 - confidence``; a rung fails if its misses
+        exceed the ``1 - alpha`` quantile of ``Binomial(k, 1 - confidence)``.
 
         Parameters
         ----------
@@ -258,18 +244,17 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     Parameters
     ----------
     estimator : PlugIn, CrossFitted or Resolved
-        Planned on ``data`` for the smallest rung first (``Estimator.planned``): every rung estimates one estimand.
+        Planned for the smallest rung first (``Estimator.planned``): every rung estimates one estimand.
     data : SequenceIncidence
     statistic : callable, optional
-        ``statistic(Q)`` of the squared-distance matrix; default the matrix itself.
+        ``statistic(Q)`` of the squared distances; default ``Q``.
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
         Starting with 1; each rung is a fresh random share of the whole corpus.
     rng : int or numpy.random.Generator
     n_resamples : int, default 200
-        Per rung.
     confidence : float, default 0.95
     groups : (n_texts,) array, optional
-        Texts with one label are kept or left out together and resampled together.
+        Texts with one label are kept, left out and resampled together.
 
     Returns
     -------

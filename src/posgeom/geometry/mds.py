@@ -1,5 +1,4 @@
 """Classical (Torgerson) multidimensional scaling, Algorithm 1: ``classical_mds`` and its result ``ClassicalMDS``."""
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,9 +9,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_distance_matrix, check_positive_int
 
-__all__ = [
-    "classical_mds",
-]
+__all__ = ["classical_mds"]
 
 
 @dataclass(frozen=True)
@@ -22,7 +19,7 @@ class ClassicalMDS:
     Attributes
     ----------
     embedding : (n, r) array
-        The configuration ``U_r L_r^{1/2}``; rows are positions.
+        ``U_r L_r^{1/2}``; rows are positions.
     eigenvalues : (n,) array
         All eigenvalues of ``B``, descending (negative ones kept for diagnosis).
     eigenvectors : (n, n) array
@@ -33,9 +30,8 @@ class ClassicalMDS:
 
     Examples
     --------
-    >>> result = classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]])
-    >>> result.rank, result.embedding.shape, round(result.negative_mass, 6)
-    (2, (3, 2), 0.0)
+    >>> classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]).rank
+    2
     """
 
     embedding: np.ndarray
@@ -96,11 +92,8 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
 
     Examples
     --------
-    >>> from posgeom.geometry import pairwise_distances
-    >>> pairwise_distances(classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]).embedding).round(6)
-    array([[0., 3., 5.],
-           [3., 0., 4.],
-           [5., 4., 0.]])
+    >>> classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]).embedding.shape
+    (3, 2)
     """
     B = double_centered_gram(D)
     n = B.shape[0]
@@ -118,9 +111,7 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
         if r > n:
             raise ValueError(f"rank={r} is larger than the number of points n={n}")
         if r > r_num:
-            raise ValueError(
-                f"rank={r} exceeds the numerical rank {r_num} of B (eigenvalues <= tol={tol:.2e} carry no real "
-                f"dimension); use rank <= {r_num}"
-            )
+            raise ValueError(f"rank={r} exceeds the numerical rank {r_num} of B (eigenvalues <= tol={tol:.2e} carry "
+                             f"no real dimension); use rank <= {r_num}")
     X = U[:, :r] * np.sqrt(lam[:r])
     return ClassicalMDS(embedding=X, eigenvalues=lam, eigenvectors=U, rank=r_num, tol=float(tol))

@@ -1,5 +1,4 @@
 """A large-alphabet comparison: ``BestPolynomial``, the full-vocabulary distance by polynomial approximation."""
-
 from __future__ import annotations
 
 import numpy as np
@@ -10,9 +9,7 @@ from .._validation import check_positive_int
 from ._crossfit import squared_from_gram
 from .estimators import Estimator
 
-__all__ = [
-    "BestPolynomial",
-]
+__all__ = ["BestPolynomial"]
 
 
 def _power_coefficients(degree: int) -> np.ndarray:
@@ -46,22 +43,19 @@ class BestPolynomial(Estimator):
 
     In each half of a split, a cell's count ``X ~ Binomial(n, p)`` among the ``n`` texts reaching its position gives
     ``T``: where ``X / n < Delta = 2 ln n / n`` the unbiased estimate of the degree-``L = max(1, round(0.7 ln n))``
-    Chebyshev interpolant of ``sqrt`` on ``[0, Delta]``, elsewhere ``sqrt(X/n) + (1 - X/n) / (8 sqrt(X n))`` (after
-    Jiao et al. 2015, without their sample split). ``G_ij = sum_k T^A_ik T^B_jk`` over all ``support_size`` tokens,
-    then ``Q`` as in ``corrected_distances``; it needs about ``S / ln S`` observations per position.
+    Chebyshev interpolant of ``sqrt`` on ``[0, Delta]``, else ``sqrt(X/n) + (1 - X/n) / (8 sqrt(X n))`` (after Jiao et
+    al. 2015); ``G_ij = sum_k T^A_ik T^B_jk`` over all ``support_size`` tokens, then ``Q`` as cross-fitted.
 
     Parameters
     ----------
     support_size : int, optional
-        Tokens with a possibly non-zero probability; default the vocabulary size.
+        Default the vocabulary size.
     n_splits : int, default 20
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> BestPolynomial().distances(inc, rng=0).distances.shape
-    (4, 4)
+    >>> BestPolynomial(n_splits=5).label
+    'best polynomial'
     """
 
     label = "best polynomial"

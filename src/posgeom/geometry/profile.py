@@ -5,7 +5,6 @@ pieces ``1 .. n-2``), so an unbiased estimator of ``Q`` (``Resolved``) estimates
 corpus its expectation is 0. ``LagStatistics`` (all three as one vector, a ``statistic`` for the bootstrap and the
 ladder), ``ladder_sign`` (the sign every rung agrees on), ``pad_texts`` (counts padding in an existing corpus).
 """
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -24,21 +23,18 @@ __all__ = ["LagStatistics", "pad_texts", "ladder_sign"]
 class LagStatistics:
     """The lag profile, the lag slope and the position trend of a block of positions, as one vector statistic.
 
-    The lag profile is the mean of ``Q_ij`` at each lag ``k = j - i``; the lag slope the least-squares slope of ``Q_ij``
-    on the lag; the position trend the slope on the midpoint ``(i + j) / 2`` within each lag (exactly 0 for a Toeplitz
-    ``Q``).
+    Profile: the mean of ``Q_ij`` at each lag ``j - i``; slope: the least-squares slope of ``Q_ij`` on the lag; trend:
+    the slope on the midpoint ``(i + j) / 2`` within each lag (0 for a Toeplitz ``Q``).
 
     Parameters
     ----------
     n_positions : int
-        Size ``n`` of the matrices the statistic receives.
     first : int, default 0
-        First position of the block.
     last : int, optional
-        Last position of the block (inclusive); default ``n - 1``; at least 3 positions.
+        Inclusive; default ``n - 1``; the block needs at least 3 positions.
     with_share : bool, default False
-        Append the Toeplitz share: the ``R^2`` of ``Q_ij`` on the lag as a factor (1 for a Toeplitz block, ``nan``
-        for a constant one); not linear in ``Q``, so biased downward by noise.
+        Append the Toeplitz share, the ``R^2`` of ``Q_ij`` on the lag as a factor (not linear in ``Q``: biased
+        downward by noise).
 
     Attributes
     ----------
@@ -49,8 +45,7 @@ class LagStatistics:
 
     Examples
     --------
-    >>> Q = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))  # Q_ij = |i - j|: Toeplitz
-    >>> LagStatistics(5)(Q).round(12)
+    >>> LagStatistics(5)(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))).round(12)  # Toeplitz Q
     array([1., 2., 3., 4., 1., 0.])
     """
 
@@ -183,14 +178,13 @@ def _scalar(x):
 
 
 def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
-    """The same texts padded to the window with ``pad_id``, the pads counted (every position sees every text).
+    """The same texts padded to the window with ``pad_id`` (``[PAD]`` is 0 for BERT), the pads counted.
 
     Parameters
     ----------
     data : SequenceIncidence
         Texts filling positions ``0 .. length - 1``.
     pad_id : int
-        Token id of the pad (``[PAD]`` is 0 in BERT's vocabulary).
 
     Returns
     -------
@@ -198,9 +192,8 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
 
     Examples
     --------
-    >>> padded = pad_texts(SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4), 0)
-    >>> padded.lengths, padded.counts().toarray()[2]
-    (array([3, 3]), array([1, 0, 0, 1]))
+    >>> pad_texts(SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4), 0).counts().toarray()[2]
+    array([1, 0, 0, 1])
     """
     check_incidence(data)
     pad_id = int(pad_id)
@@ -233,10 +226,8 @@ def ladder_sign(ladder: Ladder, index: int) -> int:
     --------
     >>> from posgeom.geometry import Ladder
     >>> from posgeom.inference import BootstrapEstimate
-    >>> r = BootstrapEstimate(np.ones(2), np.zeros((3, 2)), np.array([0.5, -1.0]), np.array([2.0, 1.0]), 0, 0,
-    ...                       0.95, "p", "t")
-    >>> ladder = Ladder((1.0, 0.5), (r, r), "toy")
-    >>> ladder_sign(ladder, 0), ladder_sign(ladder, 1)
-    (1, 0)
+    >>> r = BootstrapEstimate(np.ones(1), np.zeros((3, 1)), np.array([0.5]), np.array([2.0]), 0, 0, 0.95, "p", "t")
+    >>> ladder_sign(Ladder((1.0, 0.5), (r, r), "toy"), 0)
+    1
     """
     return {"lower": -1, "higher": 1}.get(ladder.decide(index).outcome, 0)

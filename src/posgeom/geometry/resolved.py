@@ -3,7 +3,6 @@
 ``Resolution`` (own-cell tokens, texts per position), ``choose_resolution`` (the stated rule that picks them),
 ``resolved_estimand`` (the estimand from known distributions); ``EqualReach`` and ``resolved_splits`` estimate it.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,11 +16,7 @@ from .._validation import check_distributions, check_positive_int
 from ..corpus.incidence import SequenceIncidence, check_incidence
 from ._crossfit import squared_from_gram
 
-__all__ = [
-    "Resolution",
-    "choose_resolution",
-    "resolved_estimand",
-]
+__all__ = ["Resolution", "choose_resolution", "resolved_estimand"]
 
 # A half must hold texts_per_position texts reaching the least-reached position; with the default rule the margin
 # is about three standard deviations of a half's count in a bootstrap resample (see choose_resolution).
@@ -30,21 +25,19 @@ _MAX_REDRAWS = 200
 
 @dataclass(frozen=True)
 class Resolution:
-    """The parameters of the resolved estimand: a vocabulary partition and an equal number of texts.
+    """The resolved estimand's parameters: ``K`` own-cell ``tokens`` (the others pooled into "other") and ``m*``.
 
     Attributes
     ----------
     tokens : tuple of int
-        The ``K`` token ids with a cell of their own; every other token falls into one cell, "other".
     texts_per_position : int
         ``m*``: every position is seen through exactly this many texts per half of a split.
     vocab_size : int
 
     Examples
     --------
-    >>> r = Resolution(tokens=(3, 1), texts_per_position=50, vocab_size=10)
-    >>> r.n_cells, r.describe()
-    (3, '2 most frequent tokens + other, 50 texts per position and half')
+    >>> Resolution(tokens=(3, 1), texts_per_position=50, vocab_size=10).n_cells
+    3
     """
 
     tokens: tuple
@@ -106,9 +99,9 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     """The stated rule that picks the resolved estimand's parameters from a corpus.
 
     With ``r`` the texts reaching the least-reached position in the planned (sub)sample, ``m* = floor(r/2 - 2
-    sqrt(r))``, about three standard deviations of a half's count (in a bootstrap resample) below its mean, so that a
-    split short of texts (redrawn) is rare. ``K`` counts the tokens whose corpus-wide frequency ``f`` has ``m* f >=
-    min_expected``; they are ranked on the whole incidence (ties by id), so one partition serves every rung of a ladder.
+    sqrt(r))``: about three standard deviations of a half's count below its mean, so that a split short of texts
+    (redrawn) is rare. ``K`` counts the tokens whose corpus-wide frequency ``f`` has ``m* f >= min_expected``, ranked
+    on the whole incidence (ties by id), so one partition serves every rung of a ladder.
 
     Parameters
     ----------
@@ -116,10 +109,8 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     fraction : float, default 1.0
         Plan for a subsample of this share of the texts (``1/8`` for a ladder down to an eighth).
     min_expected : float, default 5.0
-    texts_per_position : int, optional
-        ``m*`` given instead of the rule.
-    n_tokens : int, optional
-        ``K`` given instead of the rule.
+    texts_per_position, n_tokens : int, optional
+        ``m*`` and ``K`` given instead of the rule.
 
     Returns
     -------
@@ -127,10 +118,9 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> choose_resolution(inc).texts_per_position
-    160
+    >>> from posgeom.corpus import synthetic_corpus
+    >>> choose_resolution(SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)).n_cells <= 21
+    True
     """
     check_incidence(incidence, "incidence")
     if not 0 < float(fraction) <= 1:
@@ -161,16 +151,15 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
 
 
 def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
-    """The resolved estimand ``theta_ij`` computed exactly from known positional distributions.
+    """The resolved estimand ``theta_ij = ||alpha(mu_i) - alpha(mu_j)||^2 / 2``, exactly, from known distributions.
 
-    ``theta_ij = ||alpha(mu_i) - alpha(mu_j)||^2 / 2`` with ``mu^K`` the distribution coarsened to the kept tokens and
-    "other" and ``alpha_k(mu) = E sqrt(X_k / m*)``, ``X_k ~ Binomial(m*, mu^K_k)``; ``theta -> d_H^2(mu_i^K, mu_j^K)
-    <= d_H^2(mu_i, mu_j)`` as ``m*`` grows.
+    ``alpha_k(mu) = E sqrt(X_k / m*)``, ``X_k ~ Binomial(m*, mu^K_k)``, ``mu^K`` the distribution coarsened to the kept
+    tokens and "other"; ``theta -> d_H^2(mu_i^K, mu_j^K) <= d_H^2(mu_i, mu_j)`` as ``m*`` grows.
 
     Parameters
     ----------
     mu : (n, V) array
-        True positional distributions over the vocabulary of ``resolution``.
+        Distributions over the vocabulary of ``resolution``.
     resolution : Resolution
 
     Returns
@@ -179,10 +168,8 @@ def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
 
     Examples
     --------
-    >>> mu = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> resolved_estimand(mu, Resolution(tokens=(0,), texts_per_position=10, vocab_size=2))
-    array([[0., 1.],
-           [1., 0.]])
+    >>> resolved_estimand(np.eye(2), Resolution(tokens=(0,), texts_per_position=10, vocab_size=2))[0, 1]
+    np.float64(1.0)
     """
     P = check_distributions(mu, "mu")
     P = P.toarray() if hasattr(P, "toarray") else np.asarray(P, dtype=np.float64)

@@ -3,7 +3,6 @@
 ``BootstrapEstimate`` (the result), ``Units`` (texts, or groups of texts that stay together), ``bootstrap`` (the
 loop and the centred percentile interval), ``difference`` (a paired difference of two components).
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -26,25 +25,21 @@ class BootstrapEstimate:
     Attributes
     ----------
     estimate : float or ndarray
-        The statistic on the whole sample.
     replicates : ndarray, shape ``(n_resamples, *shape)``
         On the scale of ``estimate`` and of the ends.
     lower, upper : float or ndarray
     lower_mc_error, upper_mc_error : float or ndarray
         Monte Carlo standard errors of the ends (how much they would move with another seed).
     confidence : float
-    method : str
-        How the interval was formed, and over which units.
-    label : str
-        What was resampled (e.g. the estimator and its estimand).
+    method, label : str
+        How the interval was formed and over which units; what was resampled.
     point : object, optional
         The full-sample estimate behind ``estimate`` (e.g. a ``DistanceEstimate``).
 
     Examples
     --------
-    >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "centred percentile", "toy")
-    >>> r.interval.upper, r.covers(0.0)
-    (2.0, True)
+    >>> BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "centred percentile", "toy").covers(0.0)
+    True
     """
 
     estimate: float | np.ndarray
@@ -87,21 +82,11 @@ class BootstrapEstimate:
 
 
 class Units:
-    """The resampling units of a corpus (the ``groups=`` convention of every estimator).
+    """The resampling units of a corpus: the ``groups=`` convention of every estimator.
 
-    Parameters
-    ----------
-    n_texts : int
-    groups : (n_texts,) array, optional
-        A label per text; texts with one label (the phrases of one source sentence) are one unit: a resample draws
-        whole groups with replacement, and a split into halves never separates one draw of a group. Default: every
-        text is its own unit.
-
-    Examples
-    --------
-    >>> u = Units(4, groups=[0, 0, 1, 1])
-    >>> u.n_units, [h.tolist() for h in u.halves(np.array([1, 0]))]
-    (2, [[2, 3], [0, 1]])
+    ``groups`` gives a label per text; texts with one label (the phrases of one source sentence) are one unit: a
+    resample draws whole groups with replacement, and a split into halves never separates one draw of a group. Default:
+    every text is its own unit.
     """
 
     def __init__(self, n_texts: int, *, groups: ArrayLike | None = None):
@@ -177,50 +162,21 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
               estimate_mc: ArrayLike | None = None, label: str = "", point: object = None) -> BootstrapEstimate:
     """Bootstrap a statistic over resampling units: the package's one resampling loop and one interval.
 
-    Parameters
-    ----------
-    replicate : callable
-        ``replicate(drawn)``: the statistic on the resample of the units ``drawn`` (indices, with repeats); it may
-        draw a split from ``rng``. A ``ValueError`` it raises is re-raised naming the resample.
-    estimate : float or ndarray
-        The statistic on the whole sample, on the scale the interval is formed on.
-    units : Units
-    rng : numpy.random.Generator
-    n_resamples : int
-        At least 2.
-    confidence : float, default 0.95
-    scale : callable, optional
-        A monotone map applied to estimate, replicates and ends after the interval is formed (e.g. squared
-        distances to distances); default the identity.
-    estimate_mc : ndarray, optional
-        Monte Carlo error of ``estimate`` itself (e.g. over random splits), added to the ends' errors.
-    label : str, optional
-    point : object, optional
+    ``replicate(drawn)`` gives the statistic on the resample of the units ``drawn`` (indices with repeats; it may
+    draw a split from ``rng``), ``estimate`` the statistic on the whole sample; ``scale`` (default the identity) is a
+    monotone map applied to estimate, replicates and ends after the interval is formed (e.g. squared distances to
+    distances); ``estimate_mc`` is the Monte Carlo error of ``estimate`` itself, added to the ends' errors.
 
-    Returns
-    -------
-    BootstrapEstimate
-
-    Notes
-    -----
     **The interval: centred percentile.** With ``E_b = replicate_b - mean(replicates)`` the interval is
-    ``[estimate + q_lo(E), estimate + q_hi(E)]`` at the ``(1 -+ confidence)/2`` quantiles (interpolated as
-    ``numpy.quantile``): the percentile interval translated by the bootstrap's bias estimate. The book's estimators
-    are unbiased for their estimand in the bootstrap world, whose truth (the full-sample empirical distributions)
-    carries the noise of every rare token, so the replicates are shifted by an amount with no real-world
-    counterpart (intervals referred to the plug-in covered a known truth in 0% of replications). Unlike the basic
-    interval it is not reflected, which is right when a monotone transform (``scale``) makes the law symmetric, as
-    for the book's squared distances, distances and stresses; its coverage is tested for a distance and a stress.
-    The Monte Carlo error of an end is half the distance between the order statistics one binomial SD
-    (``sqrt(B p (1 - p))`` ranks) either side of its rank, combined with those of the mean and of ``estimate``.
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=50)
-    >>> res = bootstrap(lambda u: x[u].mean(), x.mean(), units=Units(50), rng=np.random.default_rng(1),
-    ...                 n_resamples=200)
-    >>> bool(res.lower < 0 < res.upper), res.method
-    (True, 'centred percentile bootstrap over texts, 200 resamples')
+    ``[estimate + q_lo(E), estimate + q_hi(E)]`` at the ``(1 -+ confidence)/2`` quantiles (as ``numpy.quantile``):
+    the percentile interval translated by the bootstrap's bias estimate. The book's estimators are unbiased for their
+    estimand in the bootstrap world, whose truth (the full-sample empirical distributions) carries the noise of every
+    rare token, so the replicates are shifted by an amount with no real-world counterpart (intervals referred to the
+    plug-in covered a known truth in 0% of replications). Unlike the basic interval it is not reflected, which is
+    right when a monotone transform makes the law symmetric, as for the book's squared distances, distances and
+    stresses; its coverage is tested for a distance and a stress. The Monte Carlo error of an end is half the distance
+    between the order statistics one binomial SD (``sqrt(B p (1 - p))`` ranks) either side of its rank, combined with
+    those of the mean and of ``estimate``.
     """
     B = check_positive_int(n_resamples, "n_resamples", minimum=2)
     confidence = check_confidence(confidence)

@@ -1,5 +1,4 @@
 """Rank correlation and permutation p-values."""
-
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,4 @@
 """The one decision rule: "a < b", "a > b", "a ≈ b within a margin" or "undetermined", from an interval."""
-
 from __future__ import annotations
 
 import math
