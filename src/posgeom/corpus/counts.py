@@ -90,12 +90,10 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
     Parameters
     ----------
     sequences : iterable of 1-D int arrays, or 2-D int array
-    n_positions : int
+    n_positions, vocab_size : int
         Tokens at positions ``>= n_positions`` are truncated away.
-    vocab_size : int
     pad_id : int, optional
-        If given, shorter sequences are padded with it and the padding is counted; if ``None``, positions past a
-        sequence's end receive nothing from it.
+        If given, shorter sequences are padded with it and the pads counted; else they do not reach later positions.
 
     Returns
     -------

@@ -24,12 +24,9 @@ class SequenceIncidence:
 
     Parameters
     ----------
-    indptr : 1-D int array of length ``m + 1``
-        Token range ``cell[indptr[s]:indptr[s + 1]]`` of sequence ``s``.
-    cell : 1-D int array
-        For each counted token, its index into ``cells``.
-    cells : 1-D int array
-        Strictly increasing flat keys ``position * vocab_size + token``.
+    indptr, cell, cells : 1-D int arrays
+        ``cell[indptr[s]:indptr[s + 1]]``: the indices into ``cells`` (sorted keys ``position * V + token``) of the
+        tokens of sequence ``s``.
     n_positions, vocab_size : int
 
     Attributes
@@ -44,7 +41,6 @@ class SequenceIncidence:
     >>> SequenceIncidence.from_sequences([[0, 1], [0]], n_positions=2, vocab_size=3)
     SequenceIncidence(2 sequences, 3 tokens, n_positions=2, vocab_size=3, 2 distinct cells)
     """
-
     def __init__(self, indptr, cell, cells, n_positions: int, vocab_size: int):
         self.n_positions = check_positive_int(n_positions, "n_positions")
         self.vocab_size = check_positive_int(vocab_size, "vocab_size")
@@ -106,10 +102,8 @@ class SequenceIncidence:
 
         Parameters
         ----------
-        tokens : 1-D int array
-            The tokens of every text, text after text.
-        lengths : 1-D int array
-            In ``[1, n_positions]``, summing to ``len(tokens)``.
+        tokens, lengths : 1-D int arrays
+            The tokens of every text, text after text, and the texts' lengths (in ``[1, n_positions]``).
         n_positions, vocab_size : int
 
         Returns

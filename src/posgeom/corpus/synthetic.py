@@ -46,10 +46,9 @@ def synthetic_distributions(n_positions: int, vocab_size: int, *, rng: int | np.
                             topic_concentration: float = 0.1) -> np.ndarray:
     """The exact positional distributions ``mu_i`` (n x V) of the synthetic model.
 
-    A positional topic mixture ``mu_i = sum_k w_ik beta_k``, the topics ``beta_k`` drawn from a symmetric
-    Dirichlet(``topic_concentration``). Weights: ``"stationary"`` uniform; ``"smooth"`` topic ``k`` centred at ``c_k``
-    (evenly spaced) with ``w_ik ∝ exp(-(i - c_k)^2 / (2 (bandwidth n)^2))``; ``"abrupt"`` ``K`` contiguous blocks of
-    positions, block ``k`` using topic ``k`` only.
+    ``mu_i = sum_k w_ik beta_k``, topics ``beta_k ~ Dirichlet(topic_concentration)``; ``w_ik`` uniform
+    (``"stationary"``), ``∝ exp(-(i - c_k)^2 / (2 (bandwidth n)^2))`` with evenly spaced ``c_k`` (``"smooth"``), or
+    one topic per contiguous block of positions (``"abrupt"``).
 
     Parameters
     ----------

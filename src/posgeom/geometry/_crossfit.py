@@ -1,8 +1,4 @@
-"""Private (behind ``PlugIn`` and ``CrossFitted``): the plug-in and the cross-fitted Hellinger distances of a corpus.
-
-``plugin_distances`` (biased upward), ``CrossFitter`` (cross-half Gram matrices), ``corrected_distances`` and its
-result ``CorrectedDistances`` (the cross-half estimator, zero in expectation for equal distributions).
-"""
+"""Private (behind ``PlugIn`` and ``CrossFitted``): the plug-in and the cross-fitted Hellinger distances."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,10 +24,8 @@ def plugin_distances(incidence: SequenceIncidence, *, weights: ArrayLike | None 
         return hellinger_distances(S * S)
 
 
-# Tokens that occur at >= this share of the positions go to the dense (BLAS) block of a half's square roots; the
-# others to the sparse block. A sparse multiply-add costs about 100 dense ones here, and a token seen at k positions
-# costs n^2 dense against about 100 k^2 / 4 sparse operations (half of its cells are empty in a half): break-even at
-# k = n / 5 (benchmarks/bench_corrected.py).
+# Tokens seen at >= this share of the positions go to the dense (BLAS) block, the others to the sparse block: a token
+# at k positions costs n^2 dense against ~100 k^2 / 4 sparse operations, even at k = n / 5 (bench_corrected.py).
 _DENSE_SHARE = 0.2
 # Up to this many (position, used token) cells everything is dense: sparse products only pay off on large problems.
 _ALL_DENSE_CELLS = 1 << 20
@@ -45,7 +39,6 @@ class CrossFitter:
     A half is an array of text indices (repeats allowed); the layout (dense block of frequent tokens, sparse block of
     the other cells) and the table of each token's slot are precomputed, so a half costs one ``bincount``.
     """
-
     def __init__(self, inc: SequenceIncidence, dtype=np.float64):
         n, m = inc.n_positions, inc.n_sequences
         self.n, self.m, self.dtype = n, m, np.dtype(dtype)
@@ -77,9 +70,8 @@ class CrossFitter:
         slot_of_token = slot[inc.cell].astype(index_dtype)
         self.reach = np.bincount(pos, weights=inc.cell_counts(), minlength=n).astype(np.int64)
         if self.contiguous and n * m <= 2 * inc.cell.size + 4096:
-            # position-major, padded with a sentinel slot (dropped after counting) where a sequence is shorter;
-            # intp, the index type of bincount, saves a conversion per half (a quarter of the counting time) as long
-            # as the table stays below 1 GiB
+            # position-major, padded with a sentinel slot (dropped after counting) where a sequence is shorter; intp
+            # (bincount's index type) saves a quarter of the counting time while the table stays below 1 GiB
             grid_dtype = np.intp if n * m <= _INTP_GRID_CELLS else index_dtype
             self.grid = np.full((n, m), self.n_slots, dtype=grid_dtype)
             self.grid[offset_in_sequence, np.repeat(np.arange(m), self.lengths)] = slot_of_token
@@ -181,7 +173,6 @@ class CorrectedDistances:
     over the splits of the split-half distance ``d_H(mu_i^A, mu_i^B)``), ``fraction_clipped`` (share of pairs with a
     negative ``squared``), ``mc_spread`` (Monte Carlo standard error over the splits) and ``n_splits``.
     """
-
     distances: np.ndarray
     squared: np.ndarray
     floors: np.ndarray

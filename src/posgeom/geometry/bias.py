@@ -32,10 +32,8 @@ def expected_plugin_squared_distance(mu: ArrayLike, nu: ArrayLike, m: int, *, m_
     ----------
     mu, nu : (V,) array_like
         Probability vectors on the same categories.
-    m : int
-        Size of the sample from ``mu``.
-    m_other : int, optional
-        Size of the sample from ``nu`` (default ``m``).
+    m, m_other : int
+        Sizes of the samples from ``mu`` and from ``nu`` (default ``m``).
 
     Returns
     -------

@@ -31,8 +31,7 @@ def _sqrt_gram(P) -> np.ndarray:
         used = np.flatnonzero(np.bincount(S.indices, minlength=S.shape[1]))
         n = S.shape[0]
         if S.nnz >= _DENSE_PRODUCT_DENSITY * n * max(used.size, 1) and n * used.size <= _DENSE_PRODUCT_CELLS:
-            # Rows of real positional distributions share most of their support: a dense BLAS product over the
-            # columns in use beats the sparse product (see benchmarks/bench_geometry.py).
+            # real rows share most of their support: a dense product over the used columns wins (bench_geometry.py)
             M = S[:, used].toarray()
             BC = M @ M.T
         else:
@@ -53,7 +52,7 @@ def hellinger_distances(P: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     P : (n, V) array or sparse matrix
-        Rows are probability distributions, e.g. from ``posgeom.corpus.position_distributions``.
+        Rows are probability distributions.
 
     Returns
     -------

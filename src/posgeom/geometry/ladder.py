@@ -1,9 +1,4 @@
-"""Checks that an estimand holds still: the flat control, the subsampling ladder, and the verdict.
-
-``flat_corpus`` (every position one distribution, the real lengths), ``subsample`` (a random share of the texts),
-``stability_ladder`` (one estimand on all texts, a half, a quarter, an eighth) and its result ``Ladder``, whose
-``decide`` applies ``posgeom.inference.decide`` on every rung.
-"""
+"""Checks that an estimand holds still: ``flat_corpus``, ``subsample``, ``stability_ladder`` and its ``Ladder``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -36,7 +31,6 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
     Parameters
     ----------
     data : SequenceIncidence
-        Texts filling positions ``0 .. length - 1``.
     rng : int or numpy.random.Generator
     keep_edges : bool, default False
         Keep each text's first and last token (BERT's ``[CLS]`` and ``[SEP]``) in place.
@@ -142,7 +136,6 @@ class Ladder:
     >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
     array([ True])
     """
-
     fractions: tuple
     rungs: tuple
     estimator: str
@@ -187,8 +180,7 @@ class Ladder:
         ----------
         a, b : int
             Components of the statistic (flattened); ``b=None`` compares ``a`` with ``threshold``.
-        margin : float, default 0.0
-        threshold : float, default 0.0
+        margin, threshold : float, default 0.0
         label : str, optional
 
         Returns
@@ -198,10 +190,9 @@ class Ladder:
         Examples
         --------
         >>> from posgeom.inference import BootstrapEstimate
-        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)]),
-        ...                       0, 0, 0, 0, 0.95, "p", "t")
-        >>> Ladder((1.0, 0.5), (r, r), "toy").decide(0, 1).outcome
-        'lower'
+        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), np.zeros((2, 2)), np.zeros(2), np.ones(2), 0, 0, 0.95, "p", "t")
+        >>> Ladder((1.0, 0.5), (r, r), "toy").decide(0, threshold=-1.0).outcome
+        'higher'
         """
         return decide_ladder([decide(difference(r, a, b, threshold=threshold), margin=margin) for r in self.rungs],
                              label=label)
@@ -249,7 +240,7 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     statistic : callable, optional
         ``statistic(Q)`` of the squared distances; default ``Q``.
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
-        Starting with 1; each rung is a fresh random share of the whole corpus.
+        Starting with 1; each rung a fresh random share of the whole corpus.
     rng : int or numpy.random.Generator
     n_resamples : int, default 200
     confidence : float, default 0.95

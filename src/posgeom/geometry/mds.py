@@ -33,7 +33,6 @@ class ClassicalMDS:
     >>> classical_mds([[0.0, 3.0, 5.0], [3.0, 0.0, 4.0], [5.0, 4.0, 0.0]]).rank
     2
     """
-
     embedding: np.ndarray
     eigenvalues: np.ndarray
     eigenvectors: np.ndarray

@@ -57,7 +57,6 @@ class BestPolynomial(Estimator):
     >>> BestPolynomial(n_splits=5).label
     'best polynomial'
     """
-
     label = "best polynomial"
 
     def __init__(self, *, support_size: int | None = None, n_splits: int = 20):

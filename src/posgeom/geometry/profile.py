@@ -1,9 +1,7 @@
-"""Linear statistics of a squared-distance matrix along the lag: the lag profile, the lag slope, the position trend.
+"""Linear statistics of a squared-distance matrix along the lag (``LagStatistics``), ``ladder_sign`` and ``pad_texts``.
 
-Each is a linear function of the squared distances ``Q_ij`` of a block of positions' pairs ``i < j`` (e.g. the word
-pieces ``1 .. n-2``), so an unbiased estimator of ``Q`` (``Resolved``) estimates it without bias, and on a flat
-corpus its expectation is 0. ``LagStatistics`` (all three as one vector, a ``statistic`` for the bootstrap and the
-ladder), ``ladder_sign`` (the sign every rung agrees on), ``pad_texts`` (counts padding in an existing corpus).
+Each statistic is linear in the squared distances ``Q_ij`` of a block of positions' pairs ``i < j``, so an unbiased
+estimator of ``Q`` (``Resolved``) estimates it without bias, and on a flat corpus its expectation is 0.
 """
 from __future__ import annotations
 
@@ -29,12 +27,10 @@ class LagStatistics:
     Parameters
     ----------
     n_positions : int
-    first : int, default 0
-    last : int, optional
-        Inclusive; default ``n - 1``; the block needs at least 3 positions.
+    first, last : int, optional
+        The block, inclusive (default all positions; at least 3).
     with_share : bool, default False
-        Append the Toeplitz share, the ``R^2`` of ``Q_ij`` on the lag as a factor (not linear in ``Q``: biased
-        downward by noise).
+        Append the Toeplitz share, the ``R^2`` of ``Q_ij`` on the lag (not linear in ``Q``: biased down by noise).
 
     Attributes
     ----------
@@ -48,7 +44,6 @@ class LagStatistics:
     >>> LagStatistics(5)(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))).round(12)  # Toeplitz Q
     array([1., 2., 3., 4., 1., 0.])
     """
-
     def __init__(self, n_positions: int, *, first: int = 0, last: int | None = None, with_share: bool = False):
         n = check_positive_int(n_positions, "n_positions", minimum=3)
         last = n - 1 if last is None else int(last)

@@ -1,9 +1,4 @@
-"""Shift-equivariance: lag profiles, Toeplitz structure, and the Fourier modes of MDS.
-
-``shift_equivariance_defect`` (``||D - T(D)||_F / ||D||_F``), ``shift_equivariant_distributions`` (distances that
-depend on ``i - j`` only), ``fourier_basis``, ``subspace_alignment`` (basis-independent), ``fourier_alignment``
-(MDS eigenvectors against Fourier modes).
-"""
+"""Shift-equivariance: lag profiles, Toeplitz structure, and the Fourier modes of MDS."""
 from __future__ import annotations
 
 import numbers
@@ -60,9 +55,7 @@ _KINDS = ("dct", "dft")
 
 def shift_equivariant_distributions(n_positions: int, *, width: float = 3.0, step: int = 4,
                                     cyclic: bool = False) -> np.ndarray:
-    """Positional distributions that are shifted copies of one profile on a ring of tokens: ``D`` exactly Toeplitz.
-
-    Position ``i`` puts a discretised Gaussian of standard deviation ``width * step`` tokens at token ``step * i``.
+    """Shifted copies of one Gaussian profile on a ring of tokens, ``step`` tokens apart: ``D`` exactly Toeplitz.
 
     Parameters
     ----------
@@ -70,7 +63,6 @@ def shift_equivariant_distributions(n_positions: int, *, width: float = 3.0, ste
     width : float, default 3.0
         Standard deviation in positions.
     step : int, default 4
-        Tokens between consecutive centres.
     cyclic : bool, default False
         ``True``: the ring closes after ``n`` positions and ``D`` is circulant.
 
@@ -107,8 +99,7 @@ def fourier_basis(n_positions: int, m: int, *, kind: str = "dct") -> np.ndarray:
     n_positions : int
     m : int, ``1 <= m <= n - 1``
     kind : {"dct", "dft"}
-        ``"dct"``: ``sqrt(2/n) cos(pi f (i + 1/2) / n)`` (a Toeplitz ``D``); ``"dft"``: real Fourier modes, cos
-        then sin (the eigenvectors of every circulant matrix).
+        ``"dct"``: ``sqrt(2/n) cos(pi f (i + 1/2) / n)`` (Toeplitz ``D``); ``"dft"``: cos then sin (circulant ``D``).
 
     Returns
     -------
@@ -116,9 +107,8 @@ def fourier_basis(n_positions: int, m: int, *, kind: str = "dct") -> np.ndarray:
 
     Examples
     --------
-    >>> F = fourier_basis(6, 3, kind="dft")
-    >>> np.allclose(F.T @ F, np.eye(3))
-    True
+    >>> fourier_basis(6, 3, kind="dft").shape
+    (6, 3)
     """
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     m = check_positive_int(m, "m")
@@ -158,8 +148,7 @@ def subspace_alignment(U: ArrayLike, F: ArrayLike) -> float:
 
     Examples
     --------
-    >>> U = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
-    >>> round(subspace_alignment(U, U @ [[2.0, 1.0], [0.0, 1.0]]), 6)
+    >>> round(subspace_alignment(np.eye(3)[:, :2], np.eye(3)[:, :2] @ [[2.0, 1.0], [0.0, 1.0]]), 6)
     1.0
     """
     U = check_matrix(U, "U")

@@ -33,12 +33,10 @@ class ResolutionSweep:
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> bool(np.all(np.diff(resolution_sweep(inc, n_tokens=(1, 5, 10), rng=0, n_splits=4).mass_kept) > 0))
-    True
+    >>> r = Resolution((0,), 5, 2)
+    >>> ResolutionSweep((r,), np.full((1, 2, 2), 0.25), np.ones(1), r).distances[0, 0, 1]
+    np.float64(0.5)
     """
-
     resolutions: tuple
     squared: np.ndarray
     mass_kept: np.ndarray
@@ -63,9 +61,7 @@ def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
         The ``K`` and ``m*`` values; default the rule's.
     n_splits : int, default 20
     fraction : float, default 1.0
-        Passed to ``choose_resolution``.
     groups : (n_texts,) array, optional
-        Texts that a split keeps together.
 
     Returns
     -------

@@ -24,10 +24,8 @@ class BootstrapEstimate:
 
     Attributes
     ----------
-    estimate : float or ndarray
+    estimate, lower, upper : float or ndarray
     replicates : ndarray, shape ``(n_resamples, *shape)``
-        On the scale of ``estimate`` and of the ends.
-    lower, upper : float or ndarray
     lower_mc_error, upper_mc_error : float or ndarray
         Monte Carlo standard errors of the ends (how much they would move with another seed).
     confidence : float
@@ -41,7 +39,6 @@ class BootstrapEstimate:
     >>> BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "centred percentile", "toy").covers(0.0)
     True
     """
-
     estimate: float | np.ndarray
     replicates: np.ndarray
     lower: float | np.ndarray
@@ -88,7 +85,6 @@ class Units:
     resample draws whole groups with replacement, and a split into halves never separates one draw of a group. Default:
     every text is its own unit.
     """
-
     def __init__(self, n_texts: int, *, groups: ArrayLike | None = None):
         self.n_texts = check_positive_int(n_texts, "n_texts")
         self.members = None

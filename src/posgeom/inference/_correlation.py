@@ -29,7 +29,6 @@ class PermutationTest:
     >>> PermutationTest(0.9, np.array([0.1, 0.5, 0.95]), 0.5, "greater", False).p_value
     0.5
     """
-
     statistic: float
     null: np.ndarray
     p_value: float
@@ -89,7 +88,7 @@ def permutation_p_value(statistic: float, null: ArrayLike, *, alternative: str =
     ----------
     statistic : float
     null : (B,) array_like
-        The statistic on ``B`` random permutations, or on all of them (``exact=True``).
+        The statistic on ``B`` random permutations, or on all (``exact=True``).
     alternative : {"greater", "two-sided"}, default "greater"
         Counts ``null >= statistic``, or ``|null| >= |statistic|``.
     exact : bool, default False

@@ -7,8 +7,6 @@ from dataclasses import dataclass
 
 from .._validation import check_confidence, check_real
 
-OUTCOMES = ("lower", "higher", "equivalent", "undetermined")
-
 
 @dataclass(frozen=True)
 class Decision:
@@ -28,7 +26,6 @@ class Decision:
     >>> print(Decision("lower", -0.05, -0.08, -0.03, 0.02, "ALiBi - sinusoidal"))
     ALiBi - sinusoidal: a < b, -0.05 [-0.08, -0.03]
     """
-
     outcome: str
     estimate: float
     lower: float

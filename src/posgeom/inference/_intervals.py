@@ -24,7 +24,6 @@ class Interval:
     >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.0)
     True
     """
-
     estimate: float
     lower: float
     upper: float
@@ -108,7 +107,6 @@ class SlopeFit:
     >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
     False
     """
-
     slope: float
     lower: float
     upper: float
@@ -173,10 +171,8 @@ class Equivalence:
     ----------
     estimate, lower, upper : float
         The mean and its two-sided Student-t interval at level ``confidence``.
-    margin, confidence : float
+    margin, confidence, sd : float
     n_samples : int
-    sd : float
-        Sample standard deviation (``ddof=1``).
     p_value : float
         The larger of the two one-sided p-values.
     equivalent : bool
@@ -190,7 +186,6 @@ class Equivalence:
     >>> equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05).equivalent
     True
     """
-
     estimate: float
     lower: float
     upper: float
@@ -285,8 +280,7 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
         The true standard deviation of one difference.
     n_samples : int, >= 2
     margin : float, > 0
-    difference : float, default 0.0
-        The true mean difference.
+    difference : float, default 0.0 (the true mean difference)
     confidence : float, default 0.95
 
     Returns
