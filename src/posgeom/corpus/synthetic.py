@@ -193,7 +193,6 @@ def sample_texts(mu: ArrayLike, lengths: ArrayLike, *, rng: int | np.random.Gene
     array([2, 1, 2])
     """
     from .incidence import SequenceIncidence
-
     mu = check_distributions(np.asarray(mu, dtype=float), "mu")
     n, V = mu.shape
     lengths = np.asarray(lengths, dtype=np.int64)

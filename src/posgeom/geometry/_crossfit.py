@@ -202,16 +202,13 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     check_enough_sequences(inc)
     n, m = inc.n_positions, inc.n_sequences
     fitter = CrossFitter(inc, np.float64)
-
     units = Units(m) if units is None else units
-
     def grams():
         for k in range(n_splits):
             try:
                 yield fitter.gram(*units.halves(gen.permutation(units.n_units)), norms=True)
             except ValueError as exc:
                 raise ValueError(f"split {k}: {exc}") from None
-
     return _average_over_splits(grams(), n, n_splits)
 
 

@@ -82,7 +82,7 @@ class Estimator:
         return self._estimand(data)
 
     def distances(self, data, *, rng, groups=None) -> DistanceEstimate:
-        """The point estimate of a corpus (see the class); ``groups`` as in :meth:`bootstrap`."""
+        """The point estimate of a corpus (see the class); ``groups`` as in ``bootstrap``."""
         inc = check_incidence(data)
         gen = check_rng(rng)
         with single_threaded_blas():

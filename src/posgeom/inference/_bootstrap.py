@@ -192,10 +192,8 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
         sl = slice(start, min(start + 4096, k))
         errors = flat_reps[:, sl] - flat_reps[:, sl].mean(axis=0)
         (lower[sl], lower_mc[sl]), (upper[sl], upper_mc[sl]) = _ends(errors, flat[sl], mc[sl], confidence, scale)
-
     def shaped(x):
         return float(x[0]) if centre.ndim == 0 else x.reshape(centre.shape)
-
     return BootstrapEstimate(estimate=shaped(scale(flat)), replicates=scale(reps), lower=shaped(lower),
                              upper=shaped(upper), lower_mc_error=shaped(lower_mc), upper_mc_error=shaped(upper_mc),
                              confidence=confidence, method=f"{INTERVAL} bootstrap over {units.describe()}, "

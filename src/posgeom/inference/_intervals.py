@@ -205,7 +205,6 @@ def _nct_sf(q: float, df: int, nc: float) -> float:
     if np.isfinite(value):
         return value
     from scipy import integrate
-
     value, _ = integrate.quad(lambda v: stats.norm.cdf(nc - q * math.sqrt(v / df)) * stats.chi2.pdf(v, df),
                               0.0, np.inf, limit=200)
     return float(min(max(value, 0.0), 1.0))
@@ -293,7 +292,6 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
     0.964
     """
     from scipy import integrate
-
     confidence = check_confidence(confidence)
     n = check_positive_int(n_samples, "n_samples", minimum=2)
     sd, margin = check_real(sd, "sd"), check_real(margin, "margin")
@@ -301,11 +299,9 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
     q = float(stats.t.ppf((1 + confidence) / 2, df))
     k, theta = margin / se, difference / se
     v_max = df * (k / q) ** 2  # beyond it margin - q s / sqrt(n) <= 0: never equivalent
-
     def integrand(v):
         h = k - q * math.sqrt(v / df)
         return (stats.norm.cdf(h - theta) - stats.norm.cdf(-h - theta)) * stats.chi2.pdf(v, df)
-
     value, _ = integrate.quad(integrand, 0.0, v_max, limit=200)
     return float(min(max(value, 0.0), 1.0))
 
