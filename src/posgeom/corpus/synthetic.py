@@ -56,8 +56,7 @@ def synthetic_distributions(n_positions: int, vocab_size: int, *, rng: int | np.
     rng : int or numpy.random.Generator
     regime : {"stationary", "smooth", "abrupt"}, default "smooth"
     n_topics : int, default 4
-    bandwidth : float, default 0.15
-    topic_concentration : float, default 0.1
+    bandwidth, topic_concentration : float, default 0.15 and 0.1
 
     Returns
     -------
@@ -150,8 +149,7 @@ def zipf_distributions(n_positions: int, vocab_size: int, *, rng: int | np.rando
     ----------
     n_positions, vocab_size : int
     rng : int or numpy.random.Generator
-    exponent : float, default 1.07
-    strength : float, default 1.0
+    exponent, strength : float, default 1.07 and 1.0
 
     Returns
     -------

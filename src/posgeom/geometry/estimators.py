@@ -227,7 +227,7 @@ class Resolved(Estimator):
     resolution : Resolution, optional
         Default: chosen from each corpus by ``choose_resolution``.
     n_splits, bootstrap_splits : int, default 20 and 1
-        Random splits averaged by the point estimate and in each bootstrap resample.
+        Random splits averaged by the point estimate, and in each bootstrap resample.
     min_expected : float, default 5.0
         Passed to ``choose_resolution``.
 

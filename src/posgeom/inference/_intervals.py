@@ -250,8 +250,7 @@ def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,
     Parameters
     ----------
     n_seeds : int, >= 2
-    power : float, default 0.8
-    alpha : float, default 0.05
+    power, alpha : float, default 0.8 and 0.05
     alternative : {"two-sided", "greater"}, default "two-sided"
 
     Returns
