@@ -167,10 +167,8 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     tokenizer : transformers fast tokenizer
     convention : CountingConvention or int
         The convention, or just ``n_positions`` (the other fields at their defaults).
-    batch_size : int, default 1024
-        Texts tokenised per call of the Rust batch encoder.
-    progress : bool, default False
-        Show a ``tqdm`` progress bar.
+    batch_size, progress : int, bool
+        Texts tokenised per call of the Rust batch encoder; show a ``tqdm`` progress bar.
 
     Returns
     -------

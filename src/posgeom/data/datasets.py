@@ -77,7 +77,6 @@ class Corpus:
         Returns
         -------
         Corpus
-            Same name, split and source; texts, labels and ids at ``indices``.
 
         Examples
         --------
@@ -107,14 +106,12 @@ class Corpus:
         Returns
         -------
         Corpus
-            The sampled documents, in corpus order.
 
         Examples
         --------
         >>> corpus = Corpus("toy", "train", list("abcdef"), np.array([1, 1, 1, 1, 0, 0]), list("012345"), "memory")
-        >>> sample = corpus.sample(3, rng=0)
-        >>> len(sample), int(sample.labels.sum())
-        (3, 2)
+        >>> corpus.sample(3, rng=0).labels
+        array([1, 1, 0])
         """
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= len(self):
             raise ValueError(f"size must be an integer in [1, {len(self)}], got {size!r}")
@@ -296,10 +293,8 @@ def load_sst2(split: str, *, data_dir: str | os.PathLike | None = None, progress
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
         is downloaded into the cache folder (once) and verified.
-    progress : bool, default False
-        Show a download progress bar.
-    cache : bool, default True
-        Read/write the parsed corpus in ``cache_dir() / "parsed"`` (written atomically).
+    progress, cache : bool, default False, True
+        Show a download progress bar; read/write the parsed corpus in ``cache_dir() / "parsed"`` (atomically).
 
     Returns
     -------
