@@ -1,11 +1,5 @@
-"""Counting conventions, the tokenizer, and position counts streamed from raw text.
-
-============================  ==================================================================
-``CountingConvention``        what ``mu_i`` counts: special tokens, truncation, padding, length
-``load_tokenizer``            the book's WordPiece tokenizer (fast backend, offline by default)
-``corpus_position_counts``    the (position, token) counts of a corpus, streamed
-============================  ==================================================================
-"""
+"""Counting conventions, the tokenizer, and position counts streamed from raw text: ``CountingConvention``,
+``load_tokenizer``, ``corpus_position_counts`` (indexed in ``posgeom.data``)."""
 
 from __future__ import annotations
 

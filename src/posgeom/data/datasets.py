@@ -1,13 +1,5 @@
-"""The two real corpora of the book, SST-2 and IMDB, with their sentiment labels.
-
-===============  ==========================================================================
-``Corpus``       texts, labels and ids of one split: subsetting, sampling, source-sentence groups
-``load_sst2``    SST-2 (GLUE version), ``train`` or ``dev``
-``load_imdb``    IMDB (Large Movie Review Dataset v1.0), ``train`` or ``test``
-===============  ==========================================================================
-
-Archives (``posgeom.data._archives``) are parsed in place, the result cached as JSON keyed by their sha256.
-"""
+"""The book's two real corpora with their sentiment labels: ``Corpus``, ``load_sst2``, ``load_imdb`` (indexed in
+``posgeom.data``). Archives (``data._archives``) are parsed in place, the result cached as JSON keyed by sha256."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""A corpus tokenised once, from which every convention's counts and incidence are derived.
-
-=============================  ============================================================
-``TokenizedCorpus``            the first ``max_pieces`` word pieces of every text (int32)
-``tokenize_corpus``            a TokenizedCorpus from texts
-``cached_tokenized_corpus``    a TokenizedCorpus of a loaded corpus, cached on disk
-=============================  ============================================================
-
-The conventions and the streamed counts are in ``posgeom.data.conventions`` (re-exported here).
-"""
+"""A corpus tokenised once, every convention's counts and incidence derived from it: ``TokenizedCorpus``,
+``tokenize_corpus``, ``cached_tokenized_corpus`` (indexed in ``posgeom.data``; ``data.conventions`` re-exported)."""
 
 from __future__ import annotations
 
