@@ -22,7 +22,6 @@ from ._tokens import iter_token_sequences
 from .pretrained import _DEFAULT_MODEL, _resolve_model
 
 __all__ = ["CountingConvention", "load_tokenizer", "corpus_position_counts"]
-
 _TRUNCATIONS = ("model", "cut")
 # Tokens buffered between two calls of position_counts (bounds memory at a few tens of MB).
 _COUNT_CHUNK_TOKENS = 2_000_000

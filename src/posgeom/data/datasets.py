@@ -22,7 +22,6 @@ from ._archives import Source, cache_dir, find_source, resolve
 from ._phrases import source_groups
 
 __all__ = ["load_sst2", "load_imdb"]
-
 # Bump when the parsed-cache layout or the parsing conventions change: old entries are then ignored.
 _PARSE_VERSION = 1
 
