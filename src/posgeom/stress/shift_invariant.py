@@ -28,7 +28,7 @@ class ShiftInvariantStress:
     profile_cosine : float
         ``c``: cosine between the lag profiles of ``D`` and ``E``, weighted by the ``n - k`` pairs at lag ``k``.
     stress : float
-        ``1 - (1 - delta^2) c^2``, equal to ``stress_of_distances(E, D, scale="optimal")``.
+        ``1 - (1 - delta^2) c^2``.
 
     Examples
     --------
@@ -62,18 +62,16 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
     D : (n, n) array
         Target distances.
     atol : float, default 1e-9
-        Largest shift-equivariance defect of ``E`` accepted as shift-invariant.
 
     Returns
     -------
     ShiftInvariantStress
-        ``defect``, ``profile_cosine`` and the scale-optimal ``stress`` they give.
 
     Examples
     --------
+    >>> from posgeom.stress import stress_of_distances
     >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
     >>> E = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))  # ALiBi with slope 1
-    >>> from posgeom.stress import stress_of_distances
     >>> round(shift_invariant_decomposition(E, D).stress, 6), round(stress_of_distances(E, D, scale="optimal"), 6)
     (0.238095, 0.238095)
     """
