@@ -26,9 +26,6 @@ def _axes(ax):
     return ax
 
 
-HELLINGER_LABEL = "$d_H$"  # matplotlib mathtext
-
-
 def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None = None, vmax: float | None = None,
                      label: str | None = None) -> Axes:
     """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left).
@@ -58,11 +55,9 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
     step = max(1, n // 8)
-    sns.heatmap(
-        D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True,
-        cbar_kws={"label": HELLINGER_LABEL if label is None else label, "shrink": 0.8},
-        xticklabels=step, yticklabels=step,
-    )
+    sns.heatmap(D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True,
+                cbar_kws={"label": "$d_H$" if label is None else label, "shrink": 0.8},
+                xticklabels=step, yticklabels=step)
     ax.set_xlabel("position $j$")
     ax.set_ylabel("position $i$")
     if title:

@@ -105,13 +105,11 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
     result = classical_mds(D, rank=rank, tol=tol)
     X = result.embedding
     if X.shape[1] == 0:
-        raise ValueError(
-            "B has no positive eigenvalue (all positions are at distance 0): there is no positional signal to encode"
-        )
+        raise ValueError("B has no positive eigenvalue (all positions are at distance 0): there is no positional "
+                         "signal to encode")
     if X.shape[1] > d:
-        raise ValueError(
-            f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; pass rank <= {d}"
-        )
+        raise ValueError(f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; "
+                         f"pass rank <= {d}")
     return _place_in_width(X, d, rng=rng if frame == "random" else None)
 
 

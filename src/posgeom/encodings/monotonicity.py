@@ -121,10 +121,8 @@ def _pairs(n: int, max_lag: int | None) -> tuple[np.ndarray, np.ndarray]:
 def _check_not_constant(d: np.ndarray) -> None:
     """Raise if all pair distances are equal (the rank correlation is 0/0)."""
     if np.ptp(d) <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
-        raise ValueError(
-            "all pair distances are equal: the rank correlation with the lag is undefined (0/0). The encoding "
-            "carries no positional geometry (e.g. identical rows, or a regular simplex)"
-        )
+        raise ValueError("all pair distances are equal: the rank correlation with the lag is undefined (0/0). The "
+                         "encoding carries no positional geometry (e.g. identical rows, or a regular simplex)")
 
 
 def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None = None, max_lag: int | None = None,

@@ -122,12 +122,9 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
 def _slice_rows(P, offset: int, n: int, what: str) -> np.ndarray:
     """Rows ``offset .. offset + n - 1`` of a learned table, or an error saying how many it has."""
     P = check_matrix(P, what, min_rows=2)
-    offset = check_positive_int(offset, "offset", minimum=0)
     if offset + n > P.shape[0]:
-        raise ValueError(
-            f"{what} has {P.shape[0]} positions but rows {offset}..{offset + n - 1} are needed (n={n}, "
-            f"offset={offset}); use n <= {P.shape[0] - offset}"
-        )
+        raise ValueError(f"{what} has {P.shape[0]} positions but rows {offset}..{offset + n - 1} are needed (n={n}, "
+                         f"offset={offset}); use n <= {P.shape[0] - offset}")
     return P[offset:offset + n]
 
 

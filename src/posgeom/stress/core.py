@@ -115,7 +115,6 @@ def stress_of_encoding(P: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> flo
     P = check_matrix(P, "P", min_rows=2)
     D = np.asarray(D, dtype=float)
     if D.ndim != 2 or D.shape[0] != P.shape[0]:
-        raise ValueError(
-            f"P has {P.shape[0]} rows (positions) but D has shape {D.shape}; both must describe the same n positions"
-        )
+        raise ValueError(f"P has {P.shape[0]} rows (positions) but D has shape {D.shape}; both must describe the "
+                         "same n positions")
     return stress_of_distances(pairwise_distances(P), D, scale=scale)

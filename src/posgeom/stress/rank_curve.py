@@ -102,20 +102,16 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     if method == "classical":
         full = classical_mds(D, tol=tol)
         if ranks.max() > full.rank:
-            raise ValueError(
-                f"rank {int(ranks.max())} exceeds the number of positive eigenvalues of B ({full.rank}, "
-                f"tol={full.tol:.2e}); classical MDS has no real dimension beyond it"
-            )
+            raise ValueError(f"rank {int(ranks.max())} exceeds the number of positive eigenvalues of B ({full.rank}, "
+                             f"tol={full.tol:.2e}); classical MDS has no real dimension beyond it")
         for r in ranks:
             embeddings.append(full.embedding[:, :r])
     else:
         for r in ranks:
             embeddings.append(smacof_encoding(D, int(r), rng=rng, n_init=n_init).embedding)
-    return RankCurve(
-        method=method,
-        ranks=ranks,
-        stress_raw=np.array([_stress(X, D, scale="raw") for X in embeddings]),
-        stress_optimal=np.array([_stress(X, D, scale="optimal") for X in embeddings]),
-        strain=np.array([_strain(X, D) for X in embeddings]),
-        embeddings=tuple(embeddings),
-    )
+    return RankCurve(method=method,
+                     ranks=ranks,
+                     stress_raw=np.array([_stress(X, D, scale="raw") for X in embeddings]),
+                     stress_optimal=np.array([_stress(X, D, scale="optimal") for X in embeddings]),
+                     strain=np.array([_strain(X, D) for X in embeddings]),
+                     embeddings=tuple(embeddings))

@@ -84,10 +84,8 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
         raise ValueError("E is zero everywhere: its profile has no direction (the cosine is 0/0)")
     e_defect = shift_equivariance_defect(E)
     if e_defect > atol:
-        raise ValueError(
-            f"E is not shift-invariant (its shift-equivariance defect is {e_defect:.2e} > atol={atol:g}); the "
-            "decomposition only holds when E_ij depends on |i - j| alone"
-        )
+        raise ValueError(f"E is not shift-invariant (its shift-equivariance defect is {e_defect:.2e} > atol={atol:g}); "
+                         "the decomposition only holds when E_ij depends on |i - j| alone")
     n = D.shape[0]
     delta = shift_equivariance_defect(D)
     w = n - np.arange(1, n)
