@@ -8,11 +8,12 @@ The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`): learned
 * **Rank correlations**: Spearman's ``rho`` and Kendall's ``tau_b`` (ties by average ranks) of ``D_ij`` with the lag;
   the pairs share positions, so scipy's p-values do not apply: use :func:`permutation_test`.
 * **Triple score**: for an anchor ``i`` and ``j, k`` on the same side of ``i`` with ``|i - j| < |i - k|``, the triple
-  is monotone when ``D_ij <= D_ik`` (ties count as monotone); ``1``: perfectly monotone, about ``0.5``: no relation.
+  is monotone when ``D_ij <= D_ik`` (ties count as monotone); a position scores its share of monotone triples, the
+  overall score pools all triples; ``1``: perfectly monotone, about ``0.5``: no relation.
 * **Input**: an encoding ``P`` (rows = positions, ``kind="encoding"``, Euclidean distances) or a distance matrix
   (``kind="distances"``). Constant distances raise a ValueError rather than returning NaN.
 
-* :func:`rank_correlations`, :func:`triple_monotonicity`, :func:`permutation_test`.
+Here: :func:`rank_correlations`, :func:`triple_monotonicity` and :func:`permutation_test`.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class TripleMonotonicity:
     per_position : (n,) float array
         Score of each anchor position, in ``[0, 1]``.
     overall : float
-        Fraction of monotone triples over all anchors.
+        Fraction of monotone triples pooled over all anchors.
     n_triples : int
 
     Examples
