@@ -541,3 +541,55 @@ def test_groups_keep_nested_phrases_together(tmp_path, capsys):
     labels.write_text("0\n1\n", encoding="utf-8")
     assert main(["report", str(corpus), "--positions", "6", "--groups", str(labels), "--out", str(tmp_path / "x")]) == 2
     assert "2 labels for 1200 documents" in capsys.readouterr().err
+
+
+def _nested(tmp_path, folder=False):
+    """The nested corpus above (400 sentences, each with its first 7 and 6 words) and its sentence labels."""
+    sentences = _colour_texts(400, flat=False, rng=1)
+    texts = [" ".join(s.split()[:k]) for s in sentences for k in (8, 7, 6)]
+    corpus, labels = tmp_path / ("shards" if folder else "nested.txt"), tmp_path / "groups.txt"
+    if folder:  # two shards, read in sorted order: the labels follow the documents across them
+        corpus.mkdir()
+        (corpus / "a.txt").write_text("\n".join(texts[:600]) + "\n", encoding="utf-8")
+        (corpus / "b.txt").write_text("\n".join(texts[600:]) + "\n", encoding="utf-8")
+    else:
+        corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    # zero-padded: the labels sort as the sentences do, so group u is sentence u
+    labels.write_text("\n".join(f"{g:03d}" for g in range(400) for _ in range(3)) + "\n", encoding="utf-8")
+    return corpus, labels
+
+
+def test_groups_with_the_bootstrap(tmp_path):
+    """Known truth: in a window of 6 positions a sentence's three texts are identical, so with the plug-in estimator
+    (no splits) resampling the 400 sentences of the nested corpus as groups is resampling the 400 sentences alone:
+    the same intervals, to rounding. Resampling its 1,200 texts treats one draw as three (about 1/sqrt(3) as wide)."""
+    corpus, labels = _nested(tmp_path)
+    alone = tmp_path / "alone.txt"
+    alone.write_text("\n".join(corpus.read_text(encoding="utf-8").splitlines()[::3]) + "\n", encoding="utf-8")
+    widths = {}
+    for unit, path, extra in (("sentences", alone, []), ("texts", corpus, []),
+                              ("groups", corpus, ["--groups", str(labels)])):
+        out = tmp_path / unit
+        assert main(["report", str(path), "--positions", "6", "--bootstrap", "40", "--estimator", "plug-in",
+                     "--out", str(out), "--no-progress", *extra]) == 0
+        summary = json.loads((out / "report.json").read_text())
+        assert ("400 groups of 1,200 texts" in summary["unit"]) == (unit == "groups")
+        widths[unit] = np.array([r["optimal_ci_high"] - r["optimal_ci_low"] for r in summary["table"]])
+    assert np.allclose(widths["groups"], widths["sentences"], rtol=1e-9, atol=1e-12), widths
+    assert np.median(widths["texts"] / widths["groups"]) < 0.8, widths
+
+
+@pytest.mark.slow
+def test_groups_with_the_scheduler(dask_cluster, tmp_path, capsys):
+    """--groups on shards tokenised on Dask: the same report, bit for bit, as on one machine (labels follow the
+    documents in the order the shards are read), and a wrong number of labels is refused."""
+    corpus, labels = _nested(tmp_path, folder=True)
+    argv = ["report", str(corpus), "--positions", "6", "--bootstrap", "5", "--groups", str(labels), "--no-progress"]
+    assert main([*argv, "--out", str(tmp_path / "one")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "dask"), "--scheduler", dask_cluster]) == 0
+    for name in ("stress_table.csv", "stress_table.md"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+    assert "400 groups of 1,200 texts" in json.loads((tmp_path / "dask" / "report.json").read_text())["unit"]
+    labels.write_text("0\n1\n", encoding="utf-8")
+    assert main([*argv, "--out", str(tmp_path / "x"), "--scheduler", dask_cluster]) == 2
+    assert "2 labels for 1200 documents" in capsys.readouterr().err

@@ -104,6 +104,8 @@ def test_d_or_data_never_both(corpus):
         stress_table(D, rows, data=inc, rng=0, n_resamples=3)
     with pytest.raises(TypeError, match="SequenceIncidence"):
         stress_table(None, rows, data=tokens, rng=0)
+    with pytest.raises(ValueError, match="nothing to resample"):
+        stress_table(D, rows, groups=np.zeros(3))
 
 
 def test_formats(corpus):
@@ -119,6 +121,10 @@ def test_formats(corpus):
     assert float(parsed[0]["raw_stress"]) == pytest.approx(table.rows[0].raw, rel=1e-12)
     json.dumps(table.to_records())  # JSON-ready
     assert table._repr_markdown_() == md
+    lines = table.to_text().splitlines()  # aligned: every row's second column starts under its header
+    body = lines[lines.index("") + 1:lines.index("", lines.index("") + 1)]
+    c = body[0].index("raw stress")
+    assert len(body) == len(table) + 1 and all(line[c - 2:c] == "  " and line[c] != " " for line in body)
     pd = pytest.importorskip("pandas")
     frame = table.to_frame()
     assert isinstance(frame, pd.DataFrame) and list(frame["encoding"]) == table.names

@@ -1,12 +1,6 @@
-"""The ``posgeom report`` command and its pipeline: a stress report for any corpus and model.
-
-============  ==========================================================================================
-``cli``       the command line (``posgeom.report.cli.main``, the ``posgeom`` console script)
-``pipeline``  ``ReportSettings`` and ``make_report``: corpus -> tokens -> distances -> stress table -> files
-``ladder``    the subsampling ladder: which rankings of the encodings the corpus decides
-``floor``     the noise-floor line
-============  ==========================================================================================
-"""
+"""The ``posgeom report`` command: ``cli`` (the command line, ``main``), ``pipeline`` (``ReportSettings``,
+``make_report``: corpus -> tokens -> distances -> stress table -> files), ``ladder`` (which rankings of the encodings
+the corpus decides) and ``floor`` (the noise-floor line)."""
 
 from __future__ import annotations
 

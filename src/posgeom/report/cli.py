@@ -129,9 +129,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main([])  # no command: prints the help and returns 2  # doctest: +ELLIPSIS
-    usage: posgeom ...
-    2
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     main(["report", tmp + "/missing.txt", "--out", tmp])

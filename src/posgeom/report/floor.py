@@ -1,5 +1,4 @@
-"""The noise-floor line of a report: the median split-half floor of the positions over the median distance, and
-what it means for the distances and for the stresses."""
+"""The noise-floor line of a report: median split-half floor over median distance, and what it means for stress."""
 
 from __future__ import annotations
 
@@ -19,26 +18,7 @@ _FLOOR_WARNING_SHARE = 0.5
 
 @dataclass(frozen=True)
 class NoiseFloorSummary:
-    """The noise-floor share of a report's distances, from :func:`noise_floor_summary`.
-
-    Attributes
-    ----------
-    median_floor : float or None
-        Median split-half floor of the positions (``None`` when not measured).
-    median_distance : float
-        Median off-diagonal distance.
-    share : float or None
-        ``median_floor / median_distance`` (``None`` without floors).
-    line : str
-        One sentence for the report.
-    warning : str or None
-        A sentence when the share exceeds ``_FLOOR_WARNING_SHARE`` (one half), else ``None``.
-
-    Examples
-    --------
-    >>> NoiseFloorSummary(0.1, 0.4, 0.25, "Noise floor: ...", None).share
-    0.25
-    """
+    """The noise-floor share of a report's distances (:func:`noise_floor_summary`); ``None`` where not measured."""
 
     median_floor: float | None
     median_distance: float
@@ -48,34 +28,7 @@ class NoiseFloorSummary:
 
 
 def noise_floor_summary(D: ArrayLike, floors: ArrayLike, *, reason: str = "") -> NoiseFloorSummary:
-    """The noise-floor share of a distance matrix: median split-half floor over median distance, with a warning.
-
-    Parameters
-    ----------
-    D : (n, n) array
-        The reported distances (off-diagonal entries are summarised).
-    floors : (n,) array or None
-        Split-half noise floors of the positions (``floors`` of ``CorrectedDistances``); ``None`` when not
-        measured.
-    reason : str, optional
-        Why ``floors`` is ``None``, stated in the line.
-
-    Returns
-    -------
-    NoiseFloorSummary
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> D = np.array([[0, 0.4, 0.5], [0.4, 0, 0.3], [0.5, 0.3, 0]])
-    >>> summary = noise_floor_summary(D, np.array([0.1, 0.1, 0.3]))
-    >>> round(summary.share, 3), summary.warning is None
-    (0.25, True)
-    >>> noise_floor_summary(D, np.array([0.3, 0.3, 0.3])).warning is not None
-    True
-    >>> noise_floor_summary(D, None, reason="not needed").line[:39]
-    'Noise floor: not measured (not needed).'
-    """
+    """Median split-half floor over median off-diagonal distance, the report's line and a warning above one half."""
     D = np.asarray(D, dtype=float)
     iu = np.triu_indices(D.shape[0], 1)
     median_distance = float(np.median(D[iu])) if iu[0].size else 0.0

@@ -1,35 +1,10 @@
 """The subsampling ladder of a report (``posgeom report --ladder``): which rankings of the encodings a corpus decides.
 
-The stress table is re-estimated on all the texts, a half, a quarter and an eighth of them, at one estimand (for the
-resolved estimator: one resolution, fixed on all the texts and planned for the eighth,
-:meth:`posgeom.geometry.Resolved.fixed`), with bootstrap intervals on every rung
-(:func:`posgeom.stress.stress_ladder`). Two encodings are *ranked* only when
-
-1. the corpus has a geometry at this resolution: the interval of the mean squared distance between positions
-   excludes 0 on every rung (a flat corpus, every position one distribution, has none; the stress of an encoding
-   against its estimated distances then only says how the encoding fits sampling noise, and such rankings can hold
-   on every rung);
-2. the paired interval of their scale-optimal stresses excludes 0 on the same side on every rung
-   (:meth:`posgeom.geometry.Ladder.decide`, the one decision rule :func:`posgeom.inference.decide` on every rung).
-
-Whether the stresses themselves hold still across the rungs (``Ladder.holds_still``) is
-reported, not required: a stress computed from estimated distances is biased upward by their sampling noise, more on
-the smaller rungs, so the values can move while the order stays (and the encodings' stresses move together, which
-the test's allowance for independent misses does not expect).
-
-Otherwise the pair is *undetermined*: this corpus, at this resolution, does not decide which of the two fits its
-geometry better.
-
-The paired intervals are *centred*, like every interval of the table (:meth:`posgeom.stress.StressTable.contrast`):
-the estimate plus the quantiles of the paired replicates' deviations from their mean. A resample's estimate averages
-fewer random splits than the point estimate, so its stresses are noisier and shifted; the plain percentiles of the
-replicates can then exclude the estimate itself, even with the opposite sign.
-
-* :func:`report_ladder`: the ladder of a report, computed, as a JSON-ready dict (``report.json``, key ``"ladder"``).
-* ``_ladder_summary``: the same dict from ladders already computed.
-* ``ladder_markdown``: its section of ``stress_table.md``; ``ladder_line`` and ``ladder_table``: one sentence and
-  the verdicts as a table, for the terminal.
-* :func:`plot_ladder`: the figure ``ladder.png``, drawn from the dict alone (so from ``report.json`` too).
+A pair is ranked only when the mean squared distance between positions excludes 0 on every rung (a geometry at
+this resolution) and the centred paired interval of the two scale-optimal stresses excludes 0 on the same side on
+every rung (:meth:`posgeom.geometry.Ladder.decide`); otherwise it is *undetermined*. ``holds_still`` is reported,
+not required. :func:`report_ladder` computes the JSON-ready dict (``report.json``, key ``"ladder"``);
+``ladder_markdown``, ``ladder_line`` and ``ladder_table`` write it; :func:`plot_ladder` draws ``ladder.png``.
 """
 
 from __future__ import annotations
@@ -48,6 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .._io import aligned_text
 from ..geometry.ladder import Ladder, stability_ladder
 from ..inference import decide
 from ..inference._bootstrap import difference
@@ -65,10 +41,8 @@ LADDER_RESAMPLES = 200
 
 def _share(f: float) -> str:
     """``"all"``, ``"1/2"``, ``"1/4"``, ... for a rung."""
-    if f == 1:
-        return "all"
     k = 1 / f
-    return f"1/{round(k)}" if abs(k - round(k)) < 1e-9 else f"{f:g}"
+    return "all" if f == 1 else f"1/{round(k)}" if abs(k - round(k)) < 1e-9 else f"{f:g}"
 
 
 #: The sign of a rung's decision in the report's tables.
@@ -77,15 +51,11 @@ _SIGNS = {"lower": "<", "higher": ">"}
 
 def _centred(ladder: Ladder, keep) -> Ladder:
     """The ladder restricted to the components ``keep``, its replicates centred on the estimates."""
-    keep = np.asarray(keep, dtype=int)
-    rungs = []
+    keep, rungs = np.asarray(keep, dtype=int), []
     for r in ladder.rungs:
-        reps = np.asarray(r.replicates, dtype=float)[:, keep]
-        est = np.asarray(r.estimate, dtype=float)[keep]
-        rungs.append(replace(r, estimate=est, replicates=reps - reps.mean(axis=0) + est,
-                             lower=np.asarray(r.lower)[keep], upper=np.asarray(r.upper)[keep],
-                             lower_mc_error=np.asarray(r.lower_mc_error)[keep],
-                             upper_mc_error=np.asarray(r.upper_mc_error)[keep]))
+        reps, est = np.asarray(r.replicates, dtype=float)[:, keep], np.asarray(r.estimate, dtype=float)[keep]
+        rungs.append(replace(r, estimate=est, replicates=reps - reps.mean(axis=0) + est, **{
+            f: np.asarray(getattr(r, f))[keep] for f in ("lower", "upper", "lower_mc_error", "upper_mc_error")}))
     return Ladder(fractions=ladder.fractions, rungs=tuple(rungs), estimator=ladder.estimator)
 
 
@@ -96,21 +66,14 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
 
     Parameters
     ----------
-    candidates : sequence of posgeom.stress.Candidate
-        The rows of the report's table.
-    data : posgeom.corpus.SequenceIncidence
-        The texts.
+    candidates, data : sequence of posgeom.stress.Candidate, posgeom.corpus.SequenceIncidence
+        The rows of the report's table, and the texts.
     estimator : PlugIn, CrossFitted or Resolved
-        The report's estimator (a :class:`~posgeom.geometry.Resolved` one with its resolution fixed for the
-        smallest rung, so that every rung estimates one estimand).
-    rng : int
-        Seed: both ladders draw the same rungs and the same resamples.
-    n_resamples : int, default 200
-        Bootstrap resamples per rung.
-    fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
+        The report's estimator (a :class:`~posgeom.geometry.Resolved` one fixed for the smallest rung).
+    rng, n_resamples, fractions : int, int, sequence of float
+        Seed (both ladders draw the same rungs and resamples); resamples per rung (200); rungs ``(1, 1/2, 1/4, 1/8)``.
     groups : (n_texts,) array, optional
-        A label per text: texts with one label (the phrases of one source sentence) are kept, resampled and split
-        together on every rung (:func:`posgeom.geometry.stability_ladder`). Default: texts are independent.
+        A label per text: texts with one label are kept, resampled and split together on every rung.
 
     Returns
     -------
@@ -137,15 +100,7 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     from ..stress import stress_ladder
 
     stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, fractions=fractions,
-                             n_resamples=n_resamples if groups is None else 2)
-    if groups is not None:  # stress_ladder has no groups= yet: its rows' statistic, on a ladder of the groups
-        from ..geometry._crossfit import distances_from_squared
-        from ..stress.table import evaluate_rows
-
-        lad = stability_ladder(stresses.estimator, data, fractions=fractions, rng=rng, n_resamples=n_resamples,
-                               statistic=lambda Q: evaluate_rows(candidates, distances_from_squared(Q))[1::3],
-                               groups=groups)
-        stresses = replace(stresses, ladder=lad)
+                             n_resamples=n_resamples, groups=groups)
     iu = np.triu_indices(data.n_positions, 1)
     geometry = stability_ladder(estimator, data, statistic=lambda Q: Q[iu].mean(), fractions=fractions, rng=rng,
                                 n_resamples=n_resamples, groups=groups)
@@ -185,32 +140,7 @@ def _ladder_summary(ladder, *, fitted=(), geometry=None) -> dict:
 
 
 def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
-    """The ladder's section of ``stress_table.md``: stress on every rung, then the verdict on every pair.
-
-    Parameters
-    ----------
-    summary : dict
-        From ``_ladder_summary``.
-    digits : int, default 3
-        Decimals of the stresses.
-
-    Returns
-    -------
-    str
-        Markdown: a heading, the estimand and the rungs, whether the stresses hold still, a table of scale-optimal
-        stress with its interval per rung, and a table of the pairwise verdicts with the sign on each rung (``<``:
-        the first encoding has the lower stress on that rung, ``>``: the higher, ``?``: the interval contains 0).
-
-    Examples
-    --------
-    >>> summary = {"estimand": "toy", "fractions": [1.0, 0.5], "n_texts": [8, 4], "n_resamples": 10,
-    ...            "confidence": 0.95, "holds_still": True, "ranked": 0, "pairs": 1,
-    ...            "rows": [{"encoding": "x", "fitted": False, "optimal_stress": [0.5, 0.4], "lower": [0.4, 0.3],
-    ...                      "upper": [0.6, 0.5]}],
-    ...            "verdicts": [{"a": "x", "b": "y", "verdict": "undetermined", "signs": ["<", "?"]}]}
-    >>> print(ladder_markdown(summary).splitlines()[-1])
-    | x vs y | undetermined | < | ? |
-    """
+    """The ladder's section of ``stress_table.md``: stress on every rung, then the verdict and signs of every pair."""
     shares = [f"{_share(f)} ({m:,} texts)" for f, m in zip(summary["fractions"], summary["n_texts"])]
     conf = f"{summary['confidence']:.0%}"
     still = ("yes: no rung misses the encodings' stresses on all the texts more often than chance"
@@ -251,23 +181,7 @@ def ladder_markdown(summary: dict, *, digits: int = 3) -> str:
 
 
 def ladder_line(summary: dict) -> str:
-    """One sentence on the ladder's verdicts, for the terminal.
-
-    Parameters
-    ----------
-    summary : dict
-        From ``_ladder_summary``.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> ladder_line({"ranked": 1, "pairs": 2, "verdicts": [{"a": "x", "b": "y", "verdict": "x < y"},
-    ...                                                    {"a": "x", "b": "z", "verdict": "undetermined"}]})
-    'Ladder (all, 1/2, 1/4, 1/8 of the texts): 1 of 2 pairwise rankings hold on every rung; undetermined: x vs z.'
-    """
+    """One sentence on the ladder's verdicts, for the terminal."""
     shares = ", ".join(_share(f) for f in summary.get("fractions", FRACTIONS))
     open_pairs = [f"{v['a']} vs {v['b']}" for v in summary["verdicts"] if v["verdict"] == "undetermined"]
     tail = f"; undetermined: {', '.join(open_pairs)}" if open_pairs else ""
@@ -276,30 +190,11 @@ def ladder_line(summary: dict) -> str:
 
 
 def ladder_table(summary: dict) -> str:
-    """The pairwise verdicts as an aligned text table, for the terminal: pair, verdict, sign on each rung.
-
-    Parameters
-    ----------
-    summary : dict
-        From ``_ladder_summary``.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> print(ladder_table({"fractions": [1.0, 0.5], "verdicts": [{"a": "x", "b": "y", "verdict": "x < y",
-    ...                                                            "signs": ["<", "<"]}]}))
-    pair    verdict  all  1/2
-    x vs y  x < y      <    <
-    """
+    """The pairwise verdicts as an aligned text table, for the terminal: pair, verdict, sign on each rung."""
     rungs = [_share(f) for f in summary.get("fractions", FRACTIONS)]
     rows = [[f"{v['a']} vs {v['b']}", v["verdict"], *v["signs"]] for v in summary["verdicts"]]
     rows.insert(0, ["pair", "verdict", *rungs])
-    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if k < 2 else c.rjust(max(w, 3)) for k, (c, w) in enumerate(zip(r, widths)))
-                     .rstrip() for r in rows)
+    return aligned_text(rows, left=2, min_width=3)
 
 
 def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -> Axes:
@@ -308,11 +203,9 @@ def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -
     Parameters
     ----------
     summary : dict
-        From ``_ladder_summary`` (or the ``"ladder"`` entry of a report's ``report.json``).
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure if ``None``.
-    fitted : bool, default True
-        Also draw the fitted rows (MDS).
+        From :func:`report_ladder` (or the ``"ladder"`` entry of a report's ``report.json``).
+    ax, fitted : matplotlib.axes.Axes, bool
+        Where to draw (default a new figure); whether to draw the fitted rows (MDS, default True).
 
     Returns
     -------

@@ -1,13 +1,6 @@
-"""The pipeline behind ``posgeom report`` (:func:`posgeom.report.cli.main`): a stress report for any corpus and
-model.
-
-corpus texts → WordPiece tokens under a stated :class:`~posgeom.data.CountingConvention` → Hellinger distances
-between positions → classical MDS → the stress table of the encodings in use (:func:`posgeom.stress.stress_table`)
-→ files: ``stress_table.csv``, ``stress_table.md``, ``distances.png`` (heatmap), ``mds_spectrum.png``,
-``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` (every setting, for reproducibility). With a ladder
-(``ladder=B``), the table re-estimated on 1/2, 1/4, 1/8 of the texts and the pairwise rankings that hold on every
-rung (:mod:`posgeom.report.ladder`), in ``stress_table.md``, ``report.json`` and ``ladder.png``.
-"""
+"""The pipeline behind ``posgeom report``: corpus -> tokens under a counting convention -> Hellinger distances ->
+stress table -> ``stress_table.csv``/``.md``, ``distances.png``/``.npy``, ``mds_spectrum.png``, ``stress_vs_rank.png``,
+``report.json`` (every setting), and with ``ladder=B`` the subsampling ladder (:mod:`posgeom.report.ladder`)."""
 
 from __future__ import annotations
 
@@ -16,7 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..stress.results import StressTable
 
-import functools
 import json
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -41,67 +33,22 @@ _NAMED_CORPORA = ("sst2", "imdb")
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What a report computes; every field is written to ``report.json``.
+    """What a report computes; every field is written to ``report.json`` (the command line's options, ``--help``).
 
-    Parameters
-    ----------
-    corpus : str
-        ``"sst2"``, ``"imdb"``, or a text file, folder or glob of shards (``.txt``: one document per line;
-        ``.jsonl``/``.parquet``: field ``text_field``).
-    n_positions : int, optional
-        Positions ``n`` (the learned rows need ``n`` (+1 without special tokens) <= the model's position table).
-        Default: chosen from the corpus, the largest ``n <= 64`` that at least half of the texts reach (stated in
-        the report).
-    model : str
-        Tokenizer and pretrained position embeddings: ``"all-MiniLM-L6-v2"`` (offline), a hub name such as
-        ``"bert-base-uncased"`` (needs the hub), or a local directory.
-    split : str
-        Split of a named corpus.
-    special_tokens, count_padding, truncation, min_length
-        The counting convention (:class:`posgeom.data.CountingConvention`).
-    limit : int, optional
-        Use only the first ``limit`` documents.
-    n_resamples : int
-        Bootstrap resamples for the intervals (0: none).
-    rng : int
-        The report's randomness (``--seed``); each consumer (text sample, estimator, floors, ladder) draws from its
-        own ``numpy.random.default_rng(rng)``, so none depends on what another drew.
-    text_field : str
-        Field/column of JSONL/Parquet shards.
-    scheduler : str, optional
-        Tokenise the shards on Dask (``"local"`` for a local cluster, or a scheduler address; not with a named
-        corpus): each shard is tokenised on a worker, the parts are concatenated in the order in which one process
-        reads the corpus (``posgeom.data._distributed.sharded_tokenized_corpus``), and the estimator runs in this
-        process on the same data. The report is identical, bit for bit, to the one without a scheduler.
-    estimator : PlugIn, CrossFitted or Resolved
-        Estimator of the Hellinger distances (default ``Resolved()``; the command line names one of
-        ``posgeom.geometry.estimators.ESTIMATORS``); its estimand is stated in the report.
-    sample_texts : int, optional
-        Use a random subset of this many texts (at least 4; drawn with ``rng``, after ``limit``, before
-        tokenising).
-    ladder : int
-        Bootstrap resamples per rung of the subsampling ladder (0: no ladder; else at least 2). The resolved
-        estimator then fixes its resolution on all the texts for an eighth of them, and the whole report (table,
-        distances, ladder) estimates that one estimand.
-    groups : str, optional
-        A text file with one group label per line, one line per document in the order the corpus is read (the
-        first ``limit`` are used): texts with one label (the phrases of one source sentence, the pages of one
-        book) are split and resampled together by the estimator and the ladder. Default: texts are treated as
-        independent, and the report says so.
-
-    Raises
-    ------
-    ValueError, TypeError
-        ``n_positions < 2``, negative ``n_resamples`` or ``rng``, non-positive ``limit``, ``sample_texts < 4``, or an
-        ``estimator`` that is not one.
+    ``corpus``: ``"sst2"``, ``"imdb"``, or a text file, folder or glob of shards (``.txt`` one document per line,
+    ``.jsonl``/``.parquet`` field ``text_field``); ``n_positions``: default the most (at most 64) that half of the
+    texts reach, stated in the report; ``special_tokens``, ``count_padding``, ``truncation``, ``min_length``: the
+    counting convention; ``limit``: the first documents only; ``sample_texts``: a seeded subset (at least 4) after
+    ``limit``; ``n_resamples``: bootstrap resamples (0: none); ``rng``: every consumer draws from its own
+    ``default_rng(rng)``; ``scheduler``: tokenise shards on Dask (the report is identical, bit for bit);
+    ``estimator``: of the distances, its estimand stated; ``ladder``: resamples per rung (0: none, else >= 2; the
+    resolved estimator then fixes the resolution an eighth of the texts affords for the whole report); ``groups``:
+    a file of one label per document, texts with one label split and resampled together.
 
     Examples
     --------
-    >>> settings = ReportSettings("sst2", n_positions=16, special_tokens=False)
-    >>> settings.convention().describe()
+    >>> ReportSettings("sst2", n_positions=16, special_tokens=False).convention().describe()
     'n=16, word pieces only, position i over sequences reaching it'
-    >>> settings.estimator
-    Resolved(resolution: chosen per corpus, n_splits=20)
     """
 
     corpus: str
@@ -134,9 +81,6 @@ class ReportSettings:
             raise ValueError("ladder (--ladder) needs at least 2 bootstrap resamples per rung, got 1")
         if self.limit is not None:
             check_positive_int(self.limit, "limit")
-        if self.groups is not None and (self.scheduler is not None or self.n_resamples):
-            raise ValueError("groups (--groups) works with the estimate and the ladder (--ladder); drop --scheduler "
-                             "and --bootstrap, whose resampling does not keep groups together yet")
         if self.sample_texts is not None:
             try:
                 check_positive_int(self.sample_texts, "sample_texts", minimum=MIN_SAMPLE_TEXTS)
@@ -145,23 +89,7 @@ class ReportSettings:
                                  f"got {self.sample_texts}") from None
 
     def convention(self):
-        """The counting convention of these settings.
-
-        Returns
-        -------
-        posgeom.data.CountingConvention
-            Built from ``n_positions``, ``special_tokens``, ``count_padding``, ``truncation`` and ``min_length``.
-
-        Raises
-        ------
-        ValueError, TypeError
-            An invalid convention (e.g. an unknown ``truncation``).
-
-        Examples
-        --------
-        >>> ReportSettings("imdb", n_positions=32, min_length=32).convention().key
-        'n32-s1-p0-model-m32'
-        """
+        """The counting convention of these settings (:class:`posgeom.data.CountingConvention`)."""
         from ..data.text import CountingConvention
 
         return CountingConvention(self.n_positions, special_tokens=self.special_tokens,
@@ -204,49 +132,7 @@ def _model_shape(model: str) -> tuple[int, int]:
 
 
 def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: bool = False) -> StressTable:
-    """Compute the report and write its files into ``out`` (created if needed).
-
-    Parameters
-    ----------
-    settings : ReportSettings
-        Corpus, convention, model and bootstrap.
-    out : str or os.PathLike
-        Output folder: ``stress_table.csv``, ``stress_table.md``, ``distances.png``, ``mds_spectrum.png``,
-        ``stress_vs_rank.png``, ``distances.npy`` and ``report.json`` are written there (and ``ladder.png`` with a
-        ladder).
-    progress : bool, default False
-        Show a progress bar while tokenising.
-
-    Returns
-    -------
-    posgeom.stress.StressTable
-        The table that was written.
-
-    Raises
-    ------
-    ValueError
-        ``n_positions`` too large for the model's position table, a named corpus with a Dask scheduler, an
-        empty corpus, ``sample_texts`` above the number of texts, or a corpus the estimator cannot split (with a
-        ladder: whose eighth it cannot split, or at whose eighth's resolution no token keeps a cell of its own).
-    OSError, FileNotFoundError
-        Unreadable corpus or model files.
-
-    Examples
-    --------
-    A tiny report on the shipped toy reviews with the offline model (a few seconds, no network):
-
-    >>> import tempfile
-    >>> from posgeom.corpus.toy_text import _tiny_reviews
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     texts = _tiny_reviews(n_reviews=400, rng=0)
-    ...     _ = (Path(tmp) / "reviews.txt").write_text("\\n".join(texts), encoding="utf-8")
-    ...     table = make_report(ReportSettings(str(Path(tmp) / "reviews.txt"), n_positions=6), Path(tmp) / "out")
-    ...     names = sorted(p.name for p in (Path(tmp) / "out").iterdir())
-    >>> len(names), names[:4]
-    (7, ['distances.npy', 'distances.png', 'mds_spectrum.png', 'report.json'])
-    >>> table.n_positions, table.names[0]
-    (6, 'sinusoidal')
-    """
+    """Compute the report and write its files into ``out`` (created if needed); returns the stress table."""
     from matplotlib.figure import Figure  # not pyplot: the caller's backend (e.g. a notebook's) stays as it is
 
     from ..data.pretrained import learned_position_embeddings
@@ -275,17 +161,23 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
 
         if settings.corpus in _NAMED_CORPORA:
             raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
-        select = None
-        if settings.limit or settings.sample_texts is not None:
-            select = functools.partial(_text_indices, limit=settings.limit, sample_texts=settings.sample_texts,
-                                       rng=settings.rng)
+        seen = {}  # the corpus's documents and those chosen (for --groups)
+
+        def select(total):
+            seen["docs"] = min(total, settings.limit or total)
+            seen["chosen"] = _text_indices(total, limit=settings.limit, sample_texts=settings.sample_texts,
+                                           rng=settings.rng)
+            return seen["chosen"]
+
+        chosen_only = settings.limit or settings.sample_texts is not None or settings.groups is not None
         tokens = sharded_tokenized_corpus(settings.corpus, cap, model=settings.model,
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
-                                          text_field=settings.text_field, select=select)
+                                          text_field=settings.text_field, select=select if chosen_only else None)
+        n_docs, chosen = seen.get("docs"), seen.get("chosen")
     else:
         docs = _load_texts(settings.corpus, split=settings.split, limit=settings.limit, text_field=settings.text_field)
         chosen = _text_indices(len(docs), limit=None, sample_texts=settings.sample_texts, rng=settings.rng)
-        texts = [docs[i] for i in chosen]
+        n_docs, texts = len(docs), [docs[i] for i in chosen]
         tokens = tokenize_corpus(texts, load_tokenizer(name=settings.model), max_pieces=cap, progress=progress)
     n_texts = len(tokens)
     n, positions = _positions(settings, tokens, cap)
@@ -295,8 +187,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     groups, unit = None, "texts, treated as independent (pass --groups to keep related texts together)"
     if settings.groups is not None:
         labels = np.array(Path(settings.groups).read_text(encoding="utf-8").splitlines()[: settings.limit or None])
-        if labels.size != len(docs):
-            raise ValueError(f"--groups {settings.groups} holds {labels.size} labels for {len(docs)} documents: "
+        if labels.size != n_docs:
+            raise ValueError(f"--groups {settings.groups} holds {labels.size} labels for {n_docs} documents: "
                              "write one label per document, one per line, in the corpus's order")
         groups = labels[chosen][tokens.kept(convention)]
         unit = f"groups of texts from {settings.groups} ({np.unique(groups).size:,} groups of {groups.size:,} texts)"
@@ -311,7 +203,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         title = f"{settings.corpus} ({convention.describe()}; {estimator.label} estimator)"
         if settings.n_resamples:
             table = stress_table(None, candidates, data=data, estimator=estimator, rng=settings.rng,
-                                 n_resamples=settings.n_resamples, title=title)
+                                 n_resamples=settings.n_resamples, title=title, groups=groups)
             D = np.array(table.target)
         else:
             D = estimator.distances(data, rng=settings.rng, groups=groups).distances
@@ -342,9 +234,8 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         ladder = report_ladder(candidates, data, estimator, rng=settings.rng, n_resamples=settings.ladder,
                                groups=groups)
         lines.append(ladder_markdown(ladder))
-        fig = Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2))
-        plot_ladder(ladder, ax=fig.subplots())
-        fig.savefig(out / "ladder.png", dpi=120, bbox_inches="tight")
+        plot_ladder(ladder, ax=Figure(figsize=(6.4, 0.45 * len(candidates) + 1.2)).subplots()).savefig(
+            out / "ladder.png", dpi=120, bbox_inches="tight")
     else:
         lines.append("Rankings of the encodings: not tested (--ladder ranks a pair only when its order holds on "
                      "1/2, 1/4 and 1/8 of the texts).")
@@ -352,26 +243,18 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     table.to_csv(out / "stress_table.csv")
     np.save(out / "distances.npy", D)
 
-    fig = Figure(figsize=(5, 4.2))
-    ax = fig.subplots()
-    distance_heatmap(D, ax=ax, title=f"Hellinger distances, n={n}")
-    fig.savefig(out / "distances.png", dpi=120, bbox_inches="tight")
+    distance_heatmap(D, ax=(ax := Figure(figsize=(5, 4.2)).subplots()), title=f"Hellinger distances, n={n}")
+    ax.figure.savefig(out / "distances.png", dpi=120, bbox_inches="tight")
     mds = classical_mds(D)
-    fig = Figure(figsize=(5, 3.4))
-    ax = fig.subplots()
-    spectrum_plot(mds.eigenvalues, ax=ax, n_show=min(n, 40))
+    spectrum_plot(mds.eigenvalues, ax=(ax := Figure(figsize=(5, 3.4)).subplots()), n_show=min(n, 40))
     ax.set_title(f"spectrum of B (numerical rank {mds.rank})")
-    fig.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
+    ax.figure.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
     ranks = list(range(1, min(10, mds.rank) + 1))
-    curve = stress_by_rank(D, ranks, method="classical")
-    fig = Figure(figsize=(5, 3.4))
-    ax = fig.subplots()
-    ax.plot(ranks, curve.stress_raw, "o-", label="classical MDS")
-    ax.set_xlabel("rank $r$")
-    ax.set_ylabel("raw stress")
-    ax.set_yscale("log")
+    ax = Figure(figsize=(5, 3.4)).subplots()
+    ax.plot(ranks, stress_by_rank(D, ranks, method="classical").stress_raw, "o-", label="classical MDS")
+    ax.set(xlabel="rank $r$", ylabel="raw stress", yscale="log")
     ax.legend()
-    fig.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
+    ax.figure.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")
     summary = {"settings": {**asdict(settings), "estimator": repr(estimator)}, "convention": convention.describe(),
                "positions": positions, "d_model": d, "n_heads": n_heads, "mds_rank": mds.rank,
                "estimator": estimator.label, "estimand": estimand,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._io import aligned_text
 from .._validation import check_positive_int
 
 __all__: list[str] = []  # result types, importable from posgeom.stress and documented in book/api.md
@@ -378,12 +379,10 @@ class StressTable:
         cells = [["encoding", "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]]
         cells += [[r.name, _fmt(r.raw, digits), _interval(r.raw_ci, digits), _fmt(r.optimal, digits),
                    _interval(r.optimal_ci, digits)] for r in self.rows]
-        widths = [max(len(row[k]) for row in cells) for k in range(5)]
-        body = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
         head = ([self.title] if self.title else []) + [f"Estimator of D: {self.estimator}."]
         head += [f"Estimand: {self.estimand}."] if self.estimand else []
         tail = [f"Intervals: {self.method}, seed {self.seed}."] if self.n_resamples else []
-        return "\n".join(head + [""] + body + ([""] + tail if tail else []))
+        return "\n".join(head + ["", aligned_text(cells)] + ([""] + tail if tail else []))
 
     def _repr_markdown_(self) -> str:  # Jupyter renders the table
         return self.to_markdown()

@@ -75,7 +75,7 @@ def evaluate_rows(candidates, D) -> np.ndarray:
 
 def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: SequenceIncidence | None = None,
                  estimator: Estimator | None = None, rng: int | np.random.Generator = 0, n_resamples: int = 500,
-                 confidence: float = 0.95, title: str = "") -> StressTable:
+                 confidence: float = 0.95, title: str = "", groups: ArrayLike | None = None) -> StressTable:
     """Raw and scale-optimal stress of every candidate against ``D``, with bootstrap intervals if data are given.
 
     Parameters
@@ -95,6 +95,9 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     n_resamples : int, default 500
     confidence : float, default 0.95
     title : str, optional
+    groups : (n_texts,) array, optional
+        With ``data``: a label per text; texts with one label (phrases of one sentence) are resampled and split
+        together (the estimator's ``bootstrap(groups=)``). Default: texts are independent.
 
     Returns
     -------
@@ -127,6 +130,8 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     if (D is None) == (data is None):
         raise ValueError("pass the target distances D (taken as given), or D=None and data (a SequenceIncidence) "
                          "to estimate them with the estimator, not both")
+    if groups is not None and D is not None:
+        raise ValueError("groups label the texts of data; with a given D there is nothing to resample")
     if D is not None:
         D = check_distance_matrix(D)
         return StressTable(rows=tuple(_rows(candidates, evaluate_rows(candidates, D))), n_positions=D.shape[0],
@@ -134,7 +139,7 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
                            target=_read_only(D))
     seed = int(rng) if isinstance(rng, numbers.Integral) else None
     boot = estimator.bootstrap(check_incidence(data), rng=check_rng(rng), n_resamples=n_resamples,
-                               confidence=confidence,
+                               confidence=confidence, groups=groups,
                                statistic=lambda Q: evaluate_rows(candidates, distances_from_squared(Q)))
     D = boot.point.distances
     return StressTable(
