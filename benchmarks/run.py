@@ -17,7 +17,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MODULES = ["bench_counting", "bench_geometry", "bench_corpus", "bench_chapters", "bench_corrected", "bench_resolved",
-           "bench_ensemble"]
+           "bench_ensemble", "bench_check"]
 # Module -> the function that gives its rows (default ``run``). The corrected bootstrap is benchmarked on the real
 # IMDB corpus (n = 256, [CLS]/[SEP] counted, 1,000 resamples: <= 60 s and <= 4 GB, ratio against the plug-in
 # bootstrap of the same size); ``bench_corrected.run`` is its synthetic, data-free twin.

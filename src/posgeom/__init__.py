@@ -17,13 +17,7 @@ At the top beside it: :mod:`posgeom.plotting`, :mod:`posgeom.glue`. ``import pos
 core (``pg.hellinger_distances``, ``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
 """
 
-from .corpus import (
-    REGIMES,
-    position_counts,
-    position_distributions,
-    synthetic_corpus,
-    synthetic_distributions,
-)
+from .corpus import REGIMES, position_counts, position_distributions, synthetic_corpus, synthetic_distributions
 from .encodings import low_rank_factors, mds_encoding, sinusoidal_encoding
 from .geometry import (
     classical_mds,
@@ -42,21 +36,8 @@ except Exception:  # pragma: no cover - a source tree that is not installed
     __version__ = "0+unknown"
 
 __all__ = [
-    "REGIMES",
-    "classical_mds",
-    "fisher_rao_distances",
-    "hellinger_distances",
-    "low_rank_factors",
-    "mds_encoding",
-    "optimal_scale",
-    "pairwise_distances",
-    "position_counts",
-    "position_distributions",
-    "shift_equivariance_defect",
-    "sinusoidal_encoding",
-    "stress_of_encoding",
-    "stress_by_rank",
-    "stress_of_distances",
-    "synthetic_corpus",
+    "REGIMES", "classical_mds", "fisher_rao_distances", "hellinger_distances", "low_rank_factors", "mds_encoding",
+    "optimal_scale", "pairwise_distances", "position_counts", "position_distributions", "shift_equivariance_defect",
+    "sinusoidal_encoding", "stress_of_encoding", "stress_by_rank", "stress_of_distances", "synthetic_corpus",
     "synthetic_distributions",
 ]

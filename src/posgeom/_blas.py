@@ -9,9 +9,9 @@ __all__ = ["single_threaded_blas"]
 
 @contextlib.contextmanager
 def single_threaded_blas():
-    """Run BLAS on one thread: the many small products of a resampling loop gain nothing from threads (on shared
-    machines multi-threaded OpenBLAS can be 10-100x slower on them), and one thread makes the sums bit-reproducible
-    whatever the core count."""
+    """Run BLAS on one thread: a resampling loop's many small products gain nothing from threads, and one thread
+    makes the sums bit-reproducible whatever the core count.
+    """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn

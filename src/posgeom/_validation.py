@@ -1,5 +1,4 @@
-"""Input checks shared by the public API: each raises ``ValueError`` or ``TypeError`` naming the argument and the fix.
-"""
+"""Input checks shared by the public API: each raises ``ValueError`` or ``TypeError`` naming the argument and fix."""
 
 from __future__ import annotations
 
@@ -9,16 +8,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = [
-    "check_rng",
-    "check_confidence",
-    "check_positive_int",
-    "check_matrix",
-    "check_distance_matrix",
-    "check_distributions",
-    "check_real",
-    "check_seeds",
-]
+__all__ = ["check_rng", "check_confidence", "check_positive_int", "check_matrix", "check_distance_matrix",
+           "check_distributions", "check_real", "check_seeds"]
 
 
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
@@ -31,10 +22,10 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
 
 
 def check_rng(rng, name: str = "rng") -> np.random.Generator:
-    """Return a :class:`numpy.random.Generator` for ``rng``: an int ``>= 0`` seeds a new one, a Generator is used as is.
+    """Return a ``numpy.random.Generator`` for ``rng``: an int ``>= 0`` seeds a new one, a Generator is used as is.
 
-    The one randomness convention of the package: every random function takes ``rng`` (keyword-only), and the
-    same int gives the same numbers. ``None`` is refused, so that no result depends on the clock.
+    The one randomness convention of the package: every random function takes ``rng`` (keyword-only), the same int
+    gives the same numbers, and ``None`` is refused so that no result depends on the clock.
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -84,10 +75,8 @@ def check_matrix(X, name: str, *, allow_sparse: bool = False, min_rows: int = 1)
 
 
 def check_distance_matrix(D, name: str = "D", *, atol: float = 1e-10) -> np.ndarray:
-    """Return ``D`` as a float array after checking that it is a valid dissimilarity matrix.
-
-    A valid matrix is square, at least 2 x 2, finite, non-negative, symmetric to ``atol`` (relative to its largest
-    entry) and has a zero diagonal. The returned array is exactly symmetrised, ``(D + D.T) / 2``.
+    """``D`` as a float array, exactly symmetrised, after checking that it is square, at least 2 x 2, finite,
+    non-negative, symmetric to ``atol`` (relative to its largest entry) and has a zero diagonal.
     """
     D = check_matrix(D, name, min_rows=2)
     n, m = D.shape

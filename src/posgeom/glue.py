@@ -1,9 +1,7 @@
-"""Hand the numbers and figures a chapter computed to the book's text and claims ledger (myst-nb ``glue``).
+"""Hand a chapter's numbers and figures to the book's text and claims ledger (myst-nb ``glue``).
 
-============  ===================================================================
-``record``    glue a value under a name while the book builds (a no-op elsewhere)
-``figure``    glue a figure under a name, and show it
-============  ===================================================================
+* :func:`record`: glue a value under a name while the book builds (a no-op elsewhere).
+* :func:`figure`: glue a figure under a name, and show it.
 """
 
 from __future__ import annotations
@@ -13,10 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = [
-    "record",
-    "figure",
-]
+__all__ = ["record", "figure"]
 
 
 def record(name: str, value: object) -> object:
@@ -25,7 +20,7 @@ def record(name: str, value: object) -> object:
     Parameters
     ----------
     name : str
-        The ledger's key, a Python identifier (unique within the chapter).
+        The ledger's key, a Python identifier unique within the chapter.
     value : object
         The number (or any gluable object) a chapter computed.
 
@@ -34,16 +29,9 @@ def record(name: str, value: object) -> object:
     object
         ``value`` itself, so that ``x = record("x", compute())`` reads naturally.
 
-    Raises
-    ------
-    ValueError
-        If ``name`` is not an identifier.
-
     Examples
     --------
-    Outside a book build (no kernel to glue into) the value is returned as it is:
-
-    >>> record("mds_rank", 3)
+    >>> record("mds_rank", 3)  # outside a book build the value is returned as it is
     3
     """
     if not isinstance(name, str) or not name.isidentifier():
@@ -59,17 +47,8 @@ def record(name: str, value: object) -> object:
 def figure(name: str, fig: Figure) -> None:
     """Hand a matplotlib figure to the book under ``name``, for a captioned ``{glue:figure}`` block.
 
-    In a book build (myst-nb available) the figure is glued without being displayed, and the chapter's markdown
-    places it with a numbered caption::
-
-        ```{glue:figure} name
-        :name: fig-name
-
-        The caption.
-        ```
-
-    Elsewhere (Colab, plain Jupyter) it is displayed inline as usual. Either way the figure is closed afterwards,
-    so it is shown exactly once.
+    In a book build (myst-nb available) the figure is glued without being displayed; elsewhere it is displayed
+    inline. Either way it is closed afterwards, so it is shown exactly once.
 
     Parameters
     ----------
@@ -80,37 +59,24 @@ def figure(name: str, fig: Figure) -> None:
     Returns
     -------
     None
-        Nothing, so that a cell ending in ``figure(...)`` does not display the figure a second time.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is not an identifier.
-    TypeError
-        If ``fig`` is not a matplotlib figure.
+        So that a cell ending in ``figure(...)`` does not display the figure a second time.
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
-    >>> fig, ax = plt.subplots()
-    >>> figure("fig_example", fig) is None
+    >>> figure("fig_example", plt.figure()) is None
     True
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"glue names must be identifiers (letters, digits, _), got {name!r}")
     from matplotlib.figure import Figure
-
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     import matplotlib.pyplot as plt
-
     try:
         from myst_nb import glue
     except ImportError:  # Colab or plain Jupyter: show it where it was made
         from IPython.display import display
-
         display(fig)
     else:
         glue(name, fig, display=False)

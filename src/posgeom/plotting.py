@@ -1,9 +1,7 @@
 """Figures used throughout the book (matplotlib).
 
-======================  ================================================
-``distance_heatmap``    a distance matrix between positions as a heatmap
-``lag_profile_plot``    mean distance against the gap ``|i - j|``
-======================  ================================================
+* :func:`distance_heatmap`: a distance matrix between positions as a heatmap.
+* :func:`lag_profile_plot`: mean distance against the gap ``|i - j|``.
 """
 
 from __future__ import annotations
@@ -17,16 +15,13 @@ if TYPE_CHECKING:
 
 import numpy as np
 
-__all__ = [
-    "distance_heatmap",
-    "lag_profile_plot",
-]
+__all__ = ["distance_heatmap", "lag_profile_plot"]
 
 
 def _axes(ax):
+    """``ax``, or the axes of a new 4 x 3.4 inch figure."""
     if ax is None:
         import matplotlib.pyplot as plt
-
         _, ax = plt.subplots(figsize=(4, 3.4))
     return ax
 
@@ -36,12 +31,12 @@ HELLINGER_LABEL = "$d_H$"  # matplotlib mathtext
 
 def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None = None, vmax: float | None = None,
                      label: str | None = None) -> Axes:
-    """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left). Returns the axes.
+    """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left).
 
     Parameters
     ----------
     D : (n, n) array_like
-        Distances between positions (e.g. Hellinger, ``d_H^2 = 1 - BC``).
+        Distances between positions.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new 4 x 3.4 inch figure if ``None``.
     title : str, optional
@@ -49,7 +44,7 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     vmax : float, optional
         Upper end of the colour scale (default: the largest entry); the lower end is 0.
     label : str, optional
-        Colour bar label (matplotlib mathtext allowed); default: the Hellinger distance symbol, d with subscript H.
+        Colour bar label (mathtext allowed); default the Hellinger distance symbol.
 
     Returns
     -------
@@ -58,15 +53,11 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
     >>> ax = distance_heatmap(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0))), title="ruler")
     >>> ax.get_title(), ax.get_xlabel()
     ('ruler', 'position $j$')
     """
     import seaborn as sns
-
     ax = _axes(ax)
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
@@ -84,7 +75,7 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
 
 
 def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None = None) -> Axes:
-    """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line. Returns the axes.
+    """Plot ``D_ij`` against ``|i - j|``: every pair as a faint dot, the mean per lag as a line.
 
     Parameters
     ----------
@@ -100,22 +91,13 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
     matplotlib.axes.Axes
         The axes drawn on.
 
-    Raises
-    ------
-    ValueError
-        If ``D`` is not a valid distance matrix.
-
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
     >>> ax = lag_profile_plot(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), label="ruler")
     >>> ax.lines[0].get_ydata()
     array([0., 1., 2., 3.])
     """
     from .geometry.shift import lag_profile
-
     ax = _axes(ax)
     D = np.asarray(D, dtype=float)
     n = D.shape[0]

@@ -53,6 +53,7 @@ def test_sst2_counts_and_known_lines(use_mirror):
     assert all(t == t.strip() and t for t in dev.texts)
 
 
+@pytest.mark.slow
 @has_mirror
 def test_imdb_counts_order_and_known_lines(use_mirror):
     train = load_imdb("train")

@@ -15,11 +15,6 @@ def test_induced_distances():
     assert np.allclose(induced_distances("alibi", 4, d_model=8, n_heads=2)[0], m * np.arange(4))
     # RoPE over all heads has the sinusoid's scale: sqrt(n_heads) times one head's distance.
     assert np.allclose(induced_distances("rope", 6, d_model=8, n_heads=2), np.sqrt(2) * _rope_distances(6, 4))
-    P = np.random.default_rng(0).normal(size=(8, 8))
-    with pytest.raises(ValueError, match="required"):
-        induced_distances("learned", 8, d_model=8, n_heads=2)
-    with pytest.raises(ValueError, match="rejected"):
-        induced_distances("rope", 8, d_model=8, n_heads=2, encoding=P)
     with pytest.raises(ValueError, match="unknown scheme"):
         induced_distances("bogus", 8, d_model=8, n_heads=2)
 

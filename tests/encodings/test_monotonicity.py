@@ -8,7 +8,7 @@ from scipy.stats import kendalltau, spearmanr
 
 import posgeom as pg
 from posgeom.encodings import permutation_test, rank_correlations, triple_monotonicity
-from posgeom.encodings.monotonicity import _distance_lag_pairs, _position_distances
+from posgeom.encodings.monotonicity import _pairs, _position_distances
 
 
 def line(n):
@@ -19,8 +19,8 @@ def test_points_on_a_line_are_perfectly_monotone():
     r = rank_correlations(line(10))
     assert r.spearman == pytest.approx(1.0)
     # Kendall tau_b with the many tied lags is < 1 but equals the tau_b of lag with itself.
-    d, lags = _distance_lag_pairs(line(10))
-    assert r.kendall == pytest.approx(kendalltau(lags, lags).statistic)
+    i, j = _pairs(10, None)
+    assert r.kendall == pytest.approx(kendalltau(j - i, j - i).statistic)
     assert r.n_positions == 10 and r.n_pairs == 45
     t = triple_monotonicity(line(10))
     assert t.overall == 1.0 and np.all(t.per_position == 1.0)

@@ -216,6 +216,7 @@ def test_chapters_exist_and_parse():
     assert PACKAGE in imports, "no chapter imports posgeom: the import scan is broken"
 
 
+@pytest.mark.slow
 def test_binder_installs_every_module_the_chapters_import():
     stdlib = set(sys.stdlib_module_names)
     installed = binder_installs()

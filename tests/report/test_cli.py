@@ -301,6 +301,7 @@ def test_report_numbers_match_the_package(report, corpus_file):
     assert float(rows["MDS full rank"]["raw_stress"]) < 1e-20
 
 
+@pytest.mark.slow
 def test_help_of_the_installed_command():
     exe = Path(sys.executable).with_name("posgeom")
     if not exe.exists():
@@ -356,6 +357,7 @@ def test_no_command_prints_help_and_exits_2(capsys):
     assert "report" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_module_entry_point():
     result = subprocess.run([sys.executable, "-m", "posgeom.report.cli", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and "posgeom" in result.stdout
@@ -509,6 +511,7 @@ def test_the_report_never_branches_on_an_estimator_name():
     assert not found, found
 
 
+@pytest.mark.slow
 def test_groups_keep_nested_phrases_together(tmp_path, capsys):
     """400 sentences of 8 colour words, each with its first 7 and 6 words as texts of their own (SST-2's nesting):
     in a window of 6 positions a sentence's three texts are identical, so resampling texts treats one draw as three

@@ -79,6 +79,7 @@ def strong_runs():
     return ss.role_task("strong"), ss.train_regularised(ss.role_task("strong"), seeds=[0, 3], epochs=2)
 
 
+@pytest.mark.slow
 def test_train_regularised_reaches_the_stationarity_criterion(strong_runs):
     data, runs = strong_runs
     assert runs.lam > 0
@@ -96,6 +97,7 @@ def test_train_regularised_reaches_the_stationarity_criterion(strong_runs):
     assert np.allclose(runs.gradient_ratio, runs.grad_norm / (runs.lam * theta_norm))
 
 
+@pytest.mark.slow
 def test_train_regularised_is_reproducible_and_reports_a_miss(strong_runs):
     data, runs = strong_runs
     again = ss.train_regularised(data, seeds=[0, 3], epochs=2)
@@ -107,6 +109,7 @@ def test_train_regularised_is_reproducible_and_reports_a_miss(strong_runs):
     assert np.all(capped.iterations == 3) and np.all(capped.gradient_ratio > TOL)  # a miss is reported, not hidden
 
 
+@pytest.mark.slow
 def test_stationarity_measure_is_not_the_stopping_rule_and_can_fail(strong_runs):
     # what further descent gains is bounded by ||g||^2 / (2 lam) in a lam-strongly convex basin (Polyak-Lojasiewicz);
     # the stopping rule bounds ||g||, not the gain, so a stop on a plateau (small gradient, much left to gain) fails

@@ -23,13 +23,5 @@ from .pretrained import learned_position_embeddings
 from .text import CountingConvention, cached_tokenized_corpus, corpus_position_counts, load_tokenizer, tokenize_corpus
 from .text import TokenizedCorpus as TokenizedCorpus
 
-__all__ = [
-    "load_sst2",
-    "load_imdb",
-    "CountingConvention",
-    "load_tokenizer",
-    "corpus_position_counts",
-    "tokenize_corpus",
-    "cached_tokenized_corpus",
-    "learned_position_embeddings",
-]
+__all__ = ["load_sst2", "load_imdb", "CountingConvention", "load_tokenizer", "corpus_position_counts",
+           "tokenize_corpus", "cached_tokenized_corpus", "learned_position_embeddings"]

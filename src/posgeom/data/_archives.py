@@ -10,10 +10,8 @@ from pathlib import Path
 
 __all__ = ["Source", "SOURCES", "cache_dir", "find_source", "resolve"]
 
-
 #: Environment variable naming a local mirror folder.
 _DATA_ENV = "POSGEOM_DATA"
-
 
 #: Environment variable naming the cache folder (downloads and parsed corpora).
 _CACHE_ENV = "POSGEOM_CACHE"
@@ -22,7 +20,6 @@ _CACHE_ENV = "POSGEOM_CACHE"
 @dataclass(frozen=True)
 class Source:
     """Where one corpus comes from."""
-
     name: str
     url: str
     sha256: str
@@ -54,7 +51,6 @@ def cache_dir() -> Path:
     if env:
         return Path(env).expanduser()
     import pooch
-
     return Path(pooch.os_cache("posgeom"))
 
 
@@ -68,54 +64,39 @@ def _sha256(path: Path) -> str:
 
 def _mirror_archive(source: Source, folder: Path, origin: str) -> tuple[Path, str]:
     if not folder.is_dir():
-        raise FileNotFoundError(
-            f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the folder holding the "
-            f"corpus mirror ({source.mirror_filename}), or unset it to download the official archive"
-        )
+        raise FileNotFoundError(f"{origin} points to {str(folder)!r}, which is not an existing folder. Set it to the "
+                                f"folder holding the corpus mirror ({source.mirror_filename}), or unset it to "
+                                "download the official archive")
     path = folder / source.mirror_filename
     if not path.is_file():
-        raise FileNotFoundError(
-            f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file {source.mirror_filename!r}. "
-            f"Copy the mirror file there, or unset {_DATA_ENV} to download {source.url}"
-        )
+        raise FileNotFoundError(f"the corpus mirror folder {str(folder)!r} (from {origin}) has no file "
+                                f"{source.mirror_filename!r}. Copy the mirror file there, or unset {_DATA_ENV} to "
+                                f"download {source.url}")
     digest = _sha256(path)
     if digest != source.mirror_sha256:
-        raise ValueError(
-            f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the file is "
-            f"corrupted, truncated or not the mirror. Replace it with an intact copy, or unset {_DATA_ENV} to "
-            f"download the official archive"
-        )
+        raise ValueError(f"{path} has sha256 {digest}, but the mirror file must have {source.mirror_sha256}: the "
+                         "file is corrupted, truncated or not the mirror. Replace it with an intact copy, or unset "
+                         f"{_DATA_ENV} to download the official archive")
     return path, digest
 
 
 def _download_archive(source: Source, *, progress: bool) -> tuple[Path, str]:
     import pooch
     import requests
-
     folder = cache_dir() / "downloads"
     created = not folder.exists()
     try:
-        path = pooch.retrieve(
-            source.url,
-            known_hash=f"sha256:{source.sha256}",
-            fname=source.filename,
-            path=folder,
-            progressbar=progress,
-        )
+        path = pooch.retrieve(source.url, known_hash=f"sha256:{source.sha256}", fname=source.filename, path=folder,
+                              progressbar=progress)
     except (ValueError, OSError, requests.exceptions.RequestException) as exc:
         if created:
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only succeeds if empty: never removes anything else
-        hint = (
-            "the server sent different bytes than the published archive (a changed file, a proxy or an interrupted "
-            "transfer); retry, or use a local mirror"
-            if isinstance(exc, ValueError)
-            else "check the network connection, or use a local mirror"
-        )
-        raise OSError(
-            f"could not download {source.url} into {folder}: {exc}. Nothing was kept. {hint.capitalize()} "
-            f"(set {_DATA_ENV} to a folder holding {source.mirror_filename})"
-        ) from exc
+        hint = ("the server sent different bytes than the published archive (a changed file, a proxy or an "
+                "interrupted transfer); retry, or use a local mirror" if isinstance(exc, ValueError)
+                else "check the network connection, or use a local mirror")
+        raise OSError(f"could not download {source.url} into {folder}: {exc}. Nothing was kept. "
+                      f"{hint.capitalize()} (set {_DATA_ENV} to a folder holding {source.mirror_filename})") from exc
     return Path(path), source.sha256
 
 
@@ -132,9 +113,8 @@ def resolve(source: Source, data_dir, progress: bool) -> tuple[Path, str]:
     env = os.environ.get(_DATA_ENV)
     if env is not None:
         if not env.strip():
-            raise ValueError(
-                f"{_DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to download"
-            )
+            raise ValueError(f"{_DATA_ENV} is set but empty; set it to the corpus mirror folder, or unset it to "
+                             "download")
         return _mirror_archive(source, Path(env).expanduser(), f"${_DATA_ENV}")
     return _download_archive(source, progress=progress)
 

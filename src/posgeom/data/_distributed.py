@@ -1,9 +1,5 @@
-"""Tokenising a sharded corpus on Dask (optional: ``pip install 'posgeom[dask]'``).
-
-==============================  ==================================================================================
-``sharded_tokenized_corpus``    a TokenizedCorpus of many shards, equal to one pass whatever the number of workers
-==============================  ==================================================================================
-"""
+"""``sharded_tokenized_corpus``: a sharded corpus tokenised on Dask (``pip install 'posgeom[dask]'``), equal to
+one pass whatever the number of workers."""
 
 from __future__ import annotations
 
@@ -21,15 +17,12 @@ import numpy as np
 
 from ._shards import read_shard, shard_paths
 
-__all__ = [
-    "sharded_tokenized_corpus",
-]
+__all__ = ["sharded_tokenized_corpus"]
 
 
 @functools.lru_cache(maxsize=4)
 def _tokenizer(model: str):
     from .conventions import load_tokenizer
-
     return load_tokenizer(name=model)
 
 
@@ -40,7 +33,6 @@ def _count_documents(path, text_field: str) -> int:
 def _tokenize_shard(path, keep, *, max_pieces: int, model: str, text_field: str, batch_size: int):
     """The TokenizedCorpus of a shard's documents (only those at the indices ``keep``, if given)."""
     from .text import tokenize_corpus
-
     docs = read_shard(path, text_field=text_field)
     if keep is not None:
         docs = [docs[i] for i in keep]
@@ -52,7 +44,6 @@ def _tokenize_shard(path, keep, *, max_pieces: int, model: str, text_field: str,
 def _concatenate(parts):
     """One TokenizedCorpus holding the texts of ``parts`` in order (``None`` parts, i.e. empty shards, skipped)."""
     from .text import TokenizedCorpus
-
     parts = [p for p in parts if p is not None]
     if not parts:
         return None
@@ -73,20 +64,12 @@ def _local_indices(select, n_docs):
     return [chosen[a:b] - start for a, b, start in zip(bounds[:-1], bounds[1:], offsets[:-1])]
 
 
-def sharded_tokenized_corpus(
-    source: str | os.PathLike,
-    max_pieces: int,
-    *,
-    model: str = "all-MiniLM-L6-v2",
-    scheduler: str | None = None,
-    n_workers: int = 2,
-    text_field: str = "text",
-    select: Callable[[int], Sequence[int]] | None = None,
-    batch_size: int = 1024,
-) -> TokenizedCorpus:
+def sharded_tokenized_corpus(source: str | os.PathLike, max_pieces: int, *, model: str = "all-MiniLM-L6-v2",
+                             scheduler: str | None = None, n_workers: int = 2, text_field: str = "text",
+                             select: Callable[[int], Sequence[int]] | None = None,
+                             batch_size: int = 1024) -> TokenizedCorpus:
     """The tokenised documents of a sharded corpus, tokenised shard by shard (on Dask) and concatenated in order."""
     from .._validation import check_positive_int
-
     max_pieces = check_positive_int(max_pieces, "max_pieces")
     paths = [str(p) for p in shard_paths(source)]
     tokenize = functools.partial(_tokenize_shard, max_pieces=max_pieces, model=model, text_field=text_field,

@@ -1,10 +1,4 @@
-"""Reading a corpus stored as shards: a folder or glob of text, JSONL or Parquet files.
-
-====================  =================================================
-``shard_paths``       the shard files of a folder, file or glob, sorted
-``read_shard``        the documents of one shard
-====================  =================================================
-"""
+"""A corpus stored as shards (a folder or glob of text, JSONL or Parquet files): ``shard_paths``, ``read_shard``."""
 
 from __future__ import annotations
 
@@ -13,11 +7,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = [
-    "shard_paths",
-    "read_shard",
-]
-
+__all__ = ["shard_paths", "read_shard"]
 
 _SHARD_SUFFIXES = (".txt", ".jsonl", ".parquet")
 
@@ -33,10 +23,8 @@ def shard_paths(source: str | os.PathLike) -> list[Path]:
         paths = [Path(p) for p in glob.glob(source, recursive=True) if os.path.isfile(p)]
     paths = sorted(p for p in paths if p.suffix in _SHARD_SUFFIXES)
     if not paths:
-        raise FileNotFoundError(
-            f"no shard files ({', '.join(_SHARD_SUFFIXES)}) found at {source!r}; pass a folder, a file or a glob "
-            "such as 'corpus/*.jsonl'"
-        )
+        raise FileNotFoundError(f"no shard files ({', '.join(_SHARD_SUFFIXES)}) found at {source!r}; pass a folder, "
+                                "a file or a glob such as 'corpus/*.jsonl'")
     return paths
 
 
@@ -63,10 +51,8 @@ def _read_shard(path: Path, text_field: str) -> list[str]:
                     record = json.loads(line)
                     docs.append(str(record[text_field]))
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise ValueError(
-                        f"{path}:{lineno} is not a JSON object with a {text_field!r} field ({exc}); "
-                        "fix the line or pass text_field="
-                    ) from None
+                    raise ValueError(f"{path}:{lineno} is not a JSON object with a {text_field!r} field "
+                                     f"({exc}); fix the line or pass text_field=") from None
         return docs
     if path.suffix == ".parquet":
         try:

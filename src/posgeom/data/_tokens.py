@@ -21,7 +21,6 @@ __all__ = ["check_texts", "special_ids", "iter_token_sequences", "assemble"]
 def _backend(tokenizer, n_content: int):
     """A private copy of the Rust tokenizer: no padding, truncation of the word pieces at ``n_content``."""
     from tokenizers import Tokenizer
-
     backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
     backend.no_padding()
     backend.enable_truncation(max_length=n_content)
@@ -50,7 +49,6 @@ def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFas
                          batch_size: int = 1024, progress: bool = False) -> Iterator[list[np.ndarray]]:
     """Yield, batch by batch, the token id sequences that a convention counts."""
     from .conventions import CountingConvention
-
     if not isinstance(convention, CountingConvention):
         raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
     texts = check_texts(texts)
@@ -66,7 +64,6 @@ def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFas
     starts = range(0, len(texts), batch_size)
     if progress:
         from tqdm.auto import tqdm
-
         starts = tqdm(starts, total=len(starts), unit="batch", desc="tokenise+count")
     for start in starts:
         batch = texts[start:start + batch_size]

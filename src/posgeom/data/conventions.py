@@ -1,10 +1,10 @@
-"""From raw text to word pieces under explicit counting conventions, and counts streamed from them.
+"""Counting conventions, the tokenizer, and position counts streamed from raw text.
 
-============================  =========================================================================
-``CountingConvention``        what ``mu_i`` counts: special tokens, truncation, padding, minimum length
+============================  ==================================================================
+``CountingConvention``        what ``mu_i`` counts: special tokens, truncation, padding, length
 ``load_tokenizer``            the book's WordPiece tokenizer (fast backend, offline by default)
-``corpus_position_counts``    the (position, token) counts of a corpus, streamed (never all in memory)
-============================  =========================================================================
+``corpus_position_counts``    the (position, token) counts of a corpus, streamed
+============================  ==================================================================
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-
     from transformers import PreTrainedTokenizerFast
 
 import dataclasses
@@ -28,64 +27,38 @@ from ..corpus.counts import position_counts
 from ._tokens import iter_token_sequences
 from .pretrained import _DEFAULT_MODEL, _resolve_model
 
-# posgeom.studies.monotone_seeds imports the streamed sequences under this name
-_iter_token_sequences = iter_token_sequences
-
-__all__ = [
-    "CountingConvention",
-    "load_tokenizer",
-    "corpus_position_counts",
-]
-
+__all__ = ["CountingConvention", "load_tokenizer", "corpus_position_counts"]
 
 _TRUNCATIONS = ("model", "cut")
-
-
 # Tokens buffered between two calls of position_counts (bounds memory at a few tens of MB).
 _COUNT_CHUNK_TOKENS = 2_000_000
 
 
 @dataclass(frozen=True)
 class CountingConvention:
-    """What the positional distributions of a tokenised corpus count.
+    """What the positional distributions ``mu_i`` of a tokenised corpus count (the convention, stated once).
 
     Parameters
     ----------
     n_positions : int
         Window length ``n``: positions ``0..n-1``; longer sequences are truncated.
     special_tokens : bool, default True
-        Count ``[CLS]`` at position 0 and ``[SEP]`` after the last word piece.
+        Count ``[CLS]`` at position 0 (so ``mu_0`` is a point mass) and ``[SEP]`` after the last word piece.
     count_padding : bool, default False
-        Pad every sequence to ``n`` with ``[PAD]`` and count the pads.
+        Pad every sequence to ``n`` with ``[PAD]`` and count the pads: ``mu_i`` then holds a ``[PAD]`` atom, the
+        share of sequences shorter than ``i + 1``; without padding, ``mu_i`` counts the sequences reaching ``i``.
     truncation : {"model", "cut"}, default "model"
-        ``"model"`` keeps ``[SEP]`` at position ``n-1`` of truncated sequences; ``"cut"`` drops it.
+        ``"model"`` cuts as BERT's tokenizer does, ``[CLS] w_1 ... w_{n-2} [SEP]`` (``[SEP]`` at ``n-1`` of every
+        truncated sequence); ``"cut"`` keeps the first ``n`` tokens (``[SEP]`` marks only real ends).
     min_length : int, optional
-        Keep only sequences whose untruncated length is at least this (``1 <= min_length <= n``).
-
-    Raises
-    ------
-    ValueError
-        Unknown ``truncation``, ``n_positions < 2`` with special tokens and model truncation, or ``min_length``
-        outside ``[1, n_positions]``.
-    TypeError
-        Non-bool flags or non-integer sizes.
-
-    Notes
-    -----
-    With special tokens a sequence is ``[CLS] w_1 ... w_L [SEP]`` as BERT sees it, so ``mu_0`` is a point mass.
-    ``truncation="model"`` cuts as the tokenizer does for the model, ``[CLS] w_1 ... w_{n-2} [SEP]``, so every
-    truncated sequence puts ``[SEP]`` at position ``n-1``; ``"cut"`` keeps the first ``n`` tokens, so ``[SEP]`` only
-    marks real ends. Without padding, position ``i`` is counted over the sequences that reach it; with padding,
-    ``mu_i`` mixes in a ``[PAD]`` atom whose mass is the share of sequences shorter than ``i + 1``.
-    ``min_length=n`` keeps only sequences that fill the window, so every position sees the same sequences.
+        Keep only sequences whose untruncated length is at least this (``1 <= min_length <= n``); ``n`` keeps
+        only sequences that fill the window, so every position sees the same sequences.
 
     Examples
     --------
-    >>> convention = CountingConvention(4, min_length=3)
-    >>> convention.key
+    >>> CountingConvention(4, min_length=3).key
     'n4-s1-p0-model-m3'
     """
-
     n_positions: int
     special_tokens: bool = True
     count_padding: bool = False
@@ -107,23 +80,16 @@ class CountingConvention:
                 raise ValueError(f"min_length={m} exceeds n_positions={n}; use min_length <= n_positions")
 
     def replace(self, **changes) -> CountingConvention:
-        """A copy with some fields changed.
+        """A copy with some fields changed (validated as in the constructor).
 
         Parameters
         ----------
         **changes
-            New values of fields (``n_positions``, ``special_tokens``, ``count_padding``, ``truncation``,
-            ``min_length``); validated as in the constructor.
+            New values of fields.
 
         Returns
         -------
         CountingConvention
-            The modified copy.
-
-        Raises
-        ------
-        ValueError, TypeError
-            An invalid field value, or an unknown field name (TypeError).
 
         Examples
         --------
@@ -138,18 +104,14 @@ class CountingConvention:
         Returns
         -------
         str
-            Window length, special tokens, padding rule, truncation and length filter.
 
         Examples
         --------
         >>> CountingConvention(16, count_padding=True).describe()
         'n=16, [CLS]/[SEP] counted, padding counted as [PAD], truncation=model'
         """
-        parts = [
-            f"n={self.n_positions}",
-            "[CLS]/[SEP] counted" if self.special_tokens else "word pieces only",
-            "padding counted as [PAD]" if self.count_padding else "position i over sequences reaching it",
-        ]
+        parts = [f"n={self.n_positions}", "[CLS]/[SEP] counted" if self.special_tokens else "word pieces only",
+                 "padding counted as [PAD]" if self.count_padding else "position i over sequences reaching it"]
         if self.special_tokens:
             parts.append(f"truncation={self.truncation}")
         if self.min_length is not None:
@@ -159,10 +121,8 @@ class CountingConvention:
     @property
     def key(self) -> str:
         """A short string identifying the convention (for cache file names)."""
-        return (
-            f"n{self.n_positions}-s{int(self.special_tokens)}-p{int(self.count_padding)}-{self.truncation}"
-            f"-m{self.min_length or 0}"
-        )
+        return (f"n{self.n_positions}-s{int(self.special_tokens)}-p{int(self.count_padding)}-{self.truncation}"
+                f"-m{self.min_length or 0}")
 
 
 def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTokenizerFast:
@@ -171,21 +131,12 @@ def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTok
     Parameters
     ----------
     name : str or path, default "all-MiniLM-L6-v2"
-        ``"all-MiniLM-L6-v2"`` loads the offline package's files (bert-base-uncased WordPiece vocabulary); a local
-        directory or a hub id (e.g. ``"bert-base-uncased"``, needs the hub) is passed to
-        ``transformers.AutoTokenizer``. Resolved offline first (the offline package, a local folder, then the hub).
+        The offline package's files (bert-base-uncased WordPiece vocabulary), a local directory or a hub id,
+        resolved offline first.
 
     Returns
     -------
     transformers.PreTrainedTokenizerFast
-        A fast tokenizer (``tokenizer.is_fast`` is True).
-
-    Raises
-    ------
-    OSError
-        The tokenizer cannot be loaded (e.g. a hub id while offline).
-    TypeError
-        The tokenizer has no fast implementation.
 
     Examples
     --------
@@ -194,15 +145,12 @@ def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTok
     (30522, 101, 102, 0)
     """
     from transformers import AutoTokenizer
-
     resolved = _resolve_model(name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(resolved), use_fast=True)
     except OSError as exc:
-        raise OSError(
-            f"could not load the tokenizer {name!r} ({exc}). Offline, use {_DEFAULT_MODEL!r} or a local directory; "
-            "online, check the hub model id"
-        ) from exc
+        raise OSError(f"could not load the tokenizer {name!r} ({exc}). Offline, use {_DEFAULT_MODEL!r} or a "
+                      "local directory; online, check the hub model id") from exc
     if not getattr(tokenizer, "is_fast", False):
         raise TypeError(f"the tokenizer of {name!r} has no fast (Rust) implementation; batched counting needs one")
     return tokenizer
@@ -216,12 +164,9 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     Parameters
     ----------
     texts : sequence of str
-        The documents.
     tokenizer : transformers fast tokenizer
-        E.g. from :func:`load_tokenizer`; ``V = len(tokenizer)``.
     convention : CountingConvention or int
-        The convention, or just ``n_positions`` (``CountingConvention(n_positions)``, the other fields at their
-        defaults).
+        The convention, or just ``n_positions`` (the other fields at their defaults).
     batch_size : int, default 1024
         Texts tokenised per call of the Rust batch encoder.
     progress : bool, default False
@@ -230,21 +175,11 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     Returns
     -------
     (n, V) CSR int64 matrix
-        ``counts[i, v]`` = number of counted sequences with token ``v`` at position ``i``; ``V = len(tokenizer)``.
-        Row sums are the number of sequences entering each position. Turn into ``mu_i`` with
-        :func:`posgeom.position_distributions`.
-
-    Raises
-    ------
-    ValueError
-        No sequence passes the convention, or padding counted with a tokenizer without ``[PAD]``.
-    TypeError
-        Both a CountingConvention and keyword fields, or invalid texts.
+        ``counts[i, v]``: counted sequences with token ``v`` at position ``i`` (``V = len(tokenizer)``).
 
     Examples
     --------
-    >>> tok = load_tokenizer()
-    >>> corpus_position_counts(["a b", "c"], tok, 4).sum(axis=1).A.ravel()
+    >>> corpus_position_counts(["a b", "c"], load_tokenizer(), 4).sum(axis=1).A.ravel()
     array([2, 2, 2, 1])
     """
     convention = convention if isinstance(convention, CountingConvention) else CountingConvention(convention)
@@ -273,9 +208,8 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     if buffer:
         total = flush(total)
     if kept == 0:
-        raise ValueError(
-            f"no sequence passes the convention ({convention.describe()}): lower min_length or n_positions"
-        )
+        raise ValueError(f"no sequence passes the convention ({convention.describe()}): lower min_length or "
+                         "n_positions")
     total.sum_duplicates()
     return total
 

@@ -1,13 +1,12 @@
 """The two real corpora of the book, SST-2 and IMDB, with their sentiment labels.
 
-===============  ================================================================
+===============  ==========================================================================
 ``Corpus``       texts, labels and ids of one split: subsetting, sampling, source-sentence groups
 ``load_sst2``    SST-2 (GLUE version), ``train`` or ``dev``
 ``load_imdb``    IMDB (Large Movie Review Dataset v1.0), ``train`` or ``test``
-===============  ================================================================
+===============  ==========================================================================
 
-Archives are parsed in place and the result cached as JSON keyed by the archive's sha256 (see
-``posgeom.data._archives``).
+Archives (``posgeom.data._archives``) are parsed in place, the result cached as JSON keyed by their sha256.
 """
 
 from __future__ import annotations
@@ -30,11 +29,7 @@ from .._validation import check_rng
 from ._archives import Source, cache_dir, find_source, resolve
 from ._phrases import source_groups
 
-__all__ = [
-    "load_sst2",
-    "load_imdb",
-]
-
+__all__ = ["load_sst2", "load_imdb"]
 
 # Bump when the parsed-cache layout or the parsing conventions change: old entries are then ignored.
 _PARSE_VERSION = 1
@@ -46,18 +41,14 @@ class Corpus:
 
     Attributes
     ----------
-    name : str
-        ``"sst2"`` or ``"imdb"``.
-    split : str
-        The split (``"train"``, ``"dev"`` or ``"test"``).
+    name, split, source : str
+        ``"sst2"`` or ``"imdb"``; ``"train"``, ``"dev"`` or ``"test"``; the path of the archive read.
     texts : list of str
         The documents, in the order stated by :func:`load_sst2` and :func:`load_imdb`.
     labels : (m,) int64 array
         Sentiment labels: 1 positive, 0 negative.
     ids : list of str
         A stable identifier per document (SST-2: ``"train:<line number>"``; IMDB: ``"train/pos/123_9"``).
-    source : str
-        Path of the archive the corpus was read from.
 
     Examples
     --------
@@ -65,7 +56,6 @@ class Corpus:
     >>> len(corpus), corpus.subset([2, 0]).texts
     (3, ['fine', 'good'])
     """
-
     name: str
     split: str
     texts: list[str]
@@ -89,19 +79,11 @@ class Corpus:
         Corpus
             Same name, split and source; texts, labels and ids at ``indices``.
 
-        Raises
-        ------
-        TypeError
-            If ``indices`` is not a 1-D integer array.
-        ValueError
-            If an index is out of range.
-
         Examples
         --------
         >>> corpus = Corpus("toy", "train", ["good", "bad"], np.array([1, 0]), ["a", "b"], "memory")
-        >>> sub = corpus.subset([1])
-        >>> sub.texts, sub.labels, sub.ids
-        (['bad'], array([0]), ['b'])
+        >>> corpus.subset([1]).labels
+        array([0])
         """
         idx = np.asarray(indices)
         if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
@@ -112,26 +94,20 @@ class Corpus:
                                    ids=[self.ids[i] for i in idx])
 
     def sample(self, size: int, *, rng) -> Corpus:
-        """A random subset of ``size`` documents, stratified by label, in corpus order (same seed, same subset).
-
-        Each label keeps its share of the corpus (rounded; the remainder goes to the largest classes first).
+        """A random subset of ``size`` documents in corpus order, stratified by label (each keeps its share,
+        rounded; the remainder goes to the largest classes first).
 
         Parameters
         ----------
         size : int
             Number of documents, ``1 <= size <= len(self)``.
         rng : int or numpy.random.Generator
-            Seed or generator of the draw (keyword-only, required).
+            Seed or generator of the draw.
 
         Returns
         -------
         Corpus
             The sampled documents, in corpus order.
-
-        Raises
-        ------
-        ValueError
-            If ``size`` is not an integer in ``[1, len(self)]``.
 
         Examples
         --------
@@ -151,27 +127,16 @@ class Corpus:
         return self.subset(np.sort(np.concatenate(chosen)))
 
     def source_groups(self, *, min_shared: int = 8) -> np.ndarray:
-        """The source sentence of every text, as a group id: phrases of one sentence, copies and common openings.
+        """The source sentence of every text, as a group id: the unit to split or resample, not the texts.
 
-        SST-2's training texts are the phrases of about 6,900 sentences (each phrase of a parse tree is a text), so
-        texts are not independent units: split or resample these groups, not the texts. Texts are compared as
-        whitespace-separated words; a *maximal* text is one that is no word run of another. Two texts are related
-        if
-
-        1. they are the same words (duplicates);
-        2. one is a run of consecutive words of the other, and that other is the only maximal text holding it (a
-           phrase and its sentence);
-        3. one, of at least ``min_shared`` words, is a run of the other (a long phrase ties every sentence holding
-           it);
-        4. both start with the same ``min_shared`` words (a shared opening puts the same tokens at the same
-           positions: the dependence that biases a cross-fitted Gram).
-
-        Groups are the connected components of this relation; a text with no words is a group of its own. A shorter
-        phrase held by several sentences ("a good film") is its own group: it belongs to none of them more than to
-        the others. Rules 3 and 4 catch copies with a different ending; ``min_shared`` = 8 because shorter stock
-        phrases ("one of the year 's best") tie unrelated sentences (on SST-2's training set, 5 words merge up to 189
-        texts into one group, 8 words at most 35, the size of one long sentence's phrases). Runs are found by 64-bit
-        hashes of word runs and checked word by word, in about 2 s for SST-2's training set.
+        SST-2's training texts are the phrases of about 6,900 sentences. Texts are compared as whitespace-separated
+        words; a *maximal* text is no word run of another. Two texts are related if (1) they are the same words; (2)
+        one is a word run of the other, the only maximal text holding it (a phrase and its sentence); (3) one, of at
+        least ``min_shared`` words, is a run of the other; (4) both start with the same ``min_shared`` words (the same
+        tokens at the same positions: the dependence that biases a cross-fitted Gram). Groups are the connected
+        components; a text with no words, or a shorter phrase held by several sentences, is a group of its own.
+        ``min_shared`` = 8 because shorter stock phrases tie unrelated sentences (on SST-2's training set, 5 words
+        merge up to 189 texts into one group, 8 at most 35). Runs are found by 64-bit hashes, checked word by word.
 
         Parameters
         ----------
@@ -183,13 +148,6 @@ class Corpus:
         (m,) int64 ndarray
             Group of each text, numbered ``0, 1, ...`` in order of first appearance. Compute it on the whole corpus
             and subset it with the same indices as the texts (a sample may miss the phrases that link two others).
-
-        Raises
-        ------
-        TypeError
-            A text that is not a string, or a non-integer ``min_shared``.
-        ValueError
-            No texts, or ``min_shared < 1``.
 
         Examples
         --------
@@ -205,10 +163,10 @@ class Corpus:
 
 
 def _corrupt(path: Path, exc: BaseException, source: Source) -> ValueError:
-    return ValueError(
-        f"cannot read the archive {path}: {type(exc).__name__}: {exc}. The file is truncated or corrupted; delete "
-        f"it so that it is downloaded again, or replace the mirror copy ({source.mirror_filename})"
-    )
+    """The error for an unreadable archive."""
+    return ValueError(f"cannot read the archive {path}: {type(exc).__name__}: {exc}. The file is truncated or "
+                      "corrupted; delete it so that it is downloaded again, or replace the mirror copy "
+                      f"({source.mirror_filename})")
 
 
 def _parse_sst2(path: Path, source: Source) -> dict:
@@ -225,9 +183,8 @@ def _parse_sst2(path: Path, source: Source) -> dict:
                 text = zf.read(member).decode("utf-8")
                 lines = text.splitlines()
                 if not lines or lines[0].split("\t") != ["sentence", "label"]:
-                    raise ValueError(
-                        f"{path}:{member} does not start with the header 'sentence<TAB>label'; it is not GLUE's SST-2"
-                    )
+                    raise ValueError(f"{path}:{member} does not start with the header 'sentence<TAB>label'; it is "
+                                     "not GLUE's SST-2")
                 texts, labels, ids = [], [], []
                 for lineno, line in enumerate(lines[1:], start=2):
                     if not line.strip():
@@ -248,10 +205,8 @@ def _check_member_name(name: str, path: Path, *, link: bool = False) -> None:
     """Refuse an archive with a member that could escape a folder if it were extracted (absolute, ``..``, links)."""
     parts = name.replace("\\", "/").split("/")
     if link or name.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", name):
-        raise ValueError(
-            f"the archive {path} has an unsafe member {name!r} (absolute path, '..' or link); refusing to read it. "
-            "Delete it and use the official archive"
-        )
+        raise ValueError(f"the archive {path} has an unsafe member {name!r} (absolute path, '..' or link); refusing "
+                         "to read it. Delete it and use the official archive")
 
 
 _IMDB_MEMBER = re.compile(r"^aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
@@ -283,9 +238,8 @@ def _parse_imdb(path: Path, source: Source) -> dict:
     out = {}
     for split, rows in found.items():
         if not rows:
-            raise ValueError(
-                f"the archive {path} holds no reviews under aclImdb/{split}/{{pos,neg}}/; it is not the IMDB archive"
-            )
+            raise ValueError(f"the archive {path} holds no reviews under aclImdb/{split}/{{pos,neg}}/; it is not the "
+                             "IMDB archive")
         rows.sort(key=lambda r: (r[0], r[1]))
         out[split] = {"texts": [r[3] for r in rows], "labels": [r[0] for r in rows], "ids": [r[2] for r in rows]}
     return out
@@ -319,6 +273,7 @@ def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:
 
 
 def _load(name: str, split, data_dir, progress: bool, use_cache: bool) -> Corpus:
+    """One split of a named corpus, parsed or read from the cache."""
     source = find_source(name)
     if not isinstance(split, str):
         raise TypeError(f"split must be a string, one of {source.splits}; got {type(split).__name__}")
@@ -327,25 +282,17 @@ def _load(name: str, split, data_dir, progress: bool, use_cache: bool) -> Corpus
         raise ValueError(f"split must be one of {source.splits} for {name}, got {what}")
     path, digest = resolve(source, data_dir, progress)
     data = _parsed(source, path, digest, use_cache)[split]
-    return Corpus(
-        name=name,
-        split=split,
-        texts=list(data["texts"]),
-        labels=np.asarray(data["labels"], dtype=np.int64),
-        ids=list(data["ids"]),
-        source=str(path),
-    )
+    return Corpus(name=name, split=split, texts=list(data["texts"]), labels=np.asarray(data["labels"], dtype=np.int64),
+                  ids=list(data["ids"]), source=str(path))
 
 
-def load_sst2(
-    split: str, *, data_dir: str | os.PathLike | None = None, progress: bool = False, cache: bool = True
-) -> Corpus:
+def load_sst2(split: str, *, data_dir: str | os.PathLike | None = None, progress: bool = False,
+              cache: bool = True) -> Corpus:
     """Load SST-2 (GLUE version): ``"train"`` (67,349 phrases) or ``"dev"`` (872 sentences).
 
     Parameters
     ----------
     split : {"train", "dev"}
-        The split.
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
         is downloaded into the cache folder (once) and verified.
@@ -360,42 +307,22 @@ def load_sst2(
         Texts (GLUE's lower-cased, space-tokenised text, stripped) and labels (1 positive, 0 negative), in file
         order (:cite:`socher2013`, :cite:`wang2018glue`); the GLUE test split has no labels and is not offered.
 
-    Raises
-    ------
-    ValueError
-        Empty or unknown split; a mirror file with the wrong hash; a corrupted archive.
-    FileNotFoundError
-        The mirror folder or file does not exist.
-    OSError
-        The download failed (nothing is left in the cache).
-    TypeError
-        A split that is not a string.
-
     Examples
     --------
-    Read from the mirror named by ``$POSGEOM_DATA`` (a download without it):
-
-    >>> dev = load_sst2("dev")
+    >>> dev = load_sst2("dev")  # from the mirror named by $POSGEOM_DATA (a download without it)
     >>> len(dev), int(dev.labels.sum()), dev.ids[0]
     (872, 444, 'dev:2')
     """
     return _load("sst2", split, data_dir, progress, cache)
 
 
-def load_imdb(
-    split: str,
-    *,
-    html_breaks: str = "keep",
-    data_dir: str | os.PathLike | None = None,
-    progress: bool = False,
-    cache: bool = True,
-) -> Corpus:
+def load_imdb(split: str, *, html_breaks: str = "keep", data_dir: str | os.PathLike | None = None,
+              progress: bool = False, cache: bool = True) -> Corpus:
     """Load the IMDB Large Movie Review Dataset: ``"train"`` or ``"test"`` (25,000 labelled reviews each).
 
     Parameters
     ----------
     split : {"train", "test"}
-        The split.
     html_breaks : {"keep", "space"}, default "keep"
         ``"keep"`` returns the reviews exactly as distributed, with their HTML line breaks ``<br />`` (which the
         WordPiece tokenizer turns into the four tokens ``<``, ``br``, ``/``, ``>``); ``"space"`` replaces every
@@ -410,15 +337,8 @@ def load_imdb(
         numeric file id, whatever the archive's member order (:cite:`maas2011`); the unlabelled ``unsup`` part is
         not used.
 
-    Raises
-    ------
-    ValueError, FileNotFoundError, OSError
-        As :func:`load_sst2`, and for an unknown ``html_breaks``.
-
     Examples
     --------
-    Read from the mirror named by ``$POSGEOM_DATA`` (a few seconds the first time, then from the parsed cache):
-
     >>> test = load_imdb("test", html_breaks="space")
     >>> len(test), int(test.labels.sum()), "<br" in test.texts[0]
     (25000, 12500, False)

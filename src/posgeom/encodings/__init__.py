@@ -1,6 +1,8 @@
-"""Positional encodings as numpy objects: absolute (sinusoidal, MDS, low-rank factors), ALiBi's head slopes, and
-monotonicity measures of any encoding. (The distances the relative schemes RoPE, ALiBi and T5 induce are private,
-``_relative`` and ``_schemes``: the stress table and the models use them.)
+"""Positional encodings as numpy objects.
+
+* :mod:`~posgeom.encodings.absolute`: sinusoidal, MDS and low-rank encodings.
+* :mod:`~posgeom.encodings.monotonicity`: rank correlations, triple scores and a permutation test of monotonicity.
+* ``alibi_slopes``: ALiBi's head slopes (the distances RoPE, ALiBi and T5 induce are private, ``_schemes``).
 """
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """Absolute positional encodings as matrices ``P`` (n x d, row ``i`` encodes position ``i``).
 
-* :func:`sinusoidal_encoding` (Vaswani et al.);
-* :func:`mds_encoding`, the information-optimal encoding of Algorithm 1 (classical MDS of the statistical distances,
-  placed in ``R^d`` by an orthonormal map, see ``_place_in_width`` and ``_orthonormal_frame``);
-* :func:`low_rank_factors`, the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
-
-Relative schemes (RoPE, ALiBi, T5) are in the private ``posgeom.encodings._relative``; the stress-minimising SMACOF
-configuration is behind :func:`posgeom.stress.stress_by_rank` (``method="smacof"``).
+* :func:`sinusoidal_encoding`: Vaswani et al.'s.
+* :func:`mds_encoding`: Algorithm 1, classical MDS of the statistical distances placed in ``R^d``.
+* :func:`low_rank_factors`: the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
 """
 
 from __future__ import annotations
@@ -20,19 +16,14 @@ from .._validation import check_matrix, check_positive_int, check_rng
 from ..geometry.mds import _eigenvector_signs, classical_mds
 from ._relative import sinusoidal_frequencies
 
-__all__ = [
-    "sinusoidal_encoding",
-    "mds_encoding",
-    "low_rank_factors",
-]
+__all__ = ["sinusoidal_encoding", "mds_encoding", "low_rank_factors"]
 
 
 def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """The sinusoidal encoding of Vaswani et al. (2017).
 
-    ``P[i, 2k] = sin(i theta_k)``, ``P[i, 2k+1] = cos(i theta_k)`` with ``theta_k = base^(-2k/d)``.
-    Every row has norm ``sqrt(d/2)`` and ``||p_i - p_j||^2 = sum_k 2 (1 - cos((i - j) theta_k))`` depends only on
-    ``i - j``.
+    ``P[i, 2k] = sin(i theta_k)``, ``P[i, 2k+1] = cos(i theta_k)``, ``theta_k = base^(-2k/d)``: every row has norm
+    ``sqrt(d/2)`` and ``||p_i - p_j||`` depends only on ``i - j``.
 
     Parameters
     ----------
@@ -41,22 +32,16 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
     d_model : int
         Model width (even).
     base : float, default 10000.0
-        Wavelength base ``b`` of the frequencies ``b ** (-2k / d_model)``.
+        Wavelength base of the frequencies.
 
     Returns
     -------
     (n, d) float ndarray
         Row ``i`` encodes position ``i``.
 
-    Raises
-    ------
-    ValueError
-        Odd ``d``, non-positive ``n`` or ``base <= 1``.
-
     Examples
     --------
-    >>> P = sinusoidal_encoding(3, 4)
-    >>> P.round(3)
+    >>> sinusoidal_encoding(3, 4).round(3)
     array([[ 0.   ,  1.   ,  0.   ,  1.   ],
            [ 0.841,  0.54 ,  0.01 ,  1.   ],
            [ 0.909, -0.416,  0.02 ,  1.   ]])
@@ -71,11 +56,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
 
 
 def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
-    """An orthonormal map ``W`` (d x r, ``W^T W = I_r``) that places ``R^r`` inside ``R^d``."""
-    d = check_positive_int(d, "d")
-    r = check_positive_int(r, "r")
-    if r > d:
-        raise ValueError(f"r={r} dimensions do not fit in width d={d}; use r <= d")
+    """An orthonormal map ``W`` (d x r, ``W^T W = I_r``): the first ``r`` axes, or a random frame drawn from ``rng``."""
     if rng is None:
         return np.eye(d, r)
     G = check_rng(rng).standard_normal((d, r))
@@ -85,51 +66,39 @@ def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
 
 def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
     """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = _orthonormal_frame(d, r, rng=rng)``."""
-    X = check_matrix(X, "X")
-    W = _orthonormal_frame(d, X.shape[1], rng=rng)
-    return X @ W.T
+    return X @ _orthonormal_frame(d, X.shape[1], rng=rng).T
 
 
 def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: str = "pad",
                  rng: int | np.random.Generator = 0, tol: float | None = None) -> np.ndarray:
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
 
-    ``P = X W^T`` where ``X = U_r L_r^{1/2}`` (n x r) is :func:`posgeom.classical_mds` of ``D`` and ``W`` (d x r) is
-    ``_orthonormal_frame``. Distances between rows of ``P`` equal those between rows of ``X`` for every choice of
-    ``W``; the choice only decides *which* ``r``-dimensional subspace of ``R^d`` the encoding occupies.
+    ``P = X W^T`` with ``X = U_r L_r^{1/2}`` (``posgeom.classical_mds``) and ``W`` (d x r) orthonormal, so distances
+    between rows of ``P`` are those of ``X`` whatever ``W``.
 
     Parameters
     ----------
     D : (n, n) array
-        Target distances between positions (e.g. Hellinger distances between the ``mu_i``).
+        Target distances between positions.
     d_model : int
-        Model width; must be ``>= rank``.
+        Model width, ``>= rank``.
     rank : int, optional
-        Number of MDS dimensions ``r``. ``None`` keeps the whole positive part of ``B`` (its numerical rank).
+        MDS dimensions ``r``; ``None`` keeps the positive part of ``B``.
     frame : {"pad", "random"}, default "pad"
-        Placement ``W``: ``"pad"`` pads with zeros (the first ``r`` coordinates), ``"random"`` draws a random
-        orthonormal frame from ``rng``.
+        ``W``: zero padding after the first ``r`` coordinates, or a random orthonormal frame drawn from ``rng``.
     rng : int or numpy.random.Generator, default 0
-        Seed or generator of the random frame; used only with ``frame="random"``.
+        Used only with ``frame="random"``.
     tol : float, optional
-        Eigenvalue tolerance passed to :func:`posgeom.classical_mds`.
+        Eigenvalue tolerance of ``classical_mds``.
 
     Returns
     -------
     (n, d) float ndarray
         Rows are positions.
 
-    Raises
-    ------
-    ValueError
-        An invalid ``D``, a ``rank`` above the numerical rank or above ``d``, a ``D`` that is zero everywhere, or
-        an unknown ``frame``.
-
     Examples
     --------
-    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> P = mds_encoding(D, d_model=3)
-    >>> P.shape
+    >>> mds_encoding(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), d_model=3).shape
     (4, 3)
     """
     if frame not in ("pad", "random"):
@@ -152,15 +121,14 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
 
 @dataclass(frozen=True)
 class LowRankFactors:
-    """An encoding stored as ``P ~= left @ right`` (see :func:`~posgeom.encodings.low_rank_factors`).
+    """An encoding stored as ``P ~= left @ right`` (:func:`low_rank_factors`).
 
     Attributes
     ----------
     left : (n, r) array
-        ``U_r diag(s_r)``: row ``i`` is position ``i``'s coordinates in an ``r``-dimensional subspace.
+        ``U_r diag(s_r)``: position ``i``'s coordinates in an ``r``-dimensional subspace.
     right : (r, d) array
-        ``V_r^T``, with orthonormal rows, so distances between rows of ``left`` equal those between rows of
-        ``left @ right``.
+        ``V_r^T``, orthonormal rows, so rows of ``left`` and of ``left @ right`` have the same distances.
 
     Examples
     --------
@@ -193,30 +161,12 @@ class LowRankFactors:
         """Fraction of parameters saved, ``1 - r (n + d) / (n d)`` (negative if the factors are larger)."""
         return 1.0 - self.n_parameters / self.n_full_parameters
 
-    def product(self) -> np.ndarray:
-        """The rank-``r`` encoding ``left @ right`` (n x d).
-
-        Returns
-        -------
-        (n, d) float ndarray
-            The best rank-``r`` approximation of the factorised encoding.
-
-        Examples
-        --------
-        >>> P = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
-        >>> np.allclose(low_rank_factors(P, 2).product(), P)
-        True
-        """
-        return self.left @ self.right
-
 
 def low_rank_factors(P: ArrayLike, r: int) -> LowRankFactors:
     """Best rank-``r`` factorisation of an encoding by the truncated SVD ``P = U S V^T``.
 
-    ``left = U_r S_r`` (n x r) and ``right = V_r^T`` (r x d): ``r (n + d)`` parameters instead of ``n d``. By
-    Eckart-Young the product is the closest rank-``r`` matrix to ``P`` in Frobenius norm; if ``rank(P) <= r`` it
-    reproduces ``P`` to rounding. Singular vectors are sign-fixed (largest-magnitude entry of each column of ``U``
-    positive) so the factors are deterministic.
+    ``left = U_r S_r``, ``right = V_r^T``: the closest rank-``r`` matrix to ``P`` in Frobenius norm (Eckart-Young), with
+    signs fixed (largest-magnitude entry of each column of ``U`` positive).
 
     Parameters
     ----------
@@ -230,16 +180,11 @@ def low_rank_factors(P: ArrayLike, r: int) -> LowRankFactors:
     LowRankFactors
         ``left`` (n x r) and ``right`` (r x d).
 
-    Raises
-    ------
-    ValueError
-        ``r > min(n, d)`` or ``P`` not a finite 2-D array.
-
     Examples
     --------
     >>> P = sinusoidal_encoding(8, 4)
     >>> f = low_rank_factors(P, 4)
-    >>> np.allclose(f.product(), P)
+    >>> np.allclose(f.left @ f.right, P)
     True
     """
     P = check_matrix(P, "P")

@@ -1,26 +1,18 @@
-"""Monotonicity of an encoding: do positions that are closer in the sequence get closer vectors?
+"""Monotonicity of an encoding: do positions closer in the sequence get closer vectors?
 
-The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`) says that learned position embeddings
-``p_0..p_{n-1}`` tend to satisfy ``|i - j| < |i - k|  =>  ||p_i - p_j|| < ||p_i - p_k||``. This module measures how
-far an encoding (or any position distance matrix) is from that ideal.
+The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`): learned position embeddings tend to satisfy
+``|i - j| < |i - k|  =>  ||p_i - p_j|| < ||p_i - p_k||``. Conventions (used everywhere in the book):
 
-Conventions (used everywhere in the book):
+* **Pairs**: the unordered pairs ``i < j`` of the first ``first`` positions (default all), optionally only those
+  with lag ``j - i <= max_lag``.
+* **Rank correlations**: Spearman's ``rho`` and Kendall's ``tau_b`` (ties by average ranks) of ``D_ij`` with the lag;
+  the pairs share positions, so scipy's p-values do not apply: use :func:`permutation_test`.
+* **Triple score**: for an anchor ``i`` and ``j, k`` on the same side of ``i`` with ``|i - j| < |i - k|``, the triple
+  is monotone when ``D_ij <= D_ik`` (ties count as monotone); ``1``: perfectly monotone, about ``0.5``: no relation.
+* **Input**: an encoding ``P`` (rows = positions, ``kind="encoding"``, Euclidean distances) or a distance matrix
+  (``kind="distances"``). Constant distances raise a ValueError rather than returning NaN.
 
-* **Pairs.** Every measure is computed over the unordered pairs ``i < j`` of the positions considered: the first
-  ``first`` positions (default all ``n``), optionally only the pairs with lag ``j - i <= max_lag``.
-* **Rank correlations.** Spearman's ``rho`` and Kendall's ``tau_b`` (``scipy.stats.spearmanr`` / ``kendalltau``,
-  ties handled by average ranks and the ``tau_b`` correction) of the distance ``D_ij`` with the lag ``|i - j|``.
-  ``+1``: distances increase strictly with the lag; ``0``: no monotone relation; a random encoding gives about 0.
-  The pairs share positions, so they are *not* independent: scipy's p-values do not apply, and the book uses the
-  position-permutation test :func:`permutation_test` instead.
-* **Triple score.** For an anchor ``i`` and two positions ``j, k`` on the *same side* of ``i`` with
-  ``|i - j| < |i - k|``, the triple is *monotone* when ``D_ij <= D_ik`` (ties count as monotone). The score of
-  position ``i`` is its fraction of monotone triples; the overall score pools all triples. ``1``: perfectly monotone;
-  about ``0.5``: no relation.
-
-Every function accepts an encoding ``P`` (rows = positions, ``kind="encoding"``, the default; distances are
-Euclidean) or a precomputed distance matrix (``kind="distances"``, e.g. the distances induced by a relative scheme).
-A constant distance vector has no defined rank correlation and raises a ValueError rather than returning NaN.
+* :func:`rank_correlations`, :func:`triple_monotonicity`, :func:`permutation_test`.
 """
 
 from __future__ import annotations
@@ -36,12 +28,7 @@ from ..geometry.euclidean import pairwise_distances
 from ..inference import PermutationTest, permutation_p_value, spearman
 from ..inference._correlation import pearson_rows, rank
 
-__all__ = [
-    "rank_correlations",
-    "triple_monotonicity",
-    "permutation_test",
-]
-
+__all__ = ["rank_correlations", "triple_monotonicity", "permutation_test"]
 
 _KINDS = ("encoding", "distances")
 _METHODS = ("spearman", "kendall")
@@ -49,18 +36,18 @@ _METHODS = ("spearman", "kendall")
 
 @dataclass(frozen=True)
 class RankCorrelation:
-    """Rank correlations of position distances with the lag.
+    """Rank correlations of position distances with the lag (:func:`rank_correlations`).
 
     Attributes
     ----------
     spearman : float
-        Spearman's ``rho`` of ``D_ij`` with ``j - i`` over the pairs considered.
+        Spearman's ``rho`` of ``D_ij`` with ``j - i``.
     kendall : float
-        Kendall's ``tau_b`` over the same pairs.
+        Kendall's ``tau_b`` over the same pairs (NaN if not requested).
     n_positions : int
-        Number of positions considered (``first``).
+        Number of positions considered.
     n_pairs : int
-        Number of pairs ``i < j`` used.
+        Number of pairs used.
     max_lag : int or None
         Largest lag used (``None``: all lags).
 
@@ -80,14 +67,14 @@ class RankCorrelation:
 
 @dataclass(frozen=True)
 class TripleMonotonicity:
-    """Fractions of monotone triples (see the module docstring).
+    """Fractions of monotone triples (:func:`triple_monotonicity`).
 
     Attributes
     ----------
     per_position : (n,) float array
         Score of each anchor position, in ``[0, 1]``.
     overall : float
-        Fraction of monotone triples over all anchors (anchors weighted by their number of triples).
+        Fraction of monotone triples over all anchors.
     n_triples : int
         Number of triples counted.
 
@@ -104,6 +91,7 @@ class TripleMonotonicity:
 
 
 def _check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else a ValueError naming ``name``."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
     return value
@@ -125,22 +113,20 @@ def _position_distances(X, *, kind: str = "encoding", first: int | None = None) 
     return pairwise_distances(X) if kind == "encoding" else X
 
 
-def _distance_lag_pairs(X, *, kind: str = "encoding", first: int | None = None,
-                       max_lag: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The distance and the lag of every pair ``i < j`` considered."""
-    D = _position_distances(X, kind=kind, first=first)
-    i, j = np.triu_indices(D.shape[0], k=1)
-    lags = j - i
-    if max_lag is not None:
-        max_lag = check_positive_int(max_lag, "max_lag", minimum=2)
-        if max_lag > D.shape[0] - 1:
-            raise ValueError(f"max_lag={max_lag} exceeds the largest lag {D.shape[0] - 1}; drop it or lower it")
-        keep = lags <= max_lag
-        i, j, lags = i[keep], j[keep], lags[keep]
-    return D[i, j], lags
+def _pairs(n: int, max_lag: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``i < j`` of ``n`` positions, only those with lag ``j - i <= max_lag`` if given."""
+    i, j = np.triu_indices(n, k=1)
+    if max_lag is None:
+        return i, j
+    max_lag = check_positive_int(max_lag, "max_lag", minimum=2)
+    if max_lag > n - 1:
+        raise ValueError(f"max_lag={max_lag} exceeds the largest lag {n - 1}; drop it or lower it")
+    keep = (j - i) <= max_lag
+    return i[keep], j[keep]
 
 
 def _check_not_constant(d: np.ndarray) -> None:
+    """Raise if all pair distances are equal (the rank correlation is 0/0)."""
     if np.ptp(d) <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
         raise ValueError(
             "all pair distances are equal: the rank correlation with the lag is undefined (0/0). The encoding "
@@ -157,42 +143,35 @@ def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None
     X : (n, d) encoding or (n, n) distance matrix
         What is measured.
     kind : {"encoding", "distances"}, default "encoding"
-        How ``X`` is read (see ``_position_distances``).
+        How ``X`` is read.
     first : int, optional
         Use positions ``0..first-1`` only.
     max_lag : int, optional
-        Use pairs with lag ``<= max_lag`` only (local monotonicity).
+        Use pairs with lag ``<= max_lag`` only.
     kendall : bool, default True
-        Also compute Kendall's ``tau_b`` (``O(P log P)`` in the number of pairs ``P``; set False to skip it, the
-        field is then NaN by request).
+        Also compute Kendall's ``tau_b`` (else NaN).
 
     Returns
     -------
     RankCorrelation
         Both correlations with the numbers of positions and pairs used.
 
-    Raises
-    ------
-    ValueError
-        All distances are equal (the correlation is undefined), or invalid ``X``, ``kind``, ``first``, ``max_lag``.
-
     Examples
     --------
-    >>> import numpy as np
     >>> rank_correlations(np.arange(5.0)[:, None]).spearman  # points on a line: perfectly monotone
     1.0
     """
     D = _position_distances(X, kind=kind, first=first)
-    d, lags = _distance_lag_pairs(D, kind="distances", max_lag=max_lag)
+    i, j = _pairs(D.shape[0], max_lag)
+    d, lags = D[i, j], j - i
     _check_not_constant(d)
-    rho = spearman(d, lags)
     tau = float(kendalltau(d, lags).statistic) if kendall else float("nan")
-    n = D.shape[0]
-    return RankCorrelation(spearman=rho, kendall=tau, n_positions=n, n_pairs=int(d.size), max_lag=max_lag)
+    return RankCorrelation(spearman=spearman(d, lags), kendall=tau, n_positions=D.shape[0], n_pairs=int(d.size),
+                           max_lag=max_lag)
 
 
 def _monotone_pairs(v: np.ndarray) -> tuple[int, int]:
-    """For distances ``v`` ordered by increasing lag: (number of pairs a < b with v[a] <= v[b], number of pairs)."""
+    """For distances ``v`` by increasing lag: (pairs ``a < b`` with ``v[a] <= v[b]``, all pairs)."""
     m = v.size
     if m < 2:
         return 0, 0
@@ -201,36 +180,23 @@ def _monotone_pairs(v: np.ndarray) -> tuple[int, int]:
 
 
 def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | None = None) -> TripleMonotonicity:
-    """Per-position and overall fractions of monotone triples.
-
-    For anchor ``i``, the triples are the pairs ``(j, k)`` on the same side of ``i`` (both ``> i`` or both ``< i``)
-    with ``|i - j| < |i - k|``; the triple is monotone when ``D_ij <= D_ik``.
+    """Per-position and overall fractions of monotone triples (the module's convention; ``O(n^3)``).
 
     Parameters
     ----------
     X, kind, first
-        As in ``_position_distances`` (at least 3 positions).
+        As in :func:`rank_correlations` (at least 3 positions).
 
     Returns
     -------
     TripleMonotonicity
         Per-anchor and pooled fractions of monotone triples.
 
-    Raises
-    ------
-    ValueError
-        Fewer than 3 positions, or invalid ``X``, ``kind`` or ``first``.
-
     Examples
     --------
-    >>> X = np.array([[0.0], [1.0], [3.0], [2.0]])  # position 3 lies between 1 and 2
-    >>> t = triple_monotonicity(X)
+    >>> t = triple_monotonicity(np.array([[0.0], [1.0], [3.0], [2.0]]))  # position 3 lies between 1 and 2
     >>> t.per_position.round(3), round(t.overall, 3), t.n_triples
     (array([0.667, 0.   , 1.   , 1.   ]), 0.75, 8)
-
-    Notes
-    -----
-    Cost ``O(n^3)`` comparisons in blocks of ``O(n^2)`` memory: about a second for ``n = 512``.
     """
     D = _position_distances(X, kind=kind, first=first)
     n = D.shape[0]
@@ -248,15 +214,12 @@ def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | No
 
 
 def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutations: int = 200,
-                     method: str = "spearman",
-                     kind: str = "encoding", first: int | None = None,
+                     method: str = "spearman", kind: str = "encoding", first: int | None = None,
                      max_lag: int | None = None) -> PermutationTest:
     """Is the encoding more monotone than the same vectors in a random positional order?
 
-    The null hypothesis is exchangeability of the positions: relabelling the positions (the rows of ``P``, or the
-    rows and columns of ``D``) by a uniformly random permutation leaves the distribution of the statistic
-    unchanged. Only the positions considered (``first``) are permuted. This test respects the dependence between
-    pairs that share a position, which the p-values of ``scipy.stats`` ignore.
+    The null is exchangeability of the positions considered: relabelling them by a uniformly random permutation leaves
+    the statistic's distribution unchanged. This respects the dependence between pairs that share a position.
 
     Parameters
     ----------
@@ -265,21 +228,14 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
     rng : int or numpy.random.Generator
         Randomness of the permutations.
     n_permutations : int, default 200
-        Number of random permutations ``B`` in the Monte Carlo null.
+        Random permutations in the Monte Carlo null.
     method : {"spearman", "kendall"}, default "spearman"
-        Kendall costs about ``0.1 s`` per permutation for 512 positions; Spearman uses a fast exact path (the
-        multiset of pair distances is permutation-invariant, so its ranks are computed once).
+        The statistic (Spearman has a fast exact path).
 
     Returns
     -------
     posgeom.inference.PermutationTest
-        One-sided (``alternative="greater"``): how often an encoding with the same distances but no positional
-        order is at least as monotone.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``method``, constant distances, or invalid ``X``, ``kind``, ``first``, ``max_lag``.
+        One-sided (``alternative="greater"``).
 
     Examples
     --------
@@ -294,10 +250,7 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
     observed = rank_correlations(D, kind="distances", max_lag=max_lag, kendall=method == "kendall")
     statistic = observed.spearman if method == "spearman" else observed.kendall
     n = D.shape[0]
-    i, j = np.triu_indices(n, k=1)
-    if max_lag is not None:
-        keep = (j - i) <= max_lag
-        i, j = i[keep], j[keep]
+    i, j = _pairs(n, max_lag)
     lag_ranks = rank(j - i)
     null = np.empty(n_permutations)
     # All pairs: the permuted pair set is the same multiset, so its ranks are a permutation of the fixed ranks.

@@ -1,19 +1,14 @@
 """Small Transformers in torch; the only library layer that imports torch. Seed ``s`` means: parameters
 initialised after ``seed_everything(s)``, mini-batch order from a generator seeded with ``s``.
 
-* :class:`ModelSpec`, :class:`TrainConfig` -- what is trained (architecture, start of the position table) and how;
-* :func:`fit` -- the one training entry point (one seed), returning a :class:`FitResult`;
-* :func:`fit_ensemble` -- many seeds at once in one batched model, behind the same interface;
-* :class:`TransformerClassifier` -- the model, its positional scheme named by a string;
-* :func:`seed_everything`, :class:`TrainingHistory`, :func:`predict` -- the deterministic loop under :func:`fit`
-  and prediction;
-* :mod:`~posgeom.nn.tasks` -- the labelled synthetic tasks (:class:`~posgeom.nn.tasks.TaskData`): :func:`order_task`,
-  :func:`centre_task`, :func:`probe_data`, :func:`transposition_task`, :func:`pair_distributions`;
-* :mod:`~posgeom.nn.conditions` -- the three conditions of Theorem 4 measured on labelled data:
-  :func:`non_stationarity`, :func:`multiset_bound`, :func:`sequence_bound`, :func:`order_sensitivity`,
-  :func:`non_degeneracy`;
-* :func:`output_trajectory`, :func:`kernel_regime_distances` -- the infinite-width predictions of the NTK appendix
-  (the finite masked-slot network is the private ``posgeom.nn._masked_slot``).
+* :class:`ModelSpec`, :class:`TrainConfig` -- what is trained and how; :func:`fit` trains one seed,
+  :func:`fit_ensemble` many at once, each returning :class:`FitResult`;
+* :class:`TransformerClassifier`, :func:`seed_everything`, :func:`predict` -- the model, seeding, prediction;
+* :mod:`~posgeom.nn.tasks` -- the synthetic tasks: :func:`order_task`, :func:`centre_task`, :func:`probe_data`,
+  :func:`transposition_task`, :func:`pair_distributions`;
+* :mod:`~posgeom.nn.conditions` -- Theorem 4's conditions on data: :func:`non_stationarity`, :func:`multiset_bound`,
+  :func:`sequence_bound`, :func:`order_sensitivity`, :func:`non_degeneracy`;
+* :func:`output_trajectory`, :func:`kernel_regime_distances` -- the NTK appendix's infinite-width predictions.
 """
 
 from __future__ import annotations
@@ -35,23 +30,8 @@ from .training import TrainingHistory as TrainingHistory
 from .training import predict, seed_everything
 
 __all__ = [
-    "ModelSpec",
-    "TrainConfig",
-    "fit",
-    "fit_ensemble",
-    "TransformerClassifier",
-    "seed_everything",
-    "predict",
-    "output_trajectory",
-    "kernel_regime_distances",
-    "order_task",
-    "centre_task",
-    "probe_data",
-    "pair_distributions",
-    "transposition_task",
-    "multiset_bound",
-    "sequence_bound",
-    "order_sensitivity",
-    "non_stationarity",
+    "ModelSpec", "TrainConfig", "fit", "fit_ensemble", "TransformerClassifier", "seed_everything", "predict",
+    "output_trajectory", "kernel_regime_distances", "order_task", "centre_task", "probe_data", "pair_distributions",
+    "transposition_task", "multiset_bound", "sequence_bound", "order_sensitivity", "non_stationarity",
     "non_degeneracy",
 ]

@@ -1,9 +1,5 @@
-"""The forward pass of ``S`` stacked :class:`~posgeom.nn.TransformerClassifier` members, written out with a member
-axis in front (batched matrix products on contiguous tensors), for :func:`posgeom.nn.fit_ensemble`.
-
-It computes, for every member ``k``, what ``TransformerClassifier.forward`` computes with the parameters
-``params[name][k]`` (the same operations, the member axis added); only the order of floating-point sums differs. A
-LayerNorm whose parameters are absent (a model built with ``layer_norm=False``) is the identity, as in the model.
+"""The forward pass of ``S`` stacked ``TransformerClassifier`` members with a member axis in front, for
+``fit_ensemble``: what ``TransformerClassifier.forward`` computes per member, up to the order of floating-point sums.
 """
 
 from __future__ import annotations

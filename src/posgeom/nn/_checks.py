@@ -1,6 +1,4 @@
-"""The input checks of the torch layer, each written once: sizes and heads, a scheme's options, a position table,
-token ids and labels.
-(Real-valued options and lists of seeds are checked by ``posgeom._validation``, shared with the numpy layers.)"""
+"""The torch layer's input checks, each written once (real options and seeds: ``posgeom._validation``)."""
 
 from __future__ import annotations
 
@@ -27,8 +25,7 @@ def check_heads(d_model, n_heads) -> tuple[int, int]:
 
 
 def check_scheme(name, *, rank, encoding) -> str:
-    """The scheme ``name`` (one of ``SCHEMES``), given ``rank`` exactly when it is ``"low_rank"`` and ``encoding``
-    exactly when it is ``"fixed"``."""
+    """The scheme ``name``, with ``rank`` exactly for ``"low_rank"`` and ``encoding`` exactly for ``"fixed"``."""
     if not isinstance(name, str):
         raise TypeError(f"positional must be a scheme name (str), got {type(name).__name__}")
     if name not in SCHEMES:
@@ -48,10 +45,8 @@ def check_table(value, name: str, n_positions: int, d_model: int) -> np.ndarray:
     """A finite (n_positions, d_model) position table, from an array or a tensor, as a float64 array."""
     P = check_matrix(value.detach().cpu().numpy() if torch.is_tensor(value) else value, name)
     if P.shape != (n_positions, d_model):
-        raise ValueError(
-            f"{name} must have shape (n_positions, d_model) = ({n_positions}, {d_model}), got {P.shape}; embed an "
-            "r-dimensional encoding into R^d first (e.g. pad with zero columns)"
-        )
+        raise ValueError(f"{name} must have shape (n_positions, d_model) = ({n_positions}, {d_model}), got "
+                         f"{P.shape}; embed an r-dimensional encoding into R^d first (e.g. pad with zero columns)")
     return P
 
 

@@ -1,17 +1,5 @@
-"""Private (the masked-slot network behind :mod:`posgeom.nn.ntk` and the NTK appendix's rates): the part of a
-masked-language model that sees only the masked slot.
-
-* :class:`MaskedSlot` -- the parameters ``P`` (n x w), ``W`` (w x w), ``A`` (V x w) of
-  ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)``, the logits at position ``i``;
-* :func:`init_masked_slot` -- their initialisation;
-* :func:`train_masked_slot` -- full-batch gradient descent on the network or on its linearisation at the start;
-* :func:`ntk_blocks` -- its exact empirical neural tangent kernel, blocks ``Theta[i, j]`` (V x V).
-
-Conventions: NTK parametrisation with one width ``w`` (``W``, ``A`` i.i.d. ``N(0, 1)``), ``P`` i.i.d.
-``N(0, sigma0^2 / w)`` so that ``||p_i(0)|| ~ sigma0`` at every width :cite:`jacot2018`; losses summed over
-positions (``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``; ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log
-softmax(f_i)_v``), so that time is ``t = lr * steps``; float64 throughout. The appendix derives the limit and
-measures the rates.
+"""The finite masked-slot network of the NTK appendix (conventions in ``posgeom.nn.ntk``): its parameters
+(:class:`MaskedSlot`, :func:`init_masked_slot`), training (:func:`train_masked_slot`), exact NTK (:func:`ntk_blocks`).
 """
 
 from __future__ import annotations
@@ -24,21 +12,14 @@ import torch
 
 from .._validation import check_matrix, check_positive_int, check_real
 
-__all__ = [
-    "init_masked_slot",
-    "train_masked_slot",
-    "ntk_blocks",
-]
-
+__all__ = ["init_masked_slot", "train_masked_slot", "ntk_blocks"]
 
 _LOSSES = ("mse", "cross_entropy")
-
-
 _DTYPE = torch.float64
 
 
 def _check_loss(loss) -> str:
-    """``loss`` if it is one of the known losses, else a ValueError."""
+    """``loss`` if it is a known loss, else a ValueError."""
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
     return loss
@@ -56,24 +37,20 @@ def _check_targets(targets, loss: str) -> np.ndarray:
 @dataclass(frozen=True, kw_only=True)
 class MaskedSlot:
     """The parameters of the masked-slot network, float64 tensors (from :func:`init_masked_slot`)."""
-
     P: torch.Tensor
     W: torch.Tensor
     A: torch.Tensor
 
 
 def _as_dict(params: MaskedSlot) -> dict[str, torch.Tensor]:
-    """``{"P": ..., "W": ..., "A": ...}``: the parameters as the pytree ``torch.func`` differentiates."""
+    """The parameters as the dict ``torch.func`` differentiates."""
     if not isinstance(params, MaskedSlot):
         raise TypeError(f"params must be a MaskedSlot (from init_masked_slot), got {type(params).__name__}")
     return {"P": params.P, "W": params.W, "A": params.A}
 
 
-def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5,
-                     seed: int) -> MaskedSlot:
-    """Initial parameters of the masked-slot network (float64 tensors): ``P`` (n x w) with ``E ||p_i(0)||^2 =
-    sigma0^2`` (``sigma0=0`` starts every position at the origin), ``W`` (w x w), ``A`` (V x w), drawn from a private
-    ``torch.Generator`` seeded with ``seed`` (the global generator is not touched)."""
+def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: float = 0.5, seed: int) -> MaskedSlot:
+    """Initial parameters, ``E ||p_i(0)||^2 = sigma0^2``, from a private ``torch.Generator`` seeded with ``seed``."""
     n = check_positive_int(n_positions, "n_positions", minimum=2)
     V = check_positive_int(n_outputs, "n_outputs")
     w = check_positive_int(width, "width")
@@ -86,14 +63,14 @@ def init_masked_slot(n_positions: int, n_outputs: int, width: int, *, sigma0: fl
 
 
 def _masked_slot_logits(params: dict[str, torch.Tensor]) -> torch.Tensor:
-    """(n, V) logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` from ``params`` {"P", "W", "A"} (differentiable)."""
+    """(n, V) logits ``f_i = A tanh(W p_i / sqrt(w)) / sqrt(w)`` from ``params`` {"P", "W", "A"}."""
     P, W, A = params["P"], params["W"], params["A"]
     w = P.shape[1]
     return torch.tanh(P @ W.T / math.sqrt(w)) @ A.T / math.sqrt(w)
 
 
 def _masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) -> torch.Tensor:
-    """Loss summed over positions: ``sum_i ||f_i - y_i||^2 / 2`` ("mse"), else ``-sum_i mu_i . log softmax(f_i)``."""
+    """The loss ``loss`` summed over positions."""
     if loss == "mse":
         return 0.5 * ((logits - targets) ** 2).sum()
     return -(targets * torch.log_softmax(logits, dim=-1)).sum()
@@ -101,13 +78,8 @@ def _masked_slot_loss(logits: torch.Tensor, targets: torch.Tensor, loss: str) ->
 
 def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr: float, steps: int,
                       linearised: bool = False) -> MaskedSlot:
-    """Full-batch gradient descent on the masked-slot network or on its linearisation; new parameters are returned.
-
-    ``targets`` are the ``y_i`` for ``"mse"`` and the distributions ``mu_i`` for ``"cross_entropy"``. Stability
-    needs ``lr`` below ``2 / lambda_max`` of the NTK (``lambda_max -> 1`` as the width grows; ``lr <= 0.5`` is safe
-    from width 64 on). ``linearised=True`` trains ``f(theta_0) + J(theta_0)(theta - theta_0)`` (one ``jvp`` and one
-    ``vjp`` at ``theta_0`` per step; the Jacobian is never formed). A diverging loss raises FloatingPointError.
-    """
+    """Full-batch gradient descent on the network (or, ``linearised``, on ``f(theta_0) + J(theta_0)(theta -
+    theta_0)``); targets ``y_i`` ("mse") or ``mu_i`` ("cross_entropy"); ``lr`` below ``2 / lambda_max`` of the NTK."""
     from torch.func import jvp, vjp
 
     loss = _check_loss(loss)
@@ -145,20 +117,9 @@ def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr:
 
 
 def ntk_blocks(params: MaskedSlot) -> np.ndarray:
-    """The exact empirical NTK of the masked-slot network, as blocks ``Theta[i, j]`` (V x V).
-
-    ``Theta[i, j] = sum_theta (d f_i / d theta)(d f_j / d theta)^T``, the sum of three parts (``u_i = W p_i /
-    sqrt(w)``, ``phi_i = tanh(u_i)``, ``phi'_i = 1 - phi_i^2``):
-
-    * from ``P`` (``f_i`` depends on ``p_i`` only): ``delta_ij J_i J_i^T`` with
-      ``J_i = A diag(phi'_i) W / w``;
-    * from ``A``: ``<phi_i, phi_j> / w * I_V``;
-    * from ``W``: ``<p_i, p_j> / w^2 * A diag(phi'_i * phi'_j) A^T``.
-
-    Returned as an (n, n, V, V) float64 array. At infinite width (with ``||p_i|| = O(1)``) it tends to
-    ``delta_ij I_V``: the diagonal blocks deviate from ``I_V`` by ``O(w^(-1/2))``, the off-diagonal ones are
-    ``O(w^(-3/2))``.
-    """
+    """The exact empirical NTK as (n, n, V, V) blocks ``Theta[i, j]``, the sum of the parts from ``P``
+    (``delta_ij J_i J_i^T``, ``J_i = A diag(phi'_i) W / w``), ``A`` (``<phi_i, phi_j> / w I_V``) and ``W``
+    (``<p_i, p_j> / w^2 A diag(phi'_i phi'_j) A^T``), with ``phi_i = tanh(W p_i / sqrt(w))``."""
     params = _as_dict(params)
     P, W, A = (params[k].detach() for k in ("P", "W", "A"))
     w = P.shape[1]
@@ -167,11 +128,9 @@ def ntk_blocks(params: MaskedSlot) -> np.ndarray:
     phi = torch.tanh(u)
     dphi = 1 - phi**2
     theta = torch.zeros(n, n, V, V, dtype=_DTYPE)
-    # A part and W part (all pairs).
     theta += (phi @ phi.T / w)[:, :, None, None] * torch.eye(V, dtype=_DTYPE)
     gram = P @ P.T / w**2
     theta += gram[:, :, None, None] * torch.einsum("vk,ik,jk,uk->ijvu", A, dphi, dphi, A)
-    # P part (diagonal blocks).
     for i in range(n):
         J = (A * dphi[i]) @ W / w
         theta[i, i] += J @ J.T

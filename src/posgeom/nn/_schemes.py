@@ -1,16 +1,9 @@
-"""The positional schemes of :class:`~posgeom.nn.TransformerClassifier`, one ``nn.Module`` each, built by
-:func:`make_positional` from a name of ``posgeom.encodings._schemes.SCHEMES``.
+"""The positional schemes of ``TransformerClassifier``, one ``nn.Module`` each, built by :func:`make_positional`.
 
-A scheme acts through one of three hooks of :class:`PositionalScheme` (the others are the identity):
-
-* ``embed`` -- absolute schemes add ``p_i`` to the token embedding at position ``i`` (``"sinusoidal"``,
-  ``"learned"``, ``"fixed"``, ``"low_rank"``); ``encoding_matrix`` returns ``P`` (n_positions x d_model);
-* ``rotate`` -- RoPE rotates queries and keys by position-dependent angles (``"rope"``);
-* ``bias`` -- ALiBi adds ``-m_h |i - j|`` to the attention logits of head ``h`` (``"alibi"``).
-
-``"none"`` uses no hook (Theorem 1). Positions are ``0..L-1`` with ``L <= n_positions`` for every scheme.
-Frequencies (sinusoidal, RoPE) are those of ``posgeom.encodings._relative.sinusoidal_frequencies`` (RoPE: per-head
-width, pairs ``(2k, 2k+1)``, the layout of the sinusoidal encoding); ALiBi slopes are those of Press et al. (2022).
+A scheme acts through one hook of :class:`PositionalScheme` (the others are the identity): ``embed`` adds ``p_i``
+(absolute schemes: ``"sinusoidal"``, ``"learned"``, ``"fixed"``, ``"low_rank"``), ``rotate`` rotates queries and keys
+(``"rope"``), ``bias`` adds ``-m_h |i - j|`` to the logits of head ``h`` (``"alibi"``); ``"none"`` uses none.
+Positions are ``0..L-1``, ``L <= n_positions``; frequencies and slopes come from ``posgeom.encodings._relative``.
 """
 
 from __future__ import annotations
@@ -28,12 +21,7 @@ from ._checks import check_heads, check_scheme, check_table
 
 
 class PositionalScheme(nn.Module):
-    """Base class: the three hooks through which a scheme acts, all the identity here.
-
-    Every scheme takes these three sizes first; its own options (``base``, ``init_std``, ``encoding``, ``rank``)
-    are keyword-only.
-    """
-
+    """Base class: the three hooks, all the identity here; a scheme's own options are keyword-only."""
     name = "base"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int):
@@ -42,28 +30,26 @@ class PositionalScheme(nn.Module):
         self.d_model, self.n_heads = check_heads(d_model, n_heads)
 
     def check_length(self, length: int) -> int:
-        """Return ``length`` after checking that it fits the position table (``length <= n_positions``)."""
+        """``length`` after checking ``length <= n_positions``."""
         if length > self.n_positions:
-            raise ValueError(
-                f"input has {length} positions but the {self.name!r} scheme was built for n_positions="
-                f"{self.n_positions}; truncate the input or build the model with a larger n_positions"
-            )
+            raise ValueError(f"input has {length} positions but the {self.name!r} scheme was built for n_positions="
+                             f"{self.n_positions}; truncate the input or build the model with a larger n_positions")
         return length
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        """Token embeddings ``x`` (batch, L, d) plus ``P[:L]`` for absolute schemes; ``x`` itself here."""
+        """Token embeddings ``x`` (batch, L, d), plus ``P[:L]`` for absolute schemes."""
         return x
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Queries and keys (batch, heads, L, d_head), rotated by RoPE; unchanged here."""
+        """Queries and keys (batch, heads, L, d_head), rotated by RoPE."""
         return q, k
 
     def bias(self, length: int, *, dtype: torch.dtype, device: torch.device | str | None = None) -> torch.Tensor | None:
-        """Additive attention bias (heads, L, L) of ALiBi; ``None`` here."""
+        """Additive attention bias (heads, L, L) of ALiBi, or ``None``."""
         return None
 
     def encoding_matrix(self) -> torch.Tensor | None:
-        """The absolute encoding ``P`` (n_positions x d_model), or ``None`` for schemes that add no vector."""
+        """The absolute encoding ``P`` (n_positions x d_model), or ``None``."""
         return None
 
     def extra_repr(self) -> str:
@@ -71,13 +57,12 @@ class PositionalScheme(nn.Module):
 
 
 class NoPosition(PositionalScheme):
-    """No positional signal at all (the setting of Theorem 1); sizes as in :class:`PositionalScheme`."""
-
+    """No positional signal at all (Theorem 1)."""
     name = "none"
 
 
 class AbsolutePosition(PositionalScheme):
-    """Base of the additive schemes: ``x_i <- x_i + p_i`` with ``P`` from :meth:`encoding_matrix`."""
+    """Base of the additive schemes: ``x_i <- x_i + p_i``."""
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         length = self.check_length(x.shape[-2])
@@ -88,7 +73,7 @@ class _BufferPosition(AbsolutePosition):
     """An absolute scheme whose table is a fixed float32 buffer ``P``."""
 
     def _store(self, P) -> None:
-        """Keep the table ``P`` as a float32 buffer (saved with the model, not trained)."""
+        """Keep ``P`` as a float32 buffer (saved, not trained)."""
         self.register_buffer("P", torch.tensor(P, dtype=torch.float32))
 
     def encoding_matrix(self) -> torch.Tensor:
@@ -96,8 +81,7 @@ class _BufferPosition(AbsolutePosition):
 
 
 class SinusoidalPosition(_BufferPosition):
-    """The fixed sinusoidal encoding of Vaswani et al. (2017); ``base`` (default 10000) is its wavelength base."""
-
+    """The fixed sinusoidal encoding of Vaswani et al. (2017), wavelength base ``base``."""
     name = "sinusoidal"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, base: float = 10000.0):
@@ -107,7 +91,6 @@ class SinusoidalPosition(_BufferPosition):
 
 class FixedPosition(_BufferPosition):
     """A given, frozen ``encoding`` (n_positions x d_model array or tensor), e.g. an MDS encoding."""
-
     name = "fixed"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, encoding: np.ndarray | torch.Tensor):
@@ -118,7 +101,6 @@ class FixedPosition(_BufferPosition):
 
 class LearnedPosition(AbsolutePosition):
     """A learned table ``P`` initialised ``N(0, init_std^2)`` (default 0.02); ``init_std=0`` ties every position."""
-
     name = "learned"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, init_std: float = 0.02):
@@ -131,12 +113,7 @@ class LearnedPosition(AbsolutePosition):
 
 
 class LowRankPosition(AbsolutePosition):
-    """A learned ``P = A @ B`` of rank ``rank`` (``A`` n x r, ``B`` r x d), ``1 <= r <= min(n_positions, d_model)``.
-
-    The factors are initialised ``N(0, (0.02 / sqrt(r))^(1/2))`` entrywise, so the entries of ``P`` have standard
-    deviation ``0.02`` as in :class:`LearnedPosition`.
-    """
-
+    """A learned ``P = A @ B`` of rank ``r``, factors initialised so that ``P``'s entries have SD 0.02."""
     name = "low_rank"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, rank: int):
@@ -144,10 +121,8 @@ class LowRankPosition(AbsolutePosition):
         check_scheme(self.name, rank=rank, encoding=None)
         self.rank = check_positive_int(rank, "rank")
         if self.rank > min(self.n_positions, self.d_model):
-            raise ValueError(
-                f"rank={self.rank} exceeds min(n_positions, d_model)={min(self.n_positions, self.d_model)}; "
-                "a larger rank adds parameters without adding expressiveness"
-            )
+            raise ValueError(f"rank={self.rank} exceeds min(n_positions, d_model)={min(self.n_positions, self.d_model)}"
+                             "; a larger rank adds parameters without adding expressiveness")
         std = math.sqrt(0.02 / math.sqrt(self.rank))
         self.A = nn.Parameter(torch.randn(self.n_positions, self.rank) * std)
         self.B = nn.Parameter(torch.randn(self.rank, self.d_model) * std)
@@ -157,12 +132,7 @@ class LowRankPosition(AbsolutePosition):
 
 
 class RotaryPosition(PositionalScheme):
-    """Rotary position embedding (RoPE, Su et al. 2024) on queries and keys; the per-head width must be even.
-
-    Pair ``(2k, 2k+1)`` at position ``i`` is rotated by the angle ``i theta_k``, ``theta_k = base^(-2k/d_head)``
-    (``base`` default 10000), so ``<R_i q, R_j k> = <q, R_{j-i} k>`` depends on ``i - j`` only.
-    """
-
+    """RoPE (Su et al. 2024): pair ``(2k, 2k+1)`` at position ``i`` rotated by ``i base^(-2k/d_head)``."""
     name = "rope"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int, *, base: float = 10000.0):
@@ -175,7 +145,7 @@ class RotaryPosition(PositionalScheme):
         self.register_buffer("sin", torch.tensor(np.sin(angles), dtype=torch.float32))
 
     def _rotate_one(self, x: torch.Tensor) -> torch.Tensor:
-        """Rotate the pairs of coordinates of ``x`` (..., L, d) by their position's angles."""
+        """Rotate the coordinate pairs of ``x`` (..., L, d) by their position's angles."""
         length = self.check_length(x.shape[-2])
         cos, sin = self.cos[:length].to(x.dtype), self.sin[:length].to(x.dtype)
         even, odd = x[..., 0::2], x[..., 1::2]
@@ -189,8 +159,7 @@ class RotaryPosition(PositionalScheme):
 
 
 class ALiBiPosition(PositionalScheme):
-    """Attention with linear biases (ALiBi, Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``."""
-
+    """ALiBi (Press et al. 2022): logit ``(i, j)`` of head ``h`` gets ``-m_h |i - j|``."""
     name = "alibi"
 
     def __init__(self, n_positions: int, d_model: int, n_heads: int):
@@ -211,9 +180,7 @@ _CLASSES = {cls.name: cls for cls in (NoPosition, SinusoidalPosition, LearnedPos
 
 def make_positional(name: str, n_positions: int, d_model: int, n_heads: int, *, rank: int | None = None,
                     encoding: np.ndarray | torch.Tensor | None = None) -> PositionalScheme:
-    """The scheme called ``name`` (default ``base`` and ``init_std``); ``rank`` is required by ``"low_rank"`` and
-    ``encoding`` by ``"fixed"``, each rejected by every other scheme.
-    """
+    """The scheme called ``name``, with ``rank`` (``"low_rank"`` only) or ``encoding`` (``"fixed"`` only)."""
     check_scheme(name, rank=rank, encoding=encoding)
     options = {"low_rank": {"rank": rank}, "fixed": {"encoding": encoding}}.get(name, {})
     return _CLASSES[name](n_positions, d_model, n_heads, **options)

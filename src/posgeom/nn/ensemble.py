@@ -1,16 +1,5 @@
-"""Many seeds at once: :func:`fit_ensemble` trains ``S`` copies of one architecture as a single batched model.
-
-The members' parameters are stacked (``torch.func.stack_module_state``), the forward pass runs with the member axis
-in front (batched matrix products, ``posgeom.nn._batched``), and one AdamW optimiser steps the stacked tensors --
-AdamW is elementwise, so this is each member's own AdamW step. The members run in groups of about 2^18 tokens times
-width per forward pass (a size that stays in the caches); a member's arithmetic does not depend on its group. Member
-``k`` is the run ``fit(spec, data, seed=seeds[k], config=config)`` would make (``data[k]`` when one dataset per seed
-is given): its own initialisation (built after ``seed_everything(seeds[k])``), its own mini-batch order (a generator
-seeded with ``seeds[k]``), its own stopping epoch. The models have no dropout, so there is no other random stream.
-Results agree with :func:`posgeom.nn.fit` up to rounding (batched kernels sum in another order), not bit for bit: in
-float64 to about 1e-8 after a whole run; in float32, training carries the rounding differences along, as it does
-when ``fit`` only changes its thread count. So a chapter that fits its seeds with ``fit_ensemble`` gets its own
-numbers, reproducible run to run, close to but not identical with a loop over ``fit``."""
+"""Many seeds at once: :func:`fit_ensemble` trains ``S`` copies of one architecture as a single batched model
+(parameters stacked, forward pass in ``posgeom.nn._batched``, one AdamW: elementwise, so each member's own step)."""
 
 from __future__ import annotations
 
@@ -28,9 +17,7 @@ from ._fit import FitResult, check_inputs, plateau_reached
 from .spec import ModelSpec, TrainConfig
 from .training import TrainingHistory
 
-__all__ = [
-    "fit_ensemble",
-]
+__all__ = ["fit_ensemble"]
 
 
 def _member_specs(spec, n: int) -> list:
@@ -47,24 +34,19 @@ def _member_specs(spec, n: int) -> list:
     return specs
 
 
-#: Tokens times width per forward pass of a group of members: larger groups leave the caches, smaller ones pay more
-#: overhead (measured best on the benchmark's models: Chapter 4 all 16 members at once, Chapters 6 and 9 about 4).
+#: Tokens times width per forward pass of a group of members (best measured on benchmarks/bench_ensemble.py).
 _SIZE_PER_GROUP = 2**18
 
 
 def _groups(n_members: int, size_per_member: int) -> list[slice]:
-    """The members in equal consecutive groups of about ``_SIZE_PER_GROUP`` tokens times width per mini-batch (each
-    member's arithmetic does not depend on its group: the batched kernels work member by member)."""
+    """The members in equal consecutive groups of about ``_SIZE_PER_GROUP`` tokens times width each."""
     n_groups = min(n_members, max(1, -(-n_members * size_per_member // _SIZE_PER_GROUP)))
     size = -(-n_members // n_groups)
     return [slice(a, min(a + size, n_members)) for a in range(0, n_members, size)]
 
 
 def _member_data(specs, data, config, n_members: int):
-    """``(X, y, mask)`` with a member axis in front: (S, N, L), (S, N) or (S, N, L), (S, N, L) or None.
-
-    One dataset is shared by every member (expanded views, no copy); a list or tuple of datasets gives one each.
-    """
+    """``(X, y, mask)`` with a member axis in front, from one shared dataset (views) or one per member."""
     if _is_dataset_sequence(data):
         if len(data) != n_members:
             raise ValueError(f"got {len(data)} datasets for {n_members} seeds; pass one dataset (shared by every "
@@ -88,7 +70,7 @@ def _member_data(specs, data, config, n_members: int):
 
 
 def _is_dataset_sequence(data) -> bool:
-    """Whether ``data`` is a list or tuple of datasets (each with ``X``, ``y``, or a tuple whose ``X`` is 2-D)."""
+    """Whether ``data`` is a list or tuple of datasets rather than one dataset given as a tuple."""
     if not isinstance(data, (list, tuple)) or not data:
         return False
 
@@ -101,7 +83,7 @@ def _is_dataset_sequence(data) -> bool:
 
 
 def _logits(model, params, buffers, X, mask, pooled, chunk=1024):
-    """Every member's logits on its whole dataset ``X`` (S, N, L): chunks of ``chunk`` sequences, groups of members."""
+    """Every member's logits on its whole dataset ``X`` (S, N, L), in chunks of ``chunk`` sequences."""
     members = []
     for group in _groups(X.shape[0], min(chunk, X.shape[1]) * X.shape[2] * model.d_model):
         sub, subbuf = {k: v[group] for k, v in params.items()}, {k: v[group] for k, v in buffers.items()}
@@ -114,8 +96,7 @@ def _logits(model, params, buffers, X, mask, pooled, chunk=1024):
 
 
 def _evaluate(model, params, buffers, X, y, mask, *, loss: bool):
-    """Per-member accuracy on its data (per sequence, or per non-ignored token), (S,) float64, and, with ``loss``,
-    the per-member mean cross-entropy as ``posgeom.nn.training._evaluate_loss`` computes it, (S,) (else None)."""
+    """Per-member accuracy (S,) and, with ``loss``, mean cross-entropy (S,) (else None)."""
     with torch.no_grad():
         logits = _logits(model, params, buffers, X, mask, y.ndim == 2)
         S = logits.shape[0]
@@ -132,53 +113,32 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
                  config: TrainConfig) -> tuple[FitResult, ...]:
     """Train one model per seed, all at once in one batched model: :func:`posgeom.nn.fit` for many seeds.
 
-    Member ``k`` starts from ``spec.build(seed=seeds[k])``, draws its mini-batches (from its own dataset, when one
-    per seed is given) in the order of a generator seeded with ``seeds[k]`` and stops on its own plateau
-    (``config.patience``), as ``fit`` would. Independent training runs -- distinct seeds for the data, the
-    initialisation and the order -- are one dataset per seed. The batched forward and backward passes sum in another
-    order than ``fit``'s, so members agree with ``fit`` up to rounding, which training then carries along (see the
-    module docstring).
+    Member ``k`` is the run ``fit(spec, data, seed=seeds[k], config=config)`` would make (on ``data[k]`` when one
+    dataset per seed is given), up to rounding: batched kernels sum in another order (about 1e-8 after a run in
+    float64; in float32 training carries the differences along, as a change of ``fit``'s thread count does).
 
     Parameters
     ----------
     spec : ModelSpec or sequence of ModelSpec
-        The architecture; or one spec per seed, differing only in the values of ``encoding`` (the frozen matrix of
-        ``"fixed"``) or ``init_encoding``.
+        One spec, or one per seed differing only in the values of ``encoding`` or ``init_encoding``.
     data : TaskData-like or tuple, or a list or tuple of them
-        One dataset as in :func:`posgeom.nn.fit`, on which every member trains; or one dataset per seed (member
-        ``k`` trains on ``data[k]``), all with the same shapes of ``X`` and ``y`` and all with or all without a
-        ``padding_mask``.
+        One dataset as in :func:`posgeom.nn.fit`, or one per seed (all of the same shapes, all or none masked).
     seeds : sequence of int
-        Distinct seeds ``>= 0``, one member each.
+        Distinct seeds ``>= 0``.
     config : TrainConfig
-        As in :func:`posgeom.nn.fit`, shared by every member.
 
     Returns
     -------
     tuple of FitResult
-        One per seed, in the order of ``seeds``: the same type :func:`posgeom.nn.fit` returns.
-
-    Raises
-    ------
-    TypeError
-        ``seeds`` not a sequence of integers, or a ``spec``, ``config`` or data of the wrong type.
-    ValueError
-        Empty or repeated seeds, specs of different architectures or in another number than the seeds, datasets in
-        another number than the seeds or of different shapes, or any data error of :func:`posgeom.nn.fit`.
-    FloatingPointError
-        A member's training loss became NaN or infinite.
+        In the order of ``seeds``.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from posgeom.nn import fit
     >>> X = np.array([[1, 2], [2, 1], [1, 1], [2, 2]] * 4)
-    >>> y = X[:, 1] - 1
-    >>> spec, config = ModelSpec(vocab_size=3, n_positions=2, d_model=8), TrainConfig(epochs=5, lr=1e-2)
-    >>> runs = fit_ensemble(spec, (X, y), seeds=(0, 1), config=config)
-    >>> alone = fit(spec, (X, y), seed=1, config=config)
-    >>> [r.seed for r in runs], bool(np.allclose(runs[1].history.loss, alone.history.loss, rtol=1e-5))
-    ([0, 1], True)
+    >>> runs = fit_ensemble(ModelSpec(vocab_size=3, n_positions=2, d_model=8), (X, X[:, 1] - 1), seeds=(0, 1),
+    ...                     config=TrainConfig(epochs=5, lr=1e-2))
+    >>> [r.seed for r in runs]
+    [0, 1]
     """
     seeds = check_seeds(seeds)
     specs = _member_specs(spec, len(seeds))

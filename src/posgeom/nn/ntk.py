@@ -3,14 +3,10 @@
 * :func:`output_trajectory` -- ``F_t(y)``, the infinite-width dynamics of one position's logits;
 * :func:`kernel_regime_distances` -- the infinite-width prediction of the trained distances ``||p_i - p_j||``.
 
-Conventions: NTK parametrisation with one width ``w`` (``W``, ``A`` i.i.d. ``N(0, 1)``), ``P`` i.i.d.
-``N(0, sigma0^2 / w)`` so that ``||p_i(0)|| ~ sigma0`` at every width :cite:`jacot2018`; losses summed over
-positions (``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``; ``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log
-softmax(f_i)_v``), so that time is ``t = lr * steps``; float64 throughout. The appendix derives the limit and
-measures the rates.
-
-The finite network itself (its initialisation, training and empirical kernel) is in the private
-``posgeom.nn._masked_slot``.
+Conventions (also of the finite network, ``posgeom.nn._masked_slot``): NTK parametrisation with one width ``w``
+(``W``, ``A`` i.i.d. ``N(0, 1)``), ``P`` i.i.d. ``N(0, sigma0^2 / w)`` so that ``||p_i(0)|| ~ sigma0`` at every
+width :cite:`jacot2018`; losses summed over positions (``"mse"``: ``sum_i ||f_i - y_i||^2 / 2``;
+``"cross_entropy"``: ``-sum_i sum_v mu_i(v) log softmax(f_i)_v``), so that time is ``t = lr * steps``; float64.
 """
 
 from __future__ import annotations
@@ -20,43 +16,28 @@ import numpy as np
 from .._validation import check_positive_int, check_real
 from ._masked_slot import _check_loss, _check_targets
 
-__all__ = [
-    "output_trajectory",
-    "kernel_regime_distances",
-]
+__all__ = ["output_trajectory", "kernel_regime_distances"]
 
 
 def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) -> np.ndarray:
-    """``F_t(y)`` for every row: gradient descent on ``f`` itself with the identity kernel, from ``f = 0``.
-
-    This is the infinite-width dynamics of every position's logits (each position alone, the same map for all):
-    ``f <- f - lr * grad_f loss(f; y)``, with the same ``lr`` and ``steps`` as the network, so that the
-    discretisation matches. For ``"mse"`` it is ``(1 - (1 - lr)^steps) y``.
+    """``F_t(y)`` for every row, the infinite-width dynamics of a position's logits: ``f <- f - lr * grad_f loss(f;
+    y)`` from ``f = 0``, with the network's ``lr`` and ``steps`` (``"mse"``: ``(1 - (1 - lr)^steps) y``).
 
     Parameters
     ----------
     targets : (n, V) array
         ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
     loss : {"mse", "cross_entropy"}
-        The per-position loss ``l(f; y)``.
     lr : float
-        Learning rate (> 0), as in the network's training.
     steps : int
-        Number of steps (>= 1).
 
     Returns
     -------
-    numpy.ndarray
-        (n, V) float: row ``i`` is ``F_t(y_i)``.
-
-    Raises
-    ------
-    ValueError
-        If ``loss`` is unknown, ``lr <= 0`` or cross-entropy targets are not distributions.
+    (n, V) numpy.ndarray
+        Row ``i`` is ``F_t(y_i)``.
 
     Examples
     --------
-    >>> import numpy as np
     >>> output_trajectory(np.array([[1.0, 0.0], [0.5, 0.5]]), loss="mse", lr=0.5, steps=2)
     array([[0.75 , 0.   ],
            [0.375, 0.375]])
@@ -76,49 +57,28 @@ def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) 
 
 
 def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps: int, sigma0: float) -> np.ndarray:
-    """The infinite-width prediction of the trained embedding distances ``||p_i(t) - p_j(t)||``.
+    """The infinite-width prediction of the trained distances ``||p_i(t) - p_j(t)||``.
 
-    ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)`` off the diagonal (0 on it), with ``F_t`` from
-    :func:`output_trajectory`: the displacement ``p_i(t) - p_i(0) = J^T (f_i(t) - f_i(0))`` is an isometric image
-    of the logit trajectory because ``J J^T -> I_V``, and the initial embeddings add ``2 sigma0^2`` to every
-    squared distance. The added constant does not change the ranks.
+    ``sqrt(||F_t(y_i) - F_t(y_j)||^2 + 2 sigma0^2)`` off the diagonal: the displacement is an isometric image of
+    the logit trajectory ``F_t`` (``J J^T -> I_V``), and the initial embeddings add ``2 sigma0^2``.
 
     Parameters
     ----------
-    targets : (n, V) array
-        ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
-    loss : {"mse", "cross_entropy"}
-        The per-position loss.
-    lr : float
-        Learning rate (> 0) of the network whose limit is predicted.
-    steps : int
-        Its number of steps (>= 1).
+    targets, loss, lr, steps
+        As in :func:`output_trajectory`.
     sigma0 : float
-        Its initial embedding scale (>= 0): ``||p_i(0)|| ~ sigma0`` at every width.
 
     Returns
     -------
-    numpy.ndarray
-        (n, n) float, symmetric, zero diagonal.
-
-    Raises
-    ------
-    ValueError
-        As :func:`output_trajectory`, or if ``sigma0 < 0``.
+    (n, n) numpy.ndarray
+        Symmetric, zero diagonal.
 
     Examples
     --------
-    With ``sigma0 = 0`` and the squared loss on ``sqrt(mu)``, the prediction is ``sqrt(2)`` times the Hellinger
-    distance, shrunk by ``1 - (1 - lr)^steps``:
+    With ``sigma0 = 0`` and the squared loss on ``sqrt(mu)``, ``sqrt(2)`` times the Hellinger distance (here 1):
 
-    >>> import numpy as np
-    >>> mu = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
-    >>> D = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=1.0, steps=1, sigma0=0.0)
-    >>> round(float(D[0, 1]), 6)  # disjoint supports: d_H = 1
+    >>> round(float(kernel_regime_distances(np.eye(2), loss="mse", lr=1.0, steps=1, sigma0=0.0)[0, 1]), 6)
     1.414214
-    >>> D2 = kernel_regime_distances(np.sqrt(mu), loss="mse", lr=1.0, steps=1, sigma0=1.0)
-    >>> round(float(D2[0, 1] ** 2), 6)  # plus 2 sigma0^2
-    4.0
     """
     sigma0 = check_real(sigma0, "sigma0", strict=False)
     F = output_trajectory(targets, loss=loss, lr=lr, steps=steps)

@@ -1,10 +1,4 @@
-"""What :func:`posgeom.nn.fit` trains (:class:`ModelSpec`) and how (:class:`TrainConfig`): two frozen records.
-
-* :class:`ModelSpec` -- the architecture of a :class:`posgeom.nn.TransformerClassifier` and how its position table
-  starts; :meth:`ModelSpec.build` makes the model after seeding torch.
-* :class:`TrainConfig` -- epochs, learning rate and schedule, weight decay, mini-batch size, an optional plateau
-  stopping rule, and the number of torch threads (part of the reproducibility contract).
-"""
+"""What :func:`posgeom.nn.fit` trains (:class:`ModelSpec`) and how (:class:`TrainConfig`): two frozen records."""
 
 from __future__ import annotations
 
@@ -20,10 +14,7 @@ from ._checks import check_heads, check_scheme, check_table
 from .models import TransformerClassifier
 from .training import seed_everything
 
-__all__ = [
-    "ModelSpec",
-    "TrainConfig",
-]
+__all__ = ["ModelSpec", "TrainConfig"]
 
 #: Fields that may differ between the members of one ensemble (values, not shapes).
 _PER_MEMBER = ("encoding", "init_encoding")
@@ -39,22 +30,14 @@ class ModelSpec:
         As in :class:`~posgeom.nn.TransformerClassifier`, with the defaults ``d_model=32``, ``n_heads=2``,
         ``n_layers=1``.
     init_encoding : (n_positions, d_model) array, optional
-        Start of a trained position table instead of the random one: ``"learned"`` starts at ``P = init_encoding``
-        (zeros tie every position), ``"low_rank"`` at its best rank-``rank`` approximation
-        (:func:`posgeom.encodings.low_rank_factors`: ``A = U_r S_r``, ``B = V_r^T``). Rejected for other schemes.
-    Raises
-    ------
-    ValueError, TypeError
-        As :class:`~posgeom.nn.TransformerClassifier`, and for an ``init_encoding`` of the wrong shape or scheme.
+        Start of a trained table instead of the random one: ``"learned"`` starts at ``P = init_encoding``,
+        ``"low_rank"`` at its best rank-``rank`` approximation (:func:`posgeom.encodings.low_rank_factors`).
 
     Examples
     --------
-    >>> spec = ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope")
-    >>> model = spec.build(seed=0)
-    >>> model.scheme, model.n_positions
-    ('rope', 6)
+    >>> ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope").build(seed=0).scheme
+    'rope'
     """
-
     vocab_size: int
     n_positions: int
     d_model: int = 32
@@ -85,49 +68,42 @@ class ModelSpec:
             raise ValueError(f"init_encoding starts a trained table ('learned', 'low_rank'), not {self.positional!r}")
 
     def same_architecture(self, other: ModelSpec) -> bool:
-        """Whether ``other`` differs from this spec at most in the values of ``encoding`` and ``init_encoding``.
+        """Whether ``other`` differs at most in the values of ``encoding`` and ``init_encoding`` (one ensemble).
 
         Parameters
         ----------
         other : ModelSpec
-            Another spec.
 
         Returns
         -------
         bool
-            True when the two models can be trained as members of one ensemble.
 
         Examples
         --------
-        >>> a = ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.zeros((4, 4)))
-        >>> a.same_architecture(ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.ones((4, 4))))
-        True
+        >>> ModelSpec(vocab_size=5, n_positions=4).same_architecture(ModelSpec(vocab_size=5, n_positions=5))
+        False
         """
         if not isinstance(other, ModelSpec):
             return False
         fields = [f for f in self.__dataclass_fields__ if f not in _PER_MEMBER]
         return all(getattr(self, f) == getattr(other, f) for f in fields) and all(
-            (getattr(self, f) is None) == (getattr(other, f) is None) for f in _PER_MEMBER
-        )
+            (getattr(self, f) is None) == (getattr(other, f) is None) for f in _PER_MEMBER)
 
     def build(self, *, seed: int) -> TransformerClassifier:
-        """The model, initialised after :func:`posgeom.nn.seed_everything` ``(seed)`` (threads left unchanged).
+        """The model in training mode, initialised after :func:`posgeom.nn.seed_everything` ``(seed)`` (threads kept).
 
         Parameters
         ----------
         seed : int
-            Seed of torch's global generator, which initialises the parameters.
 
         Returns
         -------
         posgeom.nn.TransformerClassifier
-            In training mode; ``init_encoding``, if given, already applied.
 
         Examples
         --------
-        >>> spec = ModelSpec(vocab_size=5, n_positions=4, d_model=4, init_encoding=np.zeros((4, 4)))
-        >>> float(spec.build(seed=0).positional_encoding().detach().abs().max())
-        0.0
+        >>> ModelSpec(vocab_size=5, n_positions=4, init_encoding=np.zeros((4, 32))).build(seed=0).training
+        True
         """
         seed_everything(seed, threads=None)
         model = TransformerClassifier(self.vocab_size, self.n_positions, self.d_model, self.n_heads, self.n_layers,
@@ -154,37 +130,25 @@ class TrainConfig:
     epochs : int
         Passes over the data (the most, when ``patience`` is set).
     lr : float
-        Learning rate, ``> 0`` (the peak of the cosine schedule).
+        Learning rate (the peak of the cosine schedule).
     batch_size : int or None, default 64
         Sequences per optimiser step; ``None`` trains full-batch.
     weight_decay : float, default 0.0
-        AdamW's decoupled weight decay, ``>= 0``.
     schedule : {"constant", "cosine"}, default "constant"
-        Constant ``lr``, or cosine decay from ``lr`` to 0 over all ``epochs`` steps.
+        Constant ``lr``, or cosine decay to 0 over all steps.
     patience : int or None, default None
-        Plateau stopping rule on the training accuracy, measured after every epoch: stop at the first epoch
+        Plateau rule on the training accuracy, measured after every epoch: stop at the first epoch
         ``e >= 2 patience`` at which the best accuracy of the last ``patience`` epochs exceeds the best of the
         ``patience`` epochs before by less than ``tol``. ``None`` trains all ``epochs``.
     tol : float, default 0.01
-        Tolerance of the plateau rule, ``>= 0``.
     threads : int, default 1
         Torch intra-op threads; bit-identical results need the same value across runs.
 
-    Raises
-    ------
-    ValueError
-        A non-positive ``epochs``, ``lr``, ``batch_size``, ``patience`` or ``threads``, a negative ``weight_decay``
-        or ``tol``, or an unknown ``schedule``.
-    TypeError
-        A count that is not an integer, or a rate that is not a finite real number.
-
     Examples
     --------
-    >>> config = TrainConfig(epochs=40, lr=2e-2, batch_size=250)
-    >>> config.steps(1000)
-    160
+    >>> TrainConfig(epochs=40, lr=2e-2).batch_size
+    64
     """
-
     epochs: int
     lr: float
     batch_size: int | None = 64
@@ -208,17 +172,15 @@ class TrainConfig:
             raise ValueError(f"schedule must be 'constant' or 'cosine', got {self.schedule!r}")
 
     def batch(self, n_sequences: int) -> int:
-        """The mini-batch size for ``n_sequences`` training sequences (all of them when ``batch_size`` is None).
+        """The mini-batch size ``min(batch_size, n_sequences)`` (``n_sequences`` for full-batch training).
 
         Parameters
         ----------
         n_sequences : int
-            Size of the training set.
 
         Returns
         -------
         int
-            ``min(batch_size, n_sequences)``, or ``n_sequences`` for full-batch training.
 
         Examples
         --------
@@ -229,17 +191,15 @@ class TrainConfig:
         return n if self.batch_size is None else min(self.batch_size, n)
 
     def steps(self, n_sequences: int) -> int:
-        """Optimiser steps of a run over all ``epochs`` on ``n_sequences`` sequences.
+        """Optimiser steps ``epochs * ceil(n_sequences / batch)`` of a run over all ``epochs``.
 
         Parameters
         ----------
         n_sequences : int
-            Size of the training set.
 
         Returns
         -------
         int
-            ``epochs * ceil(n_sequences / batch)``.
 
         Examples
         --------

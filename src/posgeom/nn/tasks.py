@@ -1,11 +1,6 @@
-"""Labelled synthetic tasks of the chapters (each returns a :class:`TaskData`).
-
-* :func:`order_task` -- "a before b", every sequence paired with its swap (Chapters 3, 4, 9)
-* :func:`centre_task` -- "a in the middle", paired likewise (Chapter 9)
-* :func:`probe_data` -- the absolute-position probe (Chapter 3)
-* :func:`pair_distributions` -- the token laws of positions 0 and 1 of :func:`transposition_task` (Chapter 4)
-* :func:`transposition_task` -- original against pair-exchanged sequences (Chapter 4)
-"""
+"""Labelled synthetic tasks of the chapters, as :class:`TaskData`: :func:`order_task` ("a before b"),
+:func:`centre_task` ("a in the middle"), :func:`probe_data` (absolute position), :func:`transposition_task` (a pair
+exchanged) with its laws :func:`pair_distributions`."""
 
 from __future__ import annotations
 
@@ -26,20 +21,16 @@ class TaskData:
 
     Attributes
     ----------
-    X : (N, L) int array
-        Token ids, one sequence per row.
-    y : (N,) int array
-        Class labels.
+    X, y : (N, L) and (N,) int arrays
+        Token ids, one sequence per row, and class labels.
     padding_mask : (N, L) bool array, optional
-        True where a row is padding; every row keeps at least one real token.
+        True at padding; every row keeps at least one real token.
 
     Examples
     --------
-    >>> data = TaskData(np.array([[2, 0, 1], [2, 1, 0]]), np.array([1, 0]))
-    >>> len(data), data.length, data.vocab_size
-    (2, 3, 3)
+    >>> TaskData(np.array([[2, 0, 1], [2, 1, 0]]), np.array([1, 0])).vocab_size
+    3
     """
-
     X: np.ndarray
     y: np.ndarray
     padding_mask: np.ndarray | None = None
@@ -103,9 +94,8 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np
 
     Examples
     --------
-    >>> data = order_task(3, 6, 5, rng=0, regime="uniform")
-    >>> data.X.shape, data.y.tolist()[:3] == [1 - v for v in data.y.tolist()[3:]]
-    ((6, 6), True)
+    >>> order_task(3, 6, 5, rng=0, regime="uniform").y
+    array([0, 0, 1, 1, 1, 0])
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     X = _background(n_pairs, n, vocab_size, rng, regime)
@@ -134,10 +124,8 @@ def centre_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | n
 
     Examples
     --------
-    >>> data = centre_task(20, 8, 10, rng=0)
-    >>> a = np.argmax(data.X == 0, axis=1)
-    >>> bool(np.array_equal(data.y, (a >= 2) & (a < 6)))
-    True
+    >>> centre_task(2, 8, 10, rng=0).y
+    array([1, 1, 0, 0])
     """
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     if n % 4:
@@ -164,21 +152,17 @@ def probe_data(n_sequences: int, n_positions: int, *, bos: int,
     Parameters
     ----------
     n_sequences, n_positions : int
-        Number of sequences; their length ``L >= 2`` (and number of classes).
     bos : int
-        The beginning-of-sequence id, ``>= 1``.
     rng : int or numpy.random.Generator
 
     Returns
     -------
     X, y : (N, L) int64 arrays
-        Token ids and per-token labels ``y[k, i] = i``.
 
     Examples
     --------
-    >>> X, y = probe_data(3, 5, bos=4, rng=0)
-    >>> X[:, 0].tolist(), bool(X[:, 1:].max() < 4), y[0].tolist()
-    ([4, 4, 4], True, [0, 1, 2, 3, 4])
+    >>> probe_data(1, 5, bos=4, rng=0)[1]
+    array([[0, 1, 2, 3, 4]])
     """
     N = check_positive_int(n_sequences, "n_sequences")
     L = check_positive_int(n_positions, "n_positions", minimum=2)
@@ -193,10 +177,8 @@ def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.nd
 
     Parameters
     ----------
-    vocab_size : int
-        ``V``, even and at least 2.
-    shift : float
-        ``s`` in ``[0, 1]``: 0 gives equal laws, 1 disjoint ones.
+    vocab_size, shift : int, float
+        ``V`` (even) and ``s`` in ``[0, 1]``: 0 gives equal laws, 1 disjoint ones.
 
     Returns
     -------
@@ -204,9 +186,8 @@ def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.nd
 
     Examples
     --------
-    >>> mu0, mu1 = pair_distributions(4, 1.0)
-    >>> mu0.tolist(), mu1.tolist()
-    ([0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5])
+    >>> pair_distributions(4, 1.0)[1]
+    array([0. , 0. , 0.5, 0.5])
     """
     V = check_positive_int(vocab_size, "vocab_size", minimum=2)
     if V % 2:
@@ -229,7 +210,6 @@ def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8,
     shift : float
         Non-stationarity of the pair (:func:`pair_distributions`), in ``[0, 1]``.
     vocab_size : int, default 8
-        Even ``V >= 2``.
     rng : int or numpy.random.Generator
 
     Returns
@@ -238,9 +218,8 @@ def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8,
 
     Examples
     --------
-    >>> data = transposition_task(6, shift=1.0, vocab_size=4, rng=0)
-    >>> data.X.shape, bool(np.all((data.X[:, 0] < 2) == (data.y == 1)))
-    ((6, 4), True)
+    >>> transposition_task(6, shift=1.0, vocab_size=4, rng=0).X.shape
+    (6, 4)
     """
     N = check_positive_int(n_sequences, "n_sequences")
     mu0, mu1 = pair_distributions(vocab_size, shift)

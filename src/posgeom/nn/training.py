@@ -1,17 +1,11 @@
-"""Deterministic training of the book's small Transformers on CPU.
+"""Deterministic training of the book's small Transformers on CPU: :func:`seed_everything`, :func:`predict`, the
+loop under ``fit`` and its :class:`TrainingHistory`.
 
-Reproducibility contract: the same seed, data, model constructor arguments and number of threads give bit-identical
-parameters and histories. It rests on three things, all set by this module:
-
-* :func:`seed_everything` seeds torch's global generator (used by parameter initialisation) -- call it right before
-  building a model;
-* ``_train_classifier`` draws its mini-batch order from its own ``torch.Generator`` seeded with ``seed``, and
-  enables ``torch.use_deterministic_algorithms(True)``;
-* the number of intra-op threads is fixed (``torch.set_num_threads``; default 1 here), because CPU reductions may
-  sum in a thread-dependent order.
-
-Losses are cross-entropy. Targets of shape ``(N,)`` train the pooled output (sequence classification); targets of
-shape ``(N, L)`` train the per-token output (token classification), with ``-100`` marking tokens to ignore.
+Reproducibility contract: the same seed, data, model arguments and number of threads give bit-identical parameters
+and histories, because :func:`seed_everything` seeds torch's global generator (the initialisation), the loop draws
+its mini-batch order from its own generator seeded with ``seed``, algorithms are deterministic and the number of
+intra-op threads is fixed (CPU reductions may sum in a thread-dependent order). Labels (N,) train the pooled output,
+(N, L) the per-token output with ``-100`` ignored.
 """
 
 from __future__ import annotations
@@ -23,40 +17,27 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._validation import check_positive_int, check_real
+from .._validation import check_positive_int
 from ._checks import IGNORE_INDEX
 
-__all__ = [
-    "seed_everything",
-    "predict",
-]
+__all__ = ["seed_everything", "predict"]
 
 
 def seed_everything(seed: int, *, threads: int | None = 1) -> None:
-    """Seed torch's global generator (parameter initialisation) and make torch deterministic.
-
-    numpy's global generator is left alone: numpy code in the package takes an explicit ``rng``.
+    """Seed torch's global generator (parameter initialisation) and make torch deterministic (numpy is left alone).
 
     Parameters
     ----------
     seed : int
         Seed ``>= 0``.
     threads : int or None, default 1
-        Number of torch intra-op threads to fix (``None`` leaves it unchanged). Bit-identical results require the
-        same value across runs.
-
-    Raises
-    ------
-    ValueError, TypeError
-        A negative or non-integer ``seed`` or ``threads``.
+        Torch intra-op threads to fix (``None`` leaves them unchanged).
 
     Examples
     --------
     >>> seed_everything(0)
-    >>> a = torch.randn(2)
-    >>> seed_everything(0)
-    >>> torch.equal(a, torch.randn(2))
-    True
+    >>> torch.randn(2)
+    tensor([ 1.5410, -0.2934])
     """
     seed = check_positive_int(seed, "seed", minimum=0)
     if threads is not None:
@@ -79,10 +60,8 @@ def _as_tensors(X, y=None, padding_mask=None):
             raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
         y = y.long()
         if y.ndim not in (1, 2) or y.shape[0] != X.shape[0] or (y.ndim == 2 and y.shape != X.shape):
-            raise ValueError(
-                f"y must have shape ({X.shape[0]},) (one label per sequence) or {tuple(X.shape)} (one per token), "
-                f"got {tuple(y.shape)}"
-            )
+            raise ValueError(f"y must have shape ({X.shape[0]},) (one label per sequence) or {tuple(X.shape)} (one "
+                             f"per token), got {tuple(y.shape)}")
     if padding_mask is not None:
         padding_mask = torch.as_tensor(padding_mask, dtype=torch.bool)
         if padding_mask.shape != X.shape:
@@ -99,30 +78,25 @@ def _logits(model, X, y, mask):
 
 @dataclass(frozen=True, kw_only=True)
 class TrainingHistory:
-    """What ``_train_classifier`` did.
+    """What a training run did.
 
     Attributes
     ----------
     loss : tuple of float
         The mean mini-batch loss of each epoch.
     final_loss : float
-        The loss on all of ``(X, y)`` after training (eval mode).
-    epochs : int
-        Epochs run (fewer than asked when ``on_epoch_end`` stopped training).
+        The loss on all the training data after training (eval mode).
+    epochs, seed : int
     stopped_early : bool
-        Whether ``on_epoch_end`` stopped training before the last epoch.
-    seed : int
-        Seed of the mini-batch order.
+        Whether the plateau rule or ``on_epoch_end`` stopped training before the last epoch.
     accuracy : tuple of float, default ()
-        The training accuracy after each epoch, when a stopping rule measured it (:class:`posgeom.nn.TrainConfig`
-        ``patience``); empty otherwise.
+        The training accuracy after each epoch, when the plateau rule measured it.
 
     Examples
     --------
     >>> TrainingHistory(loss=(0.7, 0.5), final_loss=0.45, epochs=2, stopped_early=False, seed=0).loss[-1]
     0.5
     """
-
     loss: tuple
     final_loss: float
     epochs: int
@@ -131,42 +105,22 @@ class TrainingHistory:
     accuracy: tuple = ()
 
 
-def _train_classifier(
-    model: nn.Module,
-    X: np.ndarray | torch.Tensor,
-    y: np.ndarray | torch.Tensor,
-    *,
-    epochs: int,
-    lr: float,
-    seed: int,
-    batch_size: int = 64,
-    weight_decay: float = 0.0,
-    padding_mask: np.ndarray | torch.Tensor | None = None,
-    schedule: str = "constant",
-    on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None,
-) -> TrainingHistory:
-    """Train ``model`` with Adam(W) on cross-entropy, batch order seeded by ``seed``: the book's one training loop."""
+def _train_classifier(model: nn.Module, X: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, *, epochs: int,
+                      lr: float, seed: int, batch_size: int = 64, weight_decay: float = 0.0,
+                      padding_mask: np.ndarray | torch.Tensor | None = None, schedule: str = "constant",
+                      on_epoch_end: Callable[[int, nn.Module], bool | None] | None = None) -> TrainingHistory:
+    """Train ``model`` with AdamW on cross-entropy, batch order seeded by ``seed`` (options checked by ``fit``)."""
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
-    seed = check_positive_int(seed, "seed", minimum=0)
-    lr = check_real(lr, "lr")
-    weight_decay = check_real(weight_decay, "weight_decay", strict=False)
-    if schedule not in ("constant", "cosine"):
-        raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
-    if on_epoch_end is not None and not callable(on_epoch_end):
-        raise TypeError(f"on_epoch_end must be callable(epoch, model) or None, got {type(on_epoch_end).__name__}")
     X, y, mask = _as_tensors(X, y, padding_mask)
-    if y is None:
-        raise ValueError("y is required")
     torch.use_deterministic_algorithms(True)
     generator = torch.Generator().manual_seed(seed)
     optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=float(weight_decay))
     loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE_INDEX)
     n = X.shape[0]
     total_steps = epochs * ((n + batch_size - 1) // batch_size)
-    scheduler = (
-        torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=total_steps) if schedule == "cosine" else None
-    )
+    scheduler = (torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=total_steps)
+                 if schedule == "cosine" else None)
     losses, stopped_early = [], False
     for epoch in range(1, epochs + 1):
         model.train()
@@ -195,45 +149,28 @@ def _train_classifier(
 
 
 @torch.no_grad()
-def predict(
-    model: nn.Module,
-    X: np.ndarray | torch.Tensor,
-    *,
-    padding_mask: np.ndarray | torch.Tensor | None = None,
-    pooled: bool = True,
-    batch_size: int = 1024,
-) -> torch.Tensor:
-    """Logits of ``model`` on ``X`` in eval mode, computed in batches: (N, n_classes), or (N, L, n_classes).
+def predict(model: nn.Module, X: np.ndarray | torch.Tensor, *, padding_mask: np.ndarray | torch.Tensor | None = None,
+            pooled: bool = True, batch_size: int = 1024) -> torch.Tensor:
+    """Logits of ``model`` on ``X`` in eval mode (left so), in batches: (N, n_classes), or (N, L, n_classes).
 
     Parameters
     ----------
     model : nn.Module
-        Called as ``model(X, padding_mask=..., pooled=...)``; left in eval mode.
+        Called as ``model(X, padding_mask=..., pooled=...)``.
     X : (N, L) int array or tensor
-        Token ids.
     padding_mask : (N, L) bool array or tensor, optional
-        ``True`` at padding tokens.
     pooled : bool, default True
-        Pooled logits, or one row per token.
     batch_size : int, default 1024
         Sequences per forward pass.
 
     Returns
     -------
     torch.Tensor
-        (N, n_classes) when pooled, (N, L, n_classes) otherwise; no gradient.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Malformed ``X`` or ``padding_mask``.
 
     Examples
     --------
     >>> from posgeom.nn import TransformerClassifier
-    >>> seed_everything(0)
-    >>> model = TransformerClassifier(5, 4, 8, 2, 1, n_classes=3)
-    >>> predict(model, np.zeros((7, 4), dtype=int), batch_size=3).shape
+    >>> predict(TransformerClassifier(5, 4, 8, 2, 1, n_classes=3), np.zeros((7, 4), dtype=int), batch_size=3).shape
     torch.Size([7, 3])
     """
     X, _, mask = _as_tensors(X, None, padding_mask)
@@ -247,14 +184,9 @@ def predict(
 
 
 @torch.no_grad()
-def _evaluate_loss(
-    model: nn.Module,
-    X: np.ndarray | torch.Tensor,
-    y: np.ndarray | torch.Tensor,
-    *,
-    padding_mask: np.ndarray | torch.Tensor | None = None,
-) -> float:
-    """Mean cross-entropy (natural log) of ``model`` on ``(X, y)`` in eval mode; token labels ``-100`` are ignored."""
+def _evaluate_loss(model: nn.Module, X: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, *,
+                   padding_mask: np.ndarray | torch.Tensor | None = None) -> float:
+    """Mean cross-entropy (natural log) of ``model`` on ``(X, y)`` in eval mode, ``-100`` ignored."""
     X, y, mask = _as_tensors(X, y, padding_mask)
     logits = predict(model, X, padding_mask=mask, pooled=y.ndim == 1)
     logits = logits.reshape(-1, logits.shape[-1])
@@ -262,7 +194,7 @@ def _evaluate_loss(
 
 
 def _accuracy(model: nn.Module, X, y, *, padding_mask=None) -> float:
-    """Fraction of correct argmax predictions, per sequence for (N,) labels, per non-ignored token for (N, L)."""
+    """Fraction of correct argmax predictions, per sequence or per non-ignored token."""
     X, y, mask = _as_tensors(X, y, padding_mask)
     pred = predict(model, X, padding_mask=mask, pooled=y.ndim == 1).argmax(dim=-1)
     keep = y != IGNORE_INDEX

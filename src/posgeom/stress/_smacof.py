@@ -1,13 +1,7 @@
-"""Private (behind ``stress_by_rank(..., method="smacof")``): SMACOF, a configuration that minimises raw stress.
-
-Classical MDS minimises strain, not stress; :func:`smacof_encoding` minimises the raw stress numerator by
-majorisation (de Leeuw, 1977; scikit-learn's ``smacof``), from the classical solution (so never above it) and from
-random starts, scoring every start with :func:`posgeom.stress_of_distances`.
-"""
+"""Private (behind ``stress_by_rank(..., method="smacof")``): SMACOF, a configuration that minimises raw stress."""
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +13,8 @@ from ..geometry.mds import classical_mds
 from .core import stress_of_distances
 
 __all__ = ["smacof_encoding"]
+
+MAX_ITER, EPS = 3000, 1e-8  # scikit-learn's iteration cap and tolerance, explicit
 
 
 @dataclass(frozen=True)
@@ -33,22 +29,13 @@ class SmacofResult:
     stresses: tuple
 
 
-def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, n_init: int = 4,
-                    init: str = "classical", max_iter: int = 3000, eps: float = 1e-8) -> SmacofResult:
-    """Rank-``rank`` SMACOF (metric) from the classical start (``init="classical"``) and ``n_init - 1`` random ones.
+def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, n_init: int = 4) -> SmacofResult:
+    """Rank-``rank`` metric SMACOF (scikit-learn's) from the classical start and ``n_init - 1`` random ones.
 
-    A missing classical column (``B`` of lower rank) is filled with small seeded noise; random starts are Gaussian
-    with the RMS scale of ``D``; ``eps`` is scikit-learn's tolerance; every scikit-learn argument is explicit.
-
-    Examples
-    --------
-    >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
-    >>> result = smacof_encoding(hellinger_distances(shift_equivariant_distributions(6)), 2, rng=0, n_init=2)
-    >>> result.embedding.shape, result.stress <= result.stresses[0]
-    ((6, 2), True)
+    A missing classical column is filled with small seeded noise; random starts are Gaussian with the RMS scale of
+    ``D``; every start is scored by the paper's raw stress and the best kept.
     """
     from sklearn.manifold import smacof  # imported here: scikit-learn is only needed for this comparison
-
     D = check_distance_matrix(D)
     n = D.shape[0]
     rank = check_positive_int(rank, "rank")
@@ -56,35 +43,27 @@ def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, 
         raise ValueError(f"rank={rank} is more than n - 1 = {n - 1} dimensions, which n points never need")
     rng = check_rng(rng)
     n_init = check_positive_int(n_init, "n_init")
-    max_iter = check_positive_int(max_iter, "max_iter")
-    if init not in ("classical", "random"):
-        raise ValueError(f"init must be 'classical' or 'random', got {init!r}")
-    if not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     iu = np.triu_indices(n, k=1)
     denom = float(np.sum(D[iu] ** 2))
     if denom == 0:
         raise ValueError("D is zero for every pair of positions: there is nothing to embed and stress is undefined")
     rms = np.sqrt(denom / len(iu[0]))
-    starts: list[tuple[str, np.ndarray]] = []
-    if init == "classical":
-        full = classical_mds(D)
-        X0 = full.embedding[:, :rank]
-        if X0.shape[1] < rank:
-            pad = 1e-3 * rms * rng.standard_normal((n, rank - X0.shape[1]))
-            X0 = np.hstack([X0, pad - pad.mean(axis=0)])
-        starts.append(("classical", X0))
+    X0 = classical_mds(D).embedding[:, :rank]
+    if X0.shape[1] < rank:
+        pad = 1e-3 * rms * rng.standard_normal((n, rank - X0.shape[1]))
+        X0 = np.hstack([X0, pad - pad.mean(axis=0)])
+    starts = [("classical", X0)]
     while len(starts) < n_init:
         starts.append((f"random-{len(starts)}", rms / np.sqrt(2.0) * rng.standard_normal((n, rank))))
     best, stresses = None, []
     for name, X0 in starts:
         X, _, n_iter = smacof(
-            D, metric=True, n_components=rank, init=X0, n_init=1, n_jobs=None, max_iter=max_iter, verbose=0,
-            eps=float(eps), random_state=None, return_n_iter=True, normalized_stress=False,
+            D, metric=True, n_components=rank, init=X0, n_init=1, n_jobs=None, max_iter=MAX_ITER, verbose=0,
+            eps=EPS, random_state=None, return_n_iter=True, normalized_stress=False,
         )
         X = X - X.mean(axis=0)
         s = stress_of_distances(pairwise_distances(X), D)  # the paper's raw stress, one formula for the book
         stresses.append(s)
         if best is None or s < best[1]:
             best = (X, s, int(n_iter), name)
-    return SmacofResult(best[0], best[1], best[2], best[2] < max_iter, best[3], tuple(stresses))
+    return SmacofResult(best[0], best[1], best[2], best[2] < MAX_ITER, best[3], tuple(stresses))

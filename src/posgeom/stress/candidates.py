@@ -1,8 +1,7 @@
 """The rows of a stress table: encodings and the distances they induce between positions.
 
 * :class:`Candidate`: one row (a name, its conventions, and the rule ``D -> E``).
-* ``fixed_distances`` / ``fixed_encoding``: a row from an induced distance matrix or an absolute encoding.
-* :func:`mds_candidate`: classical MDS of the target itself (fitted, refitted per resample).
+* :func:`mds_candidate`: classical MDS of the target itself (refitted per resample).
 * :func:`standard_candidates`: the book's rows (sinusoidal, RoPE, ALiBi, T5, learned, constant, MDS).
 """
 
@@ -23,11 +22,7 @@ from ..encodings.absolute import sinusoidal_encoding
 from ..geometry.euclidean import pairwise_distances
 from ..geometry.mds import classical_mds
 
-__all__ = [
-    "Candidate",
-    "mds_candidate",
-    "standard_candidates",
-]
+__all__ = ["Candidate", "mds_candidate", "standard_candidates"]
 
 # Within one table evaluation (one target D), the MDS rows share one eigendecomposition of B.
 MDS_CACHE: contextvars.ContextVar = contextvars.ContextVar("posgeom_mds_cache", default=None)
@@ -40,21 +35,13 @@ class Candidate:
     Attributes
     ----------
     name : str
-        Short row label, unique within a table (e.g. ``"sinusoidal"``, ``"MDS rank 1"``).
+        Row label, unique within a table (e.g. ``"MDS rank 1"``).
     description : str
-        The conventions behind the row (width, slopes, model, offset, ...), printed in the table.
+        The conventions behind the row, printed in the table.
     distances : callable
-        ``distances(D) -> E``: the (n x n) distance matrix the encoding induces, given the target ``D``. Fixed
-        encodings ignore ``D``; fitted ones (MDS) compute ``E`` from it.
+        ``distances(D) -> E``, the (n x n) induced distances; fixed encodings ignore ``D``.
     fitted : bool
         True if ``E`` depends on ``D``; such rows are refitted on every bootstrap resample.
-
-    Raises
-    ------
-    ValueError
-        An empty name.
-    TypeError
-        A non-string description, a non-callable ``distances`` or a non-bool ``fitted``.
 
     Examples
     --------
@@ -80,33 +67,20 @@ class Candidate:
 
 
 def fixed_distances(name: str, E: ArrayLike, *, description: str = "") -> Candidate:
-    """A row (``fitted=False``) from its induced distance matrix ``E`` (validated, read-only), e.g. a relative scheme's.
-
-    >>> from posgeom.encodings._relative import _alibi_distances
-    >>> c = fixed_distances("ALiBi", _alibi_distances(3), description="slope 1")
-    >>> c.distances(None)[0], c.fitted
-    (array([0., 1., 2.]), False)
-    """
+    """A row (``fitted=False``) from its induced distance matrix ``E`` (validated, read-only)."""
     E = check_distance_matrix(E, f"{name}: E")
     E.setflags(write=False)
     return Candidate(name, description, lambda D: E, fitted=False)
 
 
 def fixed_encoding(name: str, P, description: str = "") -> Candidate:
-    """A row from an absolute encoding ``P`` (n x d, rows = positions, ``n >= 2``): ``E_ij = ||p_i - p_j||``.
-
-    >>> fixed_encoding("line", [[0.0], [3.0]]).distances(None)
-    array([[0., 3.],
-           [3., 0.]])
-    """
+    """A row from an absolute encoding ``P`` (n x d, rows = positions): ``E_ij = ||p_i - p_j||``."""
     P = check_matrix(P, f"{name}: P", min_rows=2)
     return fixed_distances(name, pairwise_distances(P), description=description)
 
 
 def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: float | None = None) -> Candidate:
-    """Classical MDS of the target itself (Algorithm 1), at ``rank`` dimensions (``None``: full positive part).
-
-    The row is refitted on every bootstrap resample, so its interval includes the fitting noise.
+    """Classical MDS of the target itself (Algorithm 1), refitted on every bootstrap resample.
 
     Parameters
     ----------
@@ -115,17 +89,12 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
     name : str, optional
         Row label; default ``"MDS full rank"`` or ``"MDS rank <r>"``.
     tol : float, optional
-        Eigenvalue tolerance of :func:`posgeom.classical_mds`.
+        Eigenvalue tolerance of ``classical_mds``.
 
     Returns
     -------
     Candidate
         A row with ``fitted=True``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        If ``rank`` is not a positive integer.
 
     Examples
     --------
@@ -139,7 +108,6 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
     label = name or ("MDS full rank" if rank is None else f"MDS rank {rank}")
     what = "positive part of B (numerical rank)" if rank is None else f"top {rank} eigenpair(s) of B"
     description = f"classical MDS of D, {what}; fitted to D"
-
     def distances(D):
         cache = MDS_CACHE.get()
         if cache is None:  # outside a table evaluation
@@ -152,11 +120,11 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
             return pairwise_distances(classical_mds(D, rank=rank, tol=tol).embedding)  # raises the documented error
         r = fit.rank if rank is None else rank
         return pairwise_distances(fit.eigenvectors[:, :r] * np.sqrt(fit.eigenvalues[:r]))
-
     return Candidate(label, description, distances, fitted=True)
 
 
 def _slice_rows(P, offset: int, n: int, what: str) -> np.ndarray:
+    """Rows ``offset .. offset + n - 1`` of a learned table, or an error saying how many it has."""
     P = check_matrix(P, what, min_rows=2)
     offset = check_positive_int(offset, "offset", minimum=0)
     if offset + n > P.shape[0]:
@@ -167,44 +135,34 @@ def _slice_rows(P, offset: int, n: int, what: str) -> np.ndarray:
     return P[offset:offset + n]
 
 
-def standard_candidates(
-    n_positions: int,
-    *,
-    d_model: int = 384,
-    n_heads: int = 12,
-    model: str | os.PathLike | None = None,
-    pretrained: ArrayLike | None = None,
-    scratch: ArrayLike | None = None,
-    offset: int = 0,
-    mds_ranks: Sequence[int] = (1, 2, 3),
-    t5: bool = True,
-    constant: bool = True,
-    base: float = 10000.0,
-) -> list[Candidate]:
-    """The book's rows, in the book's order (the conventions of every row are in the Notes).
+def standard_candidates(n_positions: int, *, d_model: int = 384, n_heads: int = 12,
+                        model: str | os.PathLike | None = None, pretrained: ArrayLike | None = None,
+                        scratch: ArrayLike | None = None, offset: int = 0, mds_ranks: Sequence[int] = (1, 2, 3),
+                        t5: bool = True, constant: bool = True, base: float = 10000.0) -> list[Candidate]:
+    """The book's rows, in the book's order: sinusoidal, RoPE, ALiBi, T5 buckets, learned (pretrained, from
+    scratch), constant, MDS full rank, MDS at each of ``mds_ranks``.
 
-    sinusoidal, RoPE, ALiBi, T5 buckets (if ``t5``), learned (pretrained, if ``model`` or ``pretrained``), learned
-    (from scratch, if ``scratch``), constant (if ``constant``), MDS full rank, MDS at each rank of ``mds_ranks``.
+    RoPE, ALiBi and T5 use the induced distances of ``posgeom.encodings._schemes`` (RoPE's heads together share the
+    sinusoid's scale at width ``d_model``). "constant (no order)" (``E_ij = 1``, ``i != j``) is a reference row: an
+    encoding that separates every position equally.
 
     Parameters
     ----------
     n_positions : int
         Number of positions (``>= 2``).
     d_model : int, default 384
-        Model width of the sinusoidal encoding (all-MiniLM-L6-v2: 384; bert-base-uncased: 768). Even.
+        Model width (all-MiniLM-L6-v2: 384; bert-base-uncased: 768), even.
     n_heads : int, default 12
-        Attention heads: sets RoPE's head width ``d / n_heads`` (must be even) and ALiBi's slopes. Both models
-        above have 12.
+        Attention heads: RoPE's head width ``d / n_heads`` (even) and ALiBi's slopes.
     model : str, path or None, default None
-        Name of the pretrained model, used as the label of the "learned (pretrained)" row; requires ``pretrained``.
+        Label of the "learned (pretrained)" row; requires ``pretrained``.
     pretrained : (max_positions, d') array, optional
-        The pretrained position embeddings (e.g. ``posgeom.data.learned_position_embeddings(model=model)``); the stress
-        layer never loads files itself.
+        Pretrained position embeddings (e.g. ``posgeom.data.learned_position_embeddings(model=model)``).
     scratch : (max_positions, d') array, optional
         Position embeddings of a model trained from scratch.
     offset : int, default 0
-        Corpus position ``i`` is the model's position ``i + offset`` (learned rows only; the other schemes are
-        shift-invariant).
+        Corpus position ``i`` is the model's position ``i + offset`` (learned rows only): 0 when ``mu_0`` counts
+        ``[CLS]``, 1 when only word pieces are counted.
     mds_ranks : sequence of int, default (1, 2, 3)
         Truncated MDS rows (besides full rank).
     t5 : bool, default True
@@ -218,42 +176,6 @@ def standard_candidates(
     -------
     list of Candidate
         The rows, in the book's order.
-
-    Raises
-    ------
-    ValueError
-        ``d`` not divisible by ``n_heads`` or an odd head width, ``model`` without ``pretrained``, or a learned table
-        with too few rows for ``offset + n``.
-    TypeError
-        Non-bool ``t5`` or ``constant``, or non-integer sizes.
-
-    Notes
-    -----
-    * **sinusoidal**: :func:`posgeom.sinusoidal_encoding` of width ``d`` (the model's width).
-    * **RoPE**: the distance between the rotated copies of one unit-block vector in every head,
-      ``sqrt(n_heads) * _rope_distances(n, d_head)`` (``posgeom.encodings._relative._rope_distances``, head width
-      ``d_head = d / n_heads``): all heads together rotate ``d / 2`` blocks, as many as the sinusoidal encoding of width
-      ``d`` has, so the two share their scale and differ only in the frequency grid (``d_head / 2`` frequencies, each
-      used by ``n_heads`` heads, against ``d / 2``). One head alone is ``1 / sqrt(n_heads)`` of this, a scale that only
-      raw stress sees.
-    * **ALiBi**: the heads' linear biases ``-m_h |i - j|`` (slopes of Press et al. for ``n_heads`` heads,
-      ``posgeom.encodings._relative.alibi_slopes``), read as the distance between the concatenated one-dimensional
-      configurations ``x_i = (m_1 i, ..., m_h i)``: ``||m||_2 |i - j|``. Rank 1; its scale-optimal stress does not
-      depend on the slopes at all.
-    * **T5 buckets**: ``encodings._relative._t5_bucket_distances`` (32 buckets, maximum distance 128, bidirectional).
-    * **learned (pretrained)**: rows ``offset .. offset + n - 1`` of a pretrained model's position embeddings
-      (:func:`posgeom.data.learned_position_embeddings`). ``offset`` maps the corpus's position ``i`` to the
-      model's position ``i + offset``: 0 when ``mu_0`` counts ``[CLS]`` (BERT's position 0), 1 when only word pieces are
-      counted (the first word piece sits at BERT's position 1).
-    * **learned (from scratch)**: an encoding matrix supplied by the caller (e.g. the position table of a small
-      Transformer trained here), with the same ``offset`` rule.
-    * **constant (no order)**: ``E_ij = 1`` for every ``i != j``, a reference row: the stress of an encoding that
-      separates every position equally and carries no order at all (a random high-dimensional table is close to it).
-      Its scale-optimal stress is ``1 - (sum D)^2 / (N sum D^2)`` over the ``N`` pairs: small when ``D`` is nearly
-      constant off the diagonal, e.g. when sampling noise dominates it.
-    * **MDS**: classical MDS of ``D`` (Algorithm 1) at full rank (the positive part of ``B``) and at ranks
-      ``1, 2, 3``. Placing the configuration in ``R^d`` by an orthonormal map (:func:`posgeom.encodings.mds_encoding`)
-      keeps every distance, so the row is computed from the configuration itself.
 
     Examples
     --------
@@ -273,7 +195,6 @@ def standard_candidates(
         if not isinstance(value, bool):
             raise TypeError(f"{flag} must be True or False, got {value!r}")
     ranks = [check_positive_int(r, "each MDS rank") for r in mds_ranks]
-
     m = float(np.linalg.norm(alibi_slopes(n_heads)))
     rows = [
         fixed_encoding("sinusoidal", sinusoidal_encoding(n, d, base=base), f"Vaswani et al., d={d}, base={base:g}"),

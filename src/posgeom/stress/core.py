@@ -1,13 +1,10 @@
 """Stress: how well an encoding's distances reproduce the statistical distances between positions.
 
-Definition (the paper's, used verbatim): for an encoding ``P`` with rows ``p_i`` and target distances ``D``,
-
+Definition (the paper's): for an encoding ``P`` with rows ``p_i`` and target distances ``D``,
 ``stress(P) = sum_{i<j} (||p_i - p_j|| - D_ij)^2 / sum_{i<j} D_ij^2``.
-
-This *raw* stress depends on the scale of ``P``: sinusoidal distances reach ``sqrt(d)`` while Hellinger distances
-are at most 1. The *scale-optimal* stress is ``min_{a >= 0} stress(a P)``; with ``E_ij = ||p_i - p_j||`` the minimiser
-is ``a* = sum E D / sum E^2`` and ``stress(a* P) = 1 - (sum E D)^2 / (sum E^2 sum D^2)``, a number in ``[0, 1]``.
-The book always says which of the two it reports.
+This *raw* stress depends on the scale of ``P``. The *scale-optimal* stress is ``min_{a >= 0} stress(a P)``; with
+``E_ij = ||p_i - p_j||`` the minimiser is ``a* = sum E D / sum E^2`` and ``stress(a* P) = 1 - (sum E D)^2 / (sum E^2
+sum D^2)``, in ``[0, 1]``. The book always says which of the two it reports.
 """
 
 from __future__ import annotations
@@ -18,17 +15,13 @@ from numpy.typing import ArrayLike
 from .._validation import check_distance_matrix, check_matrix
 from ..geometry.euclidean import pairwise_distances
 
-__all__ = [
-    "optimal_scale",
-    "stress_of_distances",
-    "stress_of_encoding",
-]
-
+__all__ = ["optimal_scale", "stress_of_distances", "stress_of_encoding"]
 
 _SCALES = ("raw", "optimal")
 
 
 def _upper(E, D):
+    """The upper triangles of two validated distance matrices of one shape (``D`` not all zero)."""
     E = check_distance_matrix(E, "E")
     D = check_distance_matrix(D, "D")
     if E.shape != D.shape:
@@ -41,7 +34,7 @@ def _upper(E, D):
 
 
 def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
-    """The scalar ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``.
+    """The scale ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``.
 
     Parameters
     ----------
@@ -53,12 +46,7 @@ def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
     Returns
     -------
     float
-        ``a* >= 0`` when ``E`` and ``D`` are distance matrices; scale-optimal stress is ``stress(a* E, D)``.
-
-    Raises
-    ------
-    ValueError
-        Invalid or differently shaped distance matrices, or ``D`` zero for every pair.
+        ``a* >= 0``.
 
     Examples
     --------
@@ -77,23 +65,16 @@ def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> fl
     Parameters
     ----------
     E : (n, n) array
-        Distances between positions induced by an encoding (for relative schemes such as ALiBi or RoPE, their
-        induced distance; see :mod:`posgeom.encodings`).
+        Distances between positions induced by an encoding (for a relative scheme, its induced distance).
     D : (n, n) array
         Target distances, e.g. Hellinger distances between positional distributions.
     scale : {"raw", "optimal"}, default "raw"
-        ``"raw"``: the definition as is, ``sum_{i<j} (E_ij - D_ij)^2 / sum_{i<j} D_ij^2``. ``"optimal"``:
-        ``min_a stress(a E, D)`` in closed form, ``1 - (sum E D)^2 / (sum E^2 sum D^2)``.
+        Raw or scale-optimal stress (the module docstring).
 
     Returns
     -------
     float
         Stress, ``>= 0``; the scale-optimal value lies in ``[0, 1]``.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``scale``, invalid or differently shaped distance matrices, or ``D`` zero for every pair.
 
     Examples
     --------
@@ -114,26 +95,19 @@ def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> fl
 def stress_of_encoding(P: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> float:
     """Stress of an encoding ``P`` (n x d, rows = positions) against target distances ``D`` (n x n).
 
-    See the module docstring for the definition and the two scale conventions.
-
     Parameters
     ----------
     P : (n, d) array_like
-        An encoding, rows are positions; its Euclidean row distances are compared with ``D``.
+        An encoding; its Euclidean row distances are compared with ``D``.
     D : (n, n) array_like
-        Target distances between the same ``n`` positions (e.g. Hellinger distances, ``d_H^2 = 1 - BC``).
+        Target distances between the same ``n`` positions.
     scale : {"raw", "optimal"}, default "raw"
-        Raw stress as defined, or scale-optimal stress ``min_{a >= 0} stress(a P, D)``, in ``[0, 1]``.
+        Raw or scale-optimal stress (the module docstring).
 
     Returns
     -------
     float
         The stress.
-
-    Raises
-    ------
-    ValueError
-        ``P`` and ``D`` describe different numbers of positions, an invalid ``D``, or an unknown ``scale``.
 
     Examples
     --------

@@ -20,9 +20,7 @@ from ..inference._bootstrap import difference
 from .candidates import Candidate
 from .table import evaluate_rows
 
-__all__ = [
-    "stress_ladder",
-]
+__all__ = ["stress_ladder"]
 
 
 @dataclass(frozen=True)
@@ -32,29 +30,22 @@ class StressLadder:
     Attributes
     ----------
     names : tuple of str
-        The rows, in order (the components of the ladder's statistic).
+        The rows, in order.
     ladder : posgeom.geometry.Ladder
         The bootstrap of the rows' scale-optimal stress on each rung (all rows on the same resamples).
     estimand : str
-        What ``D`` estimates on every rung, in words.
+        What ``D`` estimates on every rung.
     n_texts : tuple of int
         Texts on each rung.
     title : str
         Free text (corpus and counting convention).
     estimator : object
-        The estimator of ``D`` used on every rung (for a resolved ladder, with its resolution fixed), so that other
-        computations can estimate the same estimand.
+        The estimator of ``D`` used on every rung (its resolution fixed), to estimate the same estimand elsewhere.
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.stress import Candidate
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
-    >>> line = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
-    >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(6))]
-    >>> lad = stress_ladder(rows, inc, rng=0, n_resamples=30)
-    >>> lad.names, lad.estimates.shape
-    (('line', 'constant'), (4, 2))
+    >>> _toy_ladder().names, _toy_ladder().estimates.shape
+    (('x', 'y'), (2, 2))
     """
 
     names: tuple
@@ -65,6 +56,7 @@ class StressLadder:
     estimator: object = None
 
     def _index(self, name: str) -> int:
+        """The position of row ``name``, or a ``KeyError`` listing the rows."""
         try:
             return self.names.index(name)
         except ValueError:
@@ -96,9 +88,7 @@ class StressLadder:
         return self.ladder.upper
 
     def holds_still(self, *, alpha: float = 0.01) -> bool:
-        """Whether no rung misses the whole corpus's stresses more often than chance allows.
-
-        See :meth:`posgeom.geometry.Ladder.holds_still`.
+        """Whether no rung misses the whole corpus's stresses more often than chance allows (``Ladder.holds_still``).
 
         Parameters
         ----------
@@ -118,14 +108,11 @@ class StressLadder:
     def verdict(self, a: str, b: str) -> str:
         """``"a < b"``, ``"a > b"`` or ``"undetermined"``: ranked only if the sign holds on every rung.
 
-        The paired difference of the two rows' scale-optimal stress on the same resamples must exclude 0 on the same
-        side on every rung (the centred interval of :meth:`contrast`: the estimate plus the quantiles of the paired
-        replicates' deviations from their mean). This is the rule of every verdict of the book.
+        The book's rule: the interval of :meth:`contrast` excludes 0 on the same side on every rung.
 
         Parameters
         ----------
         a, b : str
-            Row names.
 
         Returns
         -------
@@ -142,9 +129,7 @@ class StressLadder:
     def contrast(self, a: str, b: str) -> np.ndarray:
         """The paired difference ``stress*(a) - stress*(b)`` on each rung: rows ``(estimate, lower, upper)``.
 
-        Centred percentile interval of the paired replicates (the estimate plus the quantiles of their deviations
-        from their mean), as :meth:`StressTable.contrast` and :meth:`verdict`: a resample averages fewer random splits
-        than the estimate, so the replicates are shifted from it and their plain percentiles would be too.
+        Centred percentile intervals of the paired replicates, as :meth:`StressTable.contrast`.
 
         Parameters
         ----------
@@ -163,16 +148,13 @@ class StressLadder:
         return np.array([(d.estimate, d.lower, d.upper) for d in (difference(r, ia, ib) for r in self.ladder.rungs)])
 
     def equivalent(self, a: str, b: str, margin: float) -> bool:
-        """Whether :func:`posgeom.inference.decide` calls the pair equivalent within ``margin`` on every rung.
-
-        With a two-sided interval at ``confidence`` this is two one-sided tests at ``(1 - confidence) / 2`` on each
-        rung. The margin must come from outside the two rows' own difference.
+        """Whether ``posgeom.inference.decide`` calls the pair equivalent within ``margin`` on every rung.
 
         Parameters
         ----------
         a, b : str
         margin : float
-            Positive.
+            Positive, fixed from outside the two rows' own difference.
 
         Returns
         -------
@@ -187,33 +169,10 @@ class StressLadder:
             raise ValueError(f"margin must be positive, got {margin}")
         return self.ladder.decide(self._index(a), self._index(b), margin=float(margin)).outcome == "equivalent"
 
-    def to_frame(self):
-        """One row per (rung, encoding): share, texts, stress*, interval (a ``pandas.DataFrame``).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> _toy_ladder().to_frame().shape
-        (4, 6)
-        """
-        import pandas as pd
-
-        records = []
-        for k, f in enumerate(self.fractions):
-            for j, name in enumerate(self.names):
-                records.append({"share of texts": f, "texts": self.n_texts[k], "encoding": name,
-                                "stress*": float(self.estimates[k, j]), "lower": float(self.lower[k, j]),
-                                "upper": float(self.upper[k, j])})
-        return pd.DataFrame(records)
-
 
 def _toy_ladder() -> StressLadder:
-    """A two-row, two-rung ladder for the examples (``x`` at 0.5, ``y`` at 2.5, ``x - y`` between -3 and -1)."""
+    """A two-row, two-rung ladder for the examples (``x`` at 0.5, ``y`` at 2.5)."""
     from ..inference import BootstrapEstimate
-
     reps = np.column_stack([np.linspace(0, 1, 51), np.linspace(3, 2, 51)])
     r = BootstrapEstimate(np.array([0.5, 2.5]), reps, np.array([0.0, 2.0]), np.array([1.0, 3.0]), 0, 0, 0.95,
                           "percentile", "toy")
@@ -221,47 +180,42 @@ def _toy_ladder() -> StressLadder:
 
 
 def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
-                  rng: int | np.random.Generator,
-                  n_resamples: int = 100,
-                  fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95,
-                  title: str = "", groups: ArrayLike | None = None) -> StressLadder:
+                  rng: int | np.random.Generator, n_resamples: int = 100,
+                  fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95, title: str = "",
+                  groups: ArrayLike | None = None) -> StressLadder:
     """Scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with intervals.
 
-    Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator`` (default
-    :class:`posgeom.geometry.Resolved`, its resolution fixed for the smallest rung, so that every rung estimates one
-    estimand), fitted rows (MDS) are refitted on every resample, and all rows are evaluated on the same resamples.
+    Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator``, its resolution fixed
+    for the smallest rung (one estimand on every rung); fitted rows are refitted and all rows evaluated on the same
+    resamples.
 
     Parameters
     ----------
     candidates : sequence of Candidate
         The rows; names must be unique.
     data : SequenceIncidence
-        The texts.
     estimator : PlugIn, CrossFitted or Resolved, optional
         Default ``Resolved()``.
     rng : int or numpy.random.Generator
+        Randomness of the rungs, splits and resamples.
     n_resamples : int, default 100
         Bootstrap resamples per rung.
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
+        Shares of the texts on the rungs.
     confidence : float, default 0.95
+        Coverage of the intervals.
     title : str, optional
     groups : (n_texts,) array, optional
-        A label per text (SST-2's source sentences): each rung is then a random share of whole groups, resampled
-        and split by group (:func:`posgeom.geometry.stability_ladder`; ``n_texts`` is then approximate).
+        A label per text (e.g. source sentences): rungs, resamples and splits keep groups whole (``n_texts`` is then
+        approximate).
 
     Returns
     -------
     StressLadder
 
-    Raises
-    ------
-    ValueError
-        No candidates or repeated names (and the errors of :func:`posgeom.geometry.stability_ladder`).
-
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.stress import Candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
     >>> line = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
     >>> rows = [Candidate("line", "", lambda D: line), Candidate("constant", "", lambda D: 1 - np.eye(6))]
@@ -269,7 +223,6 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     (1600, 800, 400, 200)
     """
     from ..geometry.estimators import Resolved
-
     candidates = list(candidates)
     if not candidates:
         raise ValueError("candidates is empty; pass e.g. standard_candidates(n)")
@@ -278,10 +231,8 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
         raise ValueError(f"candidate names must be unique, got {list(names)}")
     estimator = Resolved() if estimator is None else estimator
     estimator = estimator.planned(data, fraction=min(float(f) for f in fractions))
-
     def statistic(Q):
         return evaluate_rows(candidates, distances_from_squared(Q))[1::3]
-
     lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
                            n_resamples=n_resamples, confidence=confidence, groups=groups)
     texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)  # with groups: about

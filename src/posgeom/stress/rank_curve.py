@@ -1,13 +1,10 @@
 """How much each extra dimension buys: stress and strain of MDS configurations against their rank.
 
-Two criteria, two optimal methods (Borg & Groenen, 2005):
+* **strain** ``||B - X X^T||_F / ||B||_F`` (``B = -1/2 J D^2 J``, ``X`` centred): classical MDS minimises it
+  (Eckart-Young);
+* **stress** (the paper's, :mod:`posgeom.stress.core`): SMACOF minimises it locally.
 
-* **strain** ``||B - X X^T||_F / ||B||_F`` with ``B = -1/2 J D^2 J`` and ``X`` centred. By Eckart-Young, classical
-  MDS (the top-``r`` positive eigenpairs of ``B``) minimises it over all rank-``r`` configurations;
-* **stress** (the paper's, :mod:`posgeom.stress`), minimised locally by SMACOF (``posgeom.stress._smacof``).
-
-:func:`stress_by_rank` computes the whole curve: from one eigendecomposition for classical MDS, one SMACOF fit per
-rank for SMACOF.
+* :func:`stress_by_rank`: the whole curve, from one eigendecomposition (classical) or one SMACOF fit per rank.
 """
 
 from __future__ import annotations
@@ -18,14 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_distance_matrix, check_matrix, check_positive_int
+from .._validation import check_distance_matrix, check_positive_int
 from ..geometry.mds import classical_mds, double_centered_gram
 from ._smacof import smacof_encoding
 from .core import stress_of_encoding as _stress
 
-__all__ = [
-    "stress_by_rank",
-]
+__all__ = ["stress_by_rank"]
 
 
 _METHODS = ("classical", "smacof")
@@ -33,20 +28,14 @@ _METHODS = ("classical", "smacof")
 
 def _strain(X, D) -> float:
     """Relative strain ``||B - Xc Xc^T||_F / ||B||_F`` of a configuration ``X`` (n x r) against distances ``D``."""
-    X = check_matrix(X, "X", min_rows=2)
     B = double_centered_gram(D)
-    if X.shape[0] != B.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but D describes {B.shape[0]} positions")
-    norm = float(np.linalg.norm(B))
-    if norm == 0:
-        raise ValueError("B = 0 (all distances are zero): strain is undefined (0/0)")
     Xc = X - X.mean(axis=0)
-    return float(np.linalg.norm(B - Xc @ Xc.T) / norm)
+    return float(np.linalg.norm(B - Xc @ Xc.T) / float(np.linalg.norm(B)))
 
 
 @dataclass(frozen=True)
 class RankCurve:
-    """Stress and strain of the rank-``r`` configurations of one method (see :func:`~posgeom.stress.stress_by_rank`).
+    """Stress and strain of the rank-``r`` configurations of one method (:func:`stress_by_rank`).
 
     Attributes
     ----------
@@ -55,18 +44,17 @@ class RankCurve:
     ranks : (k,) int array
         The ranks ``r``, in the order requested.
     stress_raw, stress_optimal : (k,) arrays
-        The paper's raw stress and the scale-optimal stress ``min_a stress(a X)``.
+        Raw and scale-optimal stress.
     strain : (k,) array
-        Relative strain (``_strain``).
+        Relative strain.
     embeddings : tuple of arrays
         The configurations, one (n x r) array per rank.
 
     Examples
     --------
-    >>> D = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
-    >>> curve = stress_by_rank(D, [1])
-    >>> curve.method, curve.ranks, curve.stress_raw.round(6), curve.embeddings[0].shape
-    ('classical', array([1]), array([0.]), (4, 1))
+    >>> curve = stress_by_rank(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), [1])
+    >>> curve.method, curve.ranks, curve.stress_raw.round(6)
+    ('classical', array([1]), array([0.]))
     """
 
     method: str
@@ -78,8 +66,7 @@ class RankCurve:
 
 
 def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classical",
-                   rng: int | np.random.Generator = 0, n_init: int = 1,
-                   tol: float | None = None) -> RankCurve:
+                   rng: int | np.random.Generator = 0, n_init: int = 1, tol: float | None = None) -> RankCurve:
     """Stress (raw and scale-optimal) and strain of the rank-``r`` configurations, for every ``r`` in ``ranks``.
 
     Parameters
@@ -87,39 +74,27 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     D : (n, n) array
         Target distances.
     ranks : iterable of int
-        Ranks ``r >= 1``. For ``"classical"`` every ``r`` must be at most the number of positive eigenvalues of
-        ``B`` (above ``tol``); for ``"smacof"`` at most ``n - 1``.
+        Ranks ``r >= 1``: at most the number of positive eigenvalues of ``B`` (classical) or ``n - 1`` (SMACOF).
     method : {"classical", "smacof"}
-        ``"classical"``: one eigendecomposition, ``X_r = U_r L_r^{1/2}`` for all ranks. ``"smacof"``: one
-        SMACOF fit per rank, started from classical MDS (plus ``n_init - 1``
-        random starts).
+        Classical MDS (``X_r = U_r L_r^{1/2}``) or SMACOF started from it (plus ``n_init - 1`` random starts).
     rng : int or numpy.random.Generator, default 0
         The random starts of ``"smacof"``; ignored by ``"classical"``.
     n_init : int, default 1
         SMACOF starts per rank.
     tol : float, optional
-        Eigenvalue tolerance for classical MDS (default ``n eps max|lambda|``).
+        Eigenvalue tolerance of classical MDS.
 
     Returns
     -------
     RankCurve
-        Raw and scale-optimal stress, strain and the configurations, one entry per rank.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``method``, empty ``ranks``, a rank above the numerical rank (classical) or ``n - 1`` (SMACOF), or an
-        invalid ``D``.
+        One entry per rank.
 
     Examples
     --------
     >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
-    >>> D = hellinger_distances(shift_equivariant_distributions(6))
-    >>> curve = stress_by_rank(D, [1, 2, 3])
+    >>> curve = stress_by_rank(hellinger_distances(shift_equivariant_distributions(6)), [1, 2, 3])
     >>> bool(np.all(np.diff(curve.strain) < 0)), curve.stress_optimal.shape
     (True, (3,))
-    >>> stress_by_rank(D, [2], method="smacof", rng=0).embeddings[0].shape
-    (6, 2)
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")

@@ -43,22 +43,8 @@ class ResolutionVerdicts:
     intervals: dict
 
     def verdict(self, a: str, b: str, *, which: str = "corpus") -> str:
-        """``"a < b"``/``"a > b"`` if so at every ``K`` (:func:`~posgeom.inference.decide`), else where it changes.
-
-        Parameters
-        ----------
-        a, b, which : str
-            Row names; ``"corpus"``, ``"control"`` or ``"net"``.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> ResolutionVerdicts((("x", "y"),), (5,), np.ones(1), 9, {"corpus": np.array([[[0.2, 0.1, 0.3]]])}).verdict(
-        ...     "x", "y")
-        'x > y'
+        """``"a < b"``/``"a > b"`` if so at every ``K`` (``posgeom.inference.decide``), else where it changes; ``which``
+        is ``"corpus"``, ``"control"`` or ``"net"``.
         """
         if (a, b) not in self.pairs or which not in self.intervals:
             raise KeyError(f"no pair {(a, b)} in {list(self.pairs)} or no {which!r} in {list(self.intervals)}")
@@ -78,21 +64,19 @@ def stress_across_resolutions(candidates: Sequence[Candidate], data: SequenceInc
     """The paired stress difference of each pair of rows at each resolution ``K``, with intervals and mass kept.
 
     At every ``K`` (``m*`` fixed) the resolved estimator is bootstrapped on the texts (or ``groups``), all rows on
-    the same resamples. A ``control`` with the same lengths, text by text (e.g. :func:`posgeom.geometry.flat_corpus`
-    of ``data``), is bootstrapped with the same seed: its resamples draw the same text indices and splits, so
-    ``corpus - control`` is paired by text.
+    the same resamples. A ``control`` with the same lengths, text by text (e.g. ``posgeom.geometry.flat_corpus`` of
+    ``data``), is bootstrapped with the same seed, so ``corpus - control`` is paired by text.
 
     Parameters
     ----------
     candidates, data, rng, n_resamples, confidence, n_splits, groups
-        As :func:`posgeom.stress.stress_ladder` (``n_splits``: of the point estimates; ``groups``: texts resampled
-        and split together). ``n_tokens``: the ``K`` values; ``pairs``: row names ``(a, b)``; ``control``: texts of
-        the same lengths; ``texts_per_position``: ``m*``, default the rule's for a subsample of ``fraction`` (1/8).
+        As :func:`posgeom.stress.stress_ladder` (``n_splits``: of the point estimates). ``n_tokens``: the ``K``
+        values; ``pairs``: row names ``(a, b)``; ``control``: texts of the same lengths; ``texts_per_position``:
+        ``m*``, default the rule's for a subsample of ``fraction`` (1/8).
 
     Returns
     -------
     ResolutionVerdicts
-        (``ValueError`` for empty ``n_tokens`` or ``pairs``, a pair naming no row, or a control of other lengths.)
 
     Examples
     --------
@@ -107,7 +91,6 @@ def stress_across_resolutions(candidates: Sequence[Candidate], data: SequenceInc
     ((2, 8), (2, 1, 3))
     """
     from ..geometry import Resolved, choose_resolution, resolution_sweep
-
     inc, names, pairs = check_incidence(data), [c.name for c in candidates], tuple((a, b) for a, b in pairs)
     ks = tuple(sorted(int(k) for k in n_tokens))
     if not ks or not pairs or not {x for p in pairs for x in p} <= set(names):

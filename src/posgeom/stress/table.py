@@ -1,10 +1,5 @@
-"""The stress table: how well the encodings in use reproduce a corpus's positional geometry.
-
-* :func:`stress_table`: raw and scale-optimal stress of every row against one target ``D``, with bootstrap
-  intervals (all rows on the same resamples, fitted rows refitted) when the texts behind ``D`` are given.
-
-The rows are in :mod:`posgeom.stress.candidates`, the evaluated table in :mod:`posgeom.stress.results`, the exact
-decomposition that explains it in :mod:`posgeom.stress.shift_invariant`; the names below are re-exported here.
+"""The stress table: :func:`stress_table`, raw and scale-optimal stress of every row against one target ``D``, with
+bootstrap intervals (all rows on the same resamples, fitted rows refitted) when the texts behind ``D`` are given.
 """
 
 from __future__ import annotations
@@ -46,11 +41,8 @@ _REEXPORTED = (Candidate, fixed_distances, fixed_encoding, mds_candidate, standa
 
 
 def evaluate_rows(candidates, D) -> np.ndarray:
-    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``.
-
-    The same numbers as :func:`~posgeom.stress.stress_of_distances` (raw and optimal) and
-    :func:`~posgeom.stress.optimal_scale`, with ``D`` validated once and its upper triangle taken once, and one
-    eigendecomposition shared by all MDS rows (this runs once per bootstrap resample).
+    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``: the numbers of
+    ``stress_of_distances`` and ``optimal_scale``, ``D`` validated once, one eigendecomposition shared by MDS rows.
     """
     D = check_distance_matrix(D, "D")
     n = D.shape[0]
@@ -109,20 +101,11 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     StressTable
         Centred percentile intervals of the one bootstrap engine (``StressTable.method``).
 
-    Raises
-    ------
-    ValueError
-        No candidates, repeated names, both or neither of ``D`` and ``data``, or a candidate for another ``n``.
-    TypeError
-        Non-Candidate rows, a non-string title, or ``data`` that is not a ``SequenceIncidence``.
-
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.encodings import sinusoidal_encoding
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 5, 12, rng=0), 5, 12)
-    >>> rows = [fixed_encoding("sin", sinusoidal_encoding(5, 8)), mds_candidate(rank=2)]
-    >>> table = stress_table(None, rows, data=inc, rng=0, n_resamples=10)
+    >>> table = stress_table(None, [mds_candidate(rank=2)], data=inc, rng=0, n_resamples=10)
     >>> table.estimator, table.n_resamples, table["MDS rank 2"].optimal_ci is not None
     ('resolved', 10, True)
     """

@@ -75,8 +75,3 @@ class Design:
         """Store per-seed ``results`` (JSON: floats round-trip exactly) with the design's hash, seeds and command."""
         Path(path).write_text(json.dumps({"design": self["name"], "design_sha256": self.sha256, "command": command
                                           or self["command"], "seeds": list(self.seeds), **results}, indent=1) + "\n")
-
-
-def _write_results(path: str | Path, design: Design, **results) -> None:
-    """``design.store(path, **results)``."""
-    design.store(path, **results)

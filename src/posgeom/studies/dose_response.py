@@ -1,12 +1,6 @@
-"""Chapter 9: does lower stress predict higher accuracy, with seeds as the unit?
-
-* :func:`xor_task` -- a control whose label ignores positions
-* :func:`seeded_dose_response` -- stress and accuracy of the MDS encoding with rows moved, seed by seed
-* :func:`toward_line` -- the order-keeping dose: an encoding moved toward evenly spaced points in the positions' order
-* :func:`within_seed_power` -- power of the ``t`` test on the mean within-seed Spearman correlation
-* :func:`extrapolation_runs` -- train at length ``n``, test at ``n``, again at ``n`` and at ``2n``
-* ``exploratory_runs``, ``stored_exploratory`` -- its exploratory runs, made once (``python -m``) and read back
-"""
+"""Chapter 9: does lower stress predict higher accuracy, with seeds as the unit? :func:`xor_task` (a control),
+:func:`seeded_dose_response` (stress and accuracy at growing doses), :func:`toward_line` (the order-keeping dose),
+:func:`within_seed_power`, :func:`extrapolation_runs`; ``stored_exploratory`` reads the exploratory runs back."""
 
 from __future__ import annotations
 
@@ -70,10 +64,8 @@ def _rms(P: np.ndarray) -> float:
 
 
 def toward_line(P: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
-    """``P`` moved by ``fraction`` toward evenly spaced points along its first principal axis, in the positions' order.
-
-    The line is scaled to ``P``'s RMS pair distance, and so is the result; ``rng`` is unused (the dose signature of
-    :func:`seeded_dose_response`).
+    """``P`` moved by ``fraction`` toward evenly spaced points in the positions' order along its first principal axis,
+    line and result scaled to ``P``'s RMS pair distance (``rng`` unused: the dose signature).
 
     Examples
     --------
@@ -91,10 +83,8 @@ def toward_line(P: np.ndarray, fraction: float, rng: np.random.Generator) -> np.
 
 def xor_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
              regime: str = "smooth") -> TaskData:
-    """A control whose label ignores positions: 1 iff exactly one of the tokens 0 and 1 is present.
-
-    The arguments are those of :func:`posgeom.nn.order_task` (``2 n_pairs`` sequences); returns a TaskData.
-    """
+    """A control whose label ignores positions: 1 iff exactly one of the tokens 0 and 1 is present (arguments of
+    ``posgeom.nn.order_task``, ``2 n_pairs`` sequences)."""
     n_pairs, n, vocab_size, rng = _check_task_args(n_pairs, n_positions, vocab_size, rng)
     X = _background(2 * n_pairs, n, vocab_size, rng, regime)
     fill = X[rng.permutation(2 * n_pairs)]  # background tokens at the same positions, from other sequences
@@ -135,10 +125,8 @@ class DoseRuns:
 
     def association(self, *, power: float, rng: int | np.random.Generator, first_dose: int = 0,
                     n_permutations: int = 10000, target_power: float = 0.8) -> Association:
-        """The within-seed association of stress and test accuracy over the doses from ``first_dose`` on.
-
-        ``power`` is the design's power (:func:`within_seed_power`): an interval containing 0 reads "no association
-        detected" if it reaches ``target_power``, else "undetermined"; ``rng`` draws the ``n_permutations``."""
+        """The within-seed association of stress and accuracy over the doses from ``first_dose`` on; an interval
+        holding 0 reads "no association detected" if ``power`` (the design's) reaches ``target_power``."""
         x, y = self.stress[:, first_dose:], self.test_accuracy[:, first_dose:]
         if x.shape[1] < 2:
             raise ValueError(f"need at least two doses from first_dose={first_dose} on, got {x.shape[1]}")
@@ -161,13 +149,10 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
                          n_pairs: int, n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig,
                          d_model: int = 16, n_heads: int = 2, n_layers: int = 1,
                          dose: Callable[..., np.ndarray] | None = None) -> DoseRuns:
-    """Stress and accuracy of the frozen MDS encoding ``P`` at growing doses ``f``, seed by seed.
+    """Stress and accuracy of the frozen MDS encoding ``P`` at growing doses ``f`` in [0, 1], seed by seed.
 
-    Seed ``s`` draws its task with ``rng=[s, 0]``, gives dose ``f`` the encoding ``dose(P, f, rng)`` (``rng=[s, 1]``;
-    default: ``round(f n)`` rows moved by a random derangement); all ``S F`` models train at once (seeds ``sF + a``).
-
-    ``task(n_pairs, n_positions, vocab_size, *, rng)`` returns a paired task (e.g. :func:`xor_task`); ``fractions``
-    are at least two doses in [0, 1]; ``n_pairs`` and ``n_test_pairs`` size each seed's training and test sets.
+    Seed ``s`` draws its paired ``task`` with ``rng=[s, 0]`` and gives dose ``f`` the encoding ``dose(P, f, rng)``
+    (``rng=[s, 1]``; default: ``round(f n)`` rows deranged); all models train at once (seeds ``sF + a``).
     """
     seeds, fractions = check_seeds(seeds), np.asarray(fractions, dtype=float)
     if fractions.ndim != 1 or fractions.size < 2 or np.any((fractions < 0) | (fractions > 1)):
@@ -193,10 +178,8 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
 
 def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.random.Generator,
                       alpha: float = 0.05, n_sim: int = 4000) -> float:
-    """Power of the two-sided ``t`` test on the mean within-seed Spearman correlation, by simulation.
-
-    Seeds (>= 2) each draw ``n_doses`` (>= 3) normal pairs of correlation ``rho`` in (-1, 1); ``n_sim`` designs.
-    """
+    """Power of the two-sided ``t`` test on the mean within-seed Spearman correlation, by ``n_sim`` simulations:
+    each of ``n_seeds`` (>= 2) draws ``n_doses`` (>= 3) normal pairs of correlation ``rho`` in (-1, 1)."""
     n_seeds = check_positive_int(n_seeds, "n_seeds", minimum=2)
     n_doses = check_positive_int(n_doses, "n_doses", minimum=3)
     if not -1 < float(rho) < 1:
@@ -220,12 +203,8 @@ class ExtrapolationRuns:
 def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Sequence[int], n_pairs: int,
                        n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig, d_model: int = 16,
                        n_heads: int = 2) -> ExtrapolationRuns:
-    """Train at length ``n``; test on fresh sets at ``n``, again at ``n``, and at ``2n``, one seed at a time.
-
-    Seed ``s`` draws its sets with ``rng=[s, 0]`` (the long one with ``rng=[s, 1]``) and trains with seed ``s``.
-
-    ``scheme``: one defined beyond the training length ("sinusoidal", "rope", "alibi", "none").
-    """
+    """Train a ``scheme`` defined beyond the training length at ``n``; test on fresh sets at ``n``, again at ``n``,
+    and at ``2n``. Seed ``s`` draws its sets with ``rng=[s, 0]`` (the long one ``[s, 1]``) and trains with seed s."""
     if scheme not in ("sinusoidal", "rope", "alibi", "none"):
         raise ValueError(f"scheme {scheme!r} has no positional signal beyond the training length")
     seeds, n = check_seeds(seeds), check_positive_int(n_positions, "n_positions")
@@ -241,24 +220,22 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
     return ExtrapolationRuns(seeds=seeds, at_n=at_n, at_n_again=at_n_again, at_2n=at_2n)
 
 
-def design_runs(design) -> DoseRuns:
-    """The order-keeping dose runs a design file (``data/designs/ch09_line.toml``) fixes, on its seeds."""
-    from ..nn import order_task
-    return seeded_dose_response(order_task, seeds=design.seeds, fractions=(0.0, 0.25, 0.5, 0.75, 1.0), n_pairs=150,
-                                n_test_pairs=200, n_positions=8, vocab_size=24, dose=toward_line,
-                                config=TrainConfig(epochs=12, lr=2e-2, batch_size=100))
-
-
+#: Chapter 9's settings, shared by its design's runs and its exploratory runs.
+_SETTINGS = dict(fractions=(0.0, 0.25, 0.5, 0.75, 1.0), n_pairs=150, n_test_pairs=200, n_positions=8, vocab_size=24,
+                 config=TrainConfig(epochs=12, lr=2e-2, batch_size=100))
 _EXPLORATORY = "data/results/ch09_exploratory.json"
 
 
-def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
-    """Chapter 9's exploratory dose runs (order, centre, xor; its settings) as JSON lists, one entry per task."""
-    from ..nn import centre_task, order_task
+def design_runs(design) -> DoseRuns:
+    """The order-keeping dose runs a design file (``data/designs/ch09_line.toml``) fixes, on its seeds."""
+    from ..nn import order_task
+    return seeded_dose_response(order_task, seeds=design.seeds, dose=toward_line, **_SETTINGS)
 
-    runs = {name: seeded_dose_response(task, seeds=seeds, fractions=(0.0, 0.25, 0.5, 0.75, 1.0), n_pairs=150,
-                                       n_test_pairs=200, n_positions=8, vocab_size=24,
-                                       config=TrainConfig(epochs=12, lr=2e-2, batch_size=100))
+
+def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
+    """Chapter 9's exploratory dose runs (order, centre, xor) as JSON lists, one entry per task."""
+    from ..nn import centre_task, order_task
+    runs = {name: seeded_dose_response(task, seeds=seeds, **_SETTINGS)
             for name, task in (("order", order_task), ("centre", centre_task), ("xor (control)", xor_task))}
     return {k: {f: getattr(r, f).tolist() for f in ("fractions", "stress", "test_accuracy")} for k, r in runs.items()}
 

@@ -1,10 +1,6 @@
-"""Chapter 8: monotonicity of position tables with seeds as the unit.
-
-* :func:`imdb_windows` -- ``[CLS] ... [SEP]`` WordPiece windows of IMDB training reviews
-* :func:`scratch_runs` -- masked-LM runs from scratch, one per seed, position table kept at every budget
-* :func:`mean_spearman_test` -- permutation test of the mean Spearman rho of distance with lag over tables
-* ``python -m posgeom.studies.monotone_seeds DESIGN OUT`` -- the confirmatory seeds of a design file, stored as JSON
-"""
+"""Chapter 8: monotonicity of position tables with seeds as the unit: :func:`imdb_windows` (IMDB WordPiece
+windows), :func:`scratch_runs` (masked-LM runs, the table kept at every budget), :func:`mean_spearman_test`; its
+design's command: ``python -m posgeom.studies.monotone_seeds DESIGN OUT``."""
 
 from __future__ import annotations
 
@@ -25,21 +21,18 @@ from ..nn.training import _evaluate_loss
 __all__ = ["imdb_windows", "scratch_runs", "mean_spearman_test"]
 
 
-def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Generator,
-                 chars: int = 400) -> np.ndarray:
-    """Full-length ``[CLS] w_1 ... w_{L-2} [SEP]`` bert-base-uncased windows of random IMDB training reviews.
-
-    ``n_reviews`` drawn (too short ones dropped), their first ``chars`` characters tokenised; an (N, n_positions) array.
-    """
+def imdb_windows(n_reviews: int, n_positions: int, *, rng: int | np.random.Generator, chars: int = 400) -> np.ndarray:
+    """(N, n_positions) full ``[CLS] ... [SEP]`` windows of the first ``chars`` characters of ``n_reviews`` random
+    IMDB training reviews (too short ones dropped)."""
     from ..data import CountingConvention, load_imdb, load_tokenizer
-    from ..data.conventions import _iter_token_sequences
+    from ..data._tokens import iter_token_sequences
     n_reviews = check_positive_int(n_reviews, "n_reviews")
     n_positions = check_positive_int(n_positions, "n_positions", minimum=3)
     imdb = load_imdb("train", html_breaks="space")
     pick = check_rng(rng).choice(len(imdb), size=n_reviews, replace=False)
     texts = [imdb.texts[k][:chars] for k in pick]
     conv = CountingConvention(n_positions)
-    windows = [s for batch in _iter_token_sequences(texts, load_tokenizer(), conv) for s in batch]
+    windows = [s for batch in iter_token_sequences(texts, load_tokenizer(), conv) for s in batch]
     return np.array([s for s in windows if len(s) == n_positions], dtype=np.int64)
 
 
@@ -114,13 +107,9 @@ def _masked_lm_data(X: np.ndarray, *, n_kept: int, rng: np.random.Generator, mas
 def scratch_runs(windows: ArrayLike, *, seeds: Sequence[int], n_windows: int, epochs: Sequence[int] = (0, 1, 2, 4, 8),
                  width: int = 32, n_layers: int = 2, n_heads: int = 4, n_kept: int = 500, lr: float = 3e-3,
                  batch_size: int = 32) -> ScratchRuns:
-    """Train one masked-LM Transformer per seed and keep its learned position table at every budget.
-
-    Run ``s`` draws windows and 15% masks from ``default_rng(s)``; :func:`posgeom.nn.fit`, seed ``s``, constant AdamW.
-
-    ``n_windows`` of the (N, L) ``windows`` per run; ``epochs``: the budgets at which each table is kept (0: at
-    initialisation); ``n_kept`` ids with their own output.
-    """
+    """Train one masked-LM Transformer per seed on ``n_windows`` of ``windows``; keep its position table at every
+    budget of ``epochs`` (0: at initialisation). Run ``s`` draws windows and 15% masks from ``default_rng(s)`` and
+    fits with seed ``s`` (constant AdamW); ``n_kept`` ids have their own output."""
     windows = np.asarray(windows)
     seeds = check_seeds(seeds)
     n_windows = check_positive_int(n_windows, "n_windows")
@@ -178,9 +167,8 @@ class MeanSpearmanTest:
 
 def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
                        n_permutations: int = 1999) -> MeanSpearmanTest:
-    """Are the tables, on average, more monotone than the same vectors in random positional orders?
-
-    Each of the ``n_permutations`` replicates relabels every (n, d) table's rows by its own permutation.
+    """Are the tables, on average, more monotone than the same vectors in random positional orders (each replicate
+    relabels every (n, d) table's rows by its own permutation)?
 
     Examples
     --------
@@ -219,6 +207,6 @@ def design_runs(design) -> dict:
 if __name__ == "__main__":  # pragma: no cover - the design's command
     import sys
 
-    from .designs import Design, _write_results
+    from .designs import Design
     design = Design.load(sys.argv[1])
-    _write_results(sys.argv[2], design, **design_runs(design))
+    design.store(sys.argv[2], **design_runs(design))

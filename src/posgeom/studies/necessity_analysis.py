@@ -1,10 +1,5 @@
-"""Chapter 3 (necessity): symmetry defects, and seeded runs scored by independent test unit.
-
-* :func:`defect_table` -- equivariance and invariance defects of one random model per scheme
-* :class:`SeedRuns` -- the runs of one configuration: models, accuracies, intervals
-* :func:`train_runs` -- one configuration trained once per seed, each seed on its own training set
-* ``design_runs`` -- the runs the design file ``ch03_runs`` fixes, on its fresh seeds (its command: ``python -m``)
-"""
+"""Chapter 3 (necessity): :func:`defect_table` (symmetry defects of random models), :func:`train_runs` (one
+configuration per seed, scored by independent test unit, as :class:`SeedRuns`); ``design_runs`` (``ch03_runs``)."""
 
 from __future__ import annotations
 
@@ -25,19 +20,9 @@ __all__ = ["defect_table", "SeedRuns", "train_runs"]
 def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, vocab_size: int, d_model: int = 32,
                  n_heads: int = 4, n_layers: int = 2, causal: bool = False, extra: dict | None = None,
                  seed: int = 1) -> pd.DataFrame:
-    """``max |F(PX) - PF(X)|`` (per token), ``max |g(PX) - g(X)|`` (pooled) and ``max |F(X)|`` of random models.
-
-    Parameters
-    ----------
-    schemes, ids, perm : sequence of str, (N, L) and (L,) int arrays or LongTensors
-        Positional schemes, one model each, built after ``seed_everything(seed)``; token ids; a permutation of them.
-    vocab_size, d_model, n_heads, n_layers, causal, extra, seed
-        The architecture, options per scheme (e.g. ``{"low_rank": {"rank": 3}}``), the seed of the initialisation.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per scheme; columns equivariance defect, invariance defect, output scale.
+    """Per scheme (one model built after ``seed_everything(seed)``, ``extra`` options per scheme), the equivariance
+    defect ``max |F(PX) - PF(X)|``, invariance defect ``max |g(PX) - g(X)|`` and output scale ``max |F(X)|`` on
+    the token ids ``ids`` (N, L) and the permutation ``perm`` of their positions.
 
     Examples
     --------
@@ -63,11 +48,9 @@ def defect_table(schemes: Sequence[str], ids: ArrayLike, perm: ArrayLike, *, voc
 
 @dataclass(frozen=True)
 class SeedRuns:
-    """The runs of one configuration, from :func:`train_runs`.
-
-    ``models`` (one per seed, eval mode), ``train_accuracy`` (S,), ``unit_accuracy`` (S, units: a swapped pair or a
-    sequence), ``interval`` (``t``, of its mean across runs), ``run_lower`` (S,: Wilson's bound on fully correct pairs,
-    or ``t``'s over sequences)."""
+    """Result of :func:`train_runs`: ``models`` (one per seed, eval mode), ``train_accuracy`` (S,), ``unit_accuracy``
+    (S, units: a swapped pair or a sequence), ``interval`` (``t``, of its mean across runs), ``run_lower`` (S,:
+    Wilson's bound on fully correct pairs, or ``t``'s over sequences)."""
     models: tuple[TransformerClassifier, ...]
     train_accuracy: np.ndarray
     unit_accuracy: np.ndarray
@@ -82,14 +65,9 @@ class SeedRuns:
 
 def train_runs(train: Sequence[object], test: object, *, positional: str, seeds: Sequence[int], vocab_size: int,
                causal: bool = False, n_classes: int = 2, confidence: float = 0.99, epochs: int = 12) -> SeedRuns:
-    """Train one configuration per seed with :func:`posgeom.nn.fit_ensemble`, seed ``k`` on ``train[k]``; score it.
-
-    ``d_model=32``, two heads, one layer, mean pooling; ``epochs`` of AdamW at ``lr=3e-3``, batches of 64. Test unit:
-    the pair (sequence labels; ``test``: sequences, then partners, as from :func:`posgeom.nn.order_task`) or sequence.
-
-    ``train``: one training set per seed (TaskData or (X, y)); ``test``: shared by the runs; ``confidence``: the level
-    of the interval and of each run's lower bound.
-    """
+    """Train one configuration per seed (``d_model=32``, two heads, one layer, AdamW at ``lr=3e-3``, batches of 64),
+    seed ``k`` on ``train[k]``; score it on the shared ``test`` by unit: the pair (sequence labels; sequences, then
+    partners, as from ``posgeom.nn.order_task``) or the sequence, at the level ``confidence``."""
     if not isinstance(train, (list, tuple)) or not all(hasattr(d, "X") or isinstance(d, tuple) for d in train):
         raise TypeError("train must be a list of training sets (TaskData or (X, y)), one per seed")
     if len(train) != len(seeds):
@@ -120,10 +98,8 @@ CONFIGS = (("none", False), ("learned", False), ("sinusoidal", False), ("rope", 
 
 
 def design_runs(design) -> dict:
-    """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread): per
-    configuration, accuracies and run bounds; the exact checks; the probe; the learned scheme after 5 epochs."""
+    """The per-run results the design file ``ch03_runs`` fixes, on its seeds, for JSON (torch on one thread)."""
     from ..nn import multiset_bound, order_task, probe_data
-
     seed_everything(0, threads=1)
     seeds = list(design.seeds)
     train = [order_task(600, 8, 8, rng=np.random.default_rng([s, 0]), regime="uniform") for s in seeds]

@@ -1,9 +1,6 @@
-"""Appendix (NTK regime): width sweeps of the masked-slot network, one independent seed per run.
-
-* :func:`kernel_deviations` -- deviation of the NTK blocks from ``delta_ij I`` at initialisation
-* :func:`train_runs` -- trained (and linearised) networks against the kernel-regime prediction
-* ``design_runs`` -- the runs the design file ``app_rates`` fixes, on its fresh seeds (its command: ``python -m``)
-"""
+"""Appendix (NTK regime): width sweeps of the masked-slot network, one independent seed per run:
+:func:`kernel_deviations` (at initialisation), :func:`train_runs` (against the kernel-regime prediction);
+``design_runs`` (``app_rates``)."""
 
 from __future__ import annotations
 
@@ -33,12 +30,8 @@ def _seed(seed0: int, k: int, s: int, n_seeds: int, stride: int | None = None) -
 
 def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], *, sigma0: float, n_seeds: int,
                       seed0: int) -> pd.DataFrame:
-    """RMS deviation of the NTK blocks from ``delta_ij I`` at initialisation, one row per independent network.
-
-    ``n_seeds`` networks per width of the masked-slot network, network ``s`` at the ``k``-th width with seed
-    ``seed0 + 10^m k + s`` (``10^m >= n_seeds``); ``sigma0`` the initial embedding scale. Columns width, seed,
-    diagonal, off-diagonal.
-    """
+    """RMS deviation of the NTK blocks from ``delta_ij I`` at initialisation (columns width, seed, diagonal,
+    off-diagonal), ``n_seeds`` networks per width, network ``s`` at the ``k``-th width with seed ``_seed``'s."""
     iu = np.triu_indices(n_positions, k=1)
     rows = []
     for k, w in enumerate(widths):
@@ -54,15 +47,12 @@ def kernel_deviations(n_positions: int, vocab_size: int, widths: Sequence[int], 
 def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: Callable[[int], float], lr: float,
                steps: int, n_seeds: int, seed0: int, linearised: bool = True,
                seed_stride: int | None = None) -> tuple[pd.DataFrame, np.ndarray]:
-    """Train the masked-slot network at every width, ``n_seeds`` independent initialisations each.
+    """Train the masked-slot network at every width from ``n_seeds`` seeds (as :func:`kernel_deviations`'), the
+    initial scale ``sigma0(width)``, toward ``target`` (``sqrt(mu)`` for ``loss="mse"``, ``mu`` for cross-entropy).
 
-    One row per run: ``error`` (RMS of learned minus kernel-regime distances), ``displacement`` (the same for the
-    trained minus initial table against ``D^F``, the prediction at ``sigma0 = 0``), ``rho`` (Spearman of the learned
-    distances with the lag), ``discordance`` (1 - Kendall's tau with the prediction), ``gap`` if ``linearised``.
-
-    ``target``: ``sqrt(mu)`` for ``loss="mse"``, ``mu`` for ``"cross_entropy"``; ``sigma0`` maps a width to the
-    initial scale; seeds as in :func:`kernel_deviations`, or ``seed0 + seed_stride k + s`` if ``seed_stride`` is
-    given (``>= n_seeds``). Returns the runs and the learned distances of the last run.
+    Returns one row per run, ``error`` (RMS of learned minus kernel-regime distances), ``displacement`` (trained
+    minus initial table against ``D^F``, the prediction at ``sigma0 = 0``), ``rho`` (Spearman with the lag),
+    ``discordance`` (1 - Kendall's tau with the prediction), ``gap`` if ``linearised``; and the last distances.
     """
     target = np.asarray(target)
     n, vocab = target.shape
@@ -97,7 +87,6 @@ def design_runs(design, *, n_widths: int = len(DESIGN_WIDTHS)) -> dict:
     """The runs the design file ``app_rates`` fixes, for JSON (torch on one thread): ``S = n_seeds / 10`` per width
     per arm; arm ``a``, width ``k``, run ``s`` has seed ``seed_start + 5 S a + S k + s``; the first ``n_widths``."""
     import torch
-
     torch.set_num_threads(1)
     S = design["n_seeds"] // (2 * len(DESIGN_WIDTHS))
     target = np.sqrt(synthetic_distributions(32, 16, rng=0, regime="smooth"))

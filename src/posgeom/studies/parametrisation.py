@@ -1,8 +1,4 @@
-"""Chapter 6: the signal rank of ``B`` by parallel analysis.
-
-* :func:`parallel_analysis` -- eigenvalues of ``B`` above those of position-shuffled copies of the corpus
-* :func:`detection_curve` -- the signal rank against the number of texts
-"""
+"""Chapter 6: the signal rank of ``B`` by :func:`parallel_analysis`, and its :func:`detection_curve`."""
 
 from __future__ import annotations
 
@@ -23,7 +19,6 @@ __all__ = ["parallel_analysis", "detection_curve"]
 class ParallelAnalysis:
     """Result of :func:`parallel_analysis`: the ``eigenvalues`` of ``B`` of the corpus (descending) and, for every
     rank ``k``, the ``null_quantile`` (``quantile`` over ``n_null`` null corpora) of the ``k``-th eigenvalue."""
-
     eigenvalues: np.ndarray
     null_quantile: np.ndarray
     quantile: float
@@ -37,6 +32,7 @@ class ParallelAnalysis:
 
 
 def _distances(X, mask, V):
+    """Hellinger distances of the unmasked tokens' positional distributions."""
     n = X.shape[1]
     keys = (np.arange(n)[None, :] * V + X)[~mask]
     C = np.bincount(keys, minlength=n * V).reshape(n, V).astype(float)
@@ -44,6 +40,7 @@ def _distances(X, mask, V):
 
 
 def _mask(X: np.ndarray, padding_mask) -> np.ndarray:
+    """The padding mask, checked (all False if None)."""
     mask = np.zeros(X.shape, dtype=bool) if padding_mask is None else np.asarray(padding_mask, dtype=bool)
     if mask.shape != X.shape:
         raise ValueError(f"padding_mask must have shape {X.shape}, got {mask.shape}")
@@ -70,6 +67,7 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     Returns
     -------
     ParallelAnalysis
+        Eigenvalues, null quantiles and ``signal_rank``.
 
     Examples
     --------
@@ -106,11 +104,8 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
 
 def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng: int | np.random.Generator,
                     padding_mask: ArrayLike | None = None, n_null: int = 40, repeats: int = 1) -> np.ndarray:
-    """Signal rank of :func:`parallel_analysis` on random subsamples of each size.
-
-    Arguments as in :func:`parallel_analysis`; ``repeats`` subsamples per size (each at most ``N``). Returns a
-    (len(sizes), repeats) int array.
-    """
+    """(len(sizes), repeats) signal ranks of :func:`parallel_analysis` on ``repeats`` random subsamples of each size
+    (at most ``N``)."""
     X = np.asarray(X)
     mask = _mask(X, padding_mask)
     rng = check_rng(rng)

@@ -1,8 +1,5 @@
-"""Chapter 6: does a learned table need ``rank(B)`` directions?
-
-* :func:`rank_comparison` -- the block-swap task, one ensemble of seeds per encoding: none, low-rank, full
-* ``python -m posgeom.studies.rank_design DESIGN OUT`` -- the confirmatory seeds of a design file, stored as JSON
-"""
+"""Chapter 6: does a learned table need ``rank(B)`` directions? :func:`rank_comparison` on the block-swap task;
+its design's command: ``python -m posgeom.studies.rank_design DESIGN OUT``."""
 
 from __future__ import annotations
 
@@ -50,23 +47,11 @@ class RankComparison:
 
 def rank_comparison(mu: ArrayLike, *, n_blocks: int, n_train: int, n_test: int, ranks: Sequence[int],
                     seeds: Sequence[int], config: TrainConfig, d_model: int, n_heads: int = 2) -> RankComparison:
-    """Train one ensemble of ``seeds`` per encoding (none, low-rank of each of ``ranks``, full) on the block-swap task.
+    """Train one ensemble of ``seeds`` per encoding (none, low-rank of each of ``ranks``, full) on the block-swap
+    task: sequences from ``mu`` in ``n_blocks`` equal blocks, half of them (label 1) with two blocks exchanged.
 
-    The task: sequences from ``mu`` cut into ``n_blocks`` equal blocks (must divide ``n``), half of them (label 1) with
-    two blocks exchanged. Seed ``s`` draws its ``n_train`` training and ``n_test`` test sequences from
-    ``default_rng([s, 0])`` and ``default_rng([s, 1])`` and fixes the initialisation and batch order
-    (:func:`posgeom.nn.fit_ensemble`); every encoding gets the same seeds (paired), one independent run each.
-
-    Parameters
-    ----------
-    mu : (n, V) array of positional distributions
-    n_blocks, n_train, n_test, d_model, n_heads : int
-    ranks, seeds : sequence of int
-    config : posgeom.nn.TrainConfig
-
-    Returns
-    -------
-    RankComparison
+    Seed ``s`` draws ``n_train`` training and ``n_test`` test sequences from ``default_rng([s, 0])`` and
+    ``default_rng([s, 1])`` and fixes the initialisation and batch order; every encoding gets the same seeds.
     """
     n = (mu := np.asarray(mu, dtype=float)).shape[0]
     if n % (K := check_positive_int(n_blocks, "n_blocks", minimum=2)):
@@ -94,8 +79,7 @@ def design_runs(design) -> RankComparison:
 if __name__ == "__main__":  # pragma: no cover - the design's command
     import sys
 
-    from .designs import Design, _write_results
+    from .designs import Design
     design = Design.load(sys.argv[1])
     runs = design_runs(design)
-    _write_results(sys.argv[2], design, names=list(runs.names), parameters=list(runs.parameters),
-                  accuracy=runs.accuracy.tolist())
+    design.store(sys.argv[2], names=list(runs.names), parameters=list(runs.parameters), accuracy=runs.accuracy.tolist())

@@ -1,9 +1,5 @@
-"""Chapter 4's experiment: Theorem 4 at stationary points of the regularised loss, seed by seed.
-
-* :func:`role_task` -- the whole two-pair task: pair A = (0, 1) with a strong, a weak or no cause, pair B = (2, 3)
-* :func:`train_regularised` -- AdamW warm start, then float64 L-BFGS to a stationary point of ``CE + lam/2 ||theta||^2``
-* ``design_runs`` -- every run of the chapter on the design file ``ch04_checks``'s seeds (its command: ``python -m``)
-"""
+"""Chapter 4: Theorem 4 at stationary points of the regularised loss, seed by seed: :func:`role_task` (the two-pair
+task), :func:`train_regularised` (AdamW, then float64 L-BFGS); ``design_runs`` (``ch04_checks``)."""
 
 from __future__ import annotations
 
@@ -27,12 +23,9 @@ _STORED = ("initial", "start_ratio", "grad_norm", "grad_positions", "iterations"
 
 
 def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
-    """Every sequence of the two-pair task once: pair A = (0, 1) with a cause, pair B = (2, 3) without.
-
-    Label ``y = 2 a + b``, ``b = [x_2 + x_3 >= V]``; ``a = [x_0 + x_1 >= V]`` for ``"none"``, the same for ``"weak"``
-    but ``[x_0 < x_1]`` when both tokens are 0 or 1, and for ``"strong"`` whether a low and a high token were exchanged.
-
-    ``vocab_size`` even, at least 4: ``2 (V/2)^2 V^2`` sequences of length 4 for ``"strong"``, ``V^4`` otherwise.
+    """Every sequence of the two-pair task once (``V`` even, >= 4): pair A = (0, 1) with a cause, pair B = (2, 3)
+    without. Label ``y = 2 a + b``, ``b = [x_2 + x_3 >= V]``; ``a = [x_0 + x_1 >= V]`` for ``"none"``, the same for
+    ``"weak"`` but ``[x_0 < x_1]`` when both tokens are 0 or 1, for ``"strong"`` whether a low and a high token swapped.
     """
     V = check_positive_int(vocab_size, "vocab_size", minimum=4)
     if V % 2:
@@ -55,21 +48,11 @@ def role_task(cause: str, *, vocab_size: int = 4) -> TaskData:
 
 @dataclass(frozen=True)
 class RegularisedRuns:
-    """Result of :func:`train_regularised`, one entry per seed (``S`` seeds, tables ``(S, L, d)``).
-
-    Attributes
-    ----------
-    initial, params : (S, L, d) array, dict of str to (S, ...) array
-        The position tables before training; every final parameter (float64), named as in the model.
-    start_ratio, grad_norm, grad_positions : (S,) arrays
-        ``||grad L_lam|| / (lam ||theta||)`` of the warm start; ``||grad L_lam||`` at the end, all parameters, table.
-    iterations, ce, penalty, accuracy : (S,) arrays
-        L-BFGS iterations (``max_iter``: criterion missed); cross-entropy, ``lam / 2 ||theta||^2``, accuracy at the end.
-    further_decrease, start_decrease, start_grad_norm, further : (S,) arrays, (S, L, d) array
-        What ``extra`` further L-BFGS iterations (no stopping rule) gain on ``L_lam`` from the end; from the warm
-        start to that point; ``||grad L_lam||`` of the warm start; the position tables after them. ``lam``: the penalty.
-    """
-
+    """Result of :func:`train_regularised`, per seed: the position tables ``initial`` (S, L, d); every final
+    parameter in ``params``; ``start_ratio`` (``||grad L_lam|| / (lam ||theta||)`` of the warm start); ``grad_norm``,
+    ``grad_positions`` (all parameters, table) at the end; ``iterations`` (``max_iter``: criterion missed); ``ce``,
+    ``penalty``, ``accuracy``; what ``extra`` further iterations gain from the end (``further_decrease``) and from
+    the warm start (``start_decrease``); ``start_grad_norm``; the tables after them (``further``); ``lam``."""
     initial: np.ndarray
     params: dict
     start_ratio: np.ndarray
@@ -114,12 +97,9 @@ class RegularisedRuns:
 
 
 def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
-    """L-BFGS on ``S`` separate objectives (rows of ``x``), each with its own history and Armijo line search (``c1``).
-
-    ``f(x_rows, rows)`` gives the losses (k,) and gradients (k, n) of members ``rows``; ``done(x, grad)`` the members
-    that meet their criterion (left where they are). Returns ``x``, ``grad`` and the iterations per member."""
+    """L-BFGS on the rows of ``x`` (own history, Armijo search) with ``f(x_rows, rows) -> (losses, grads)``, until
+    ``done(x, grad)``; returns ``x``, ``grad`` and the iterations per row."""
     import torch
-
     S, n = x.shape
     x = x.clone()
     loss, grad = f(x, torch.arange(S))
@@ -172,21 +152,14 @@ def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
 def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2, width: int = 8, epochs: int = 40,
                       lr: float = 0.02, weight_decay: float = 0.5, batch_size: int = 64, tol: float = 1e-3,
                       max_iter: int = 3000, memory: int = 50, extra: int = 50) -> RegularisedRuns:
-    """Warm-start one model per seed, then minimise ``L_lam = CE + lam / 2 ||theta||^2`` to a stationary point.
-
-    One layer, two heads, no layer normalisation; seed ``s`` draws the initial position table (``N(0, 1)``), the
-    other weights and the warm start's batch order (:func:`posgeom.nn.fit_ensemble`, AdamW, cosine schedule). Then
-    full-batch float64 L-BFGS on all parameters until ``||grad L_lam|| <= tol * lam ||theta||`` or ``max_iter``.
-
-    ``memory``: pairs of L-BFGS history per member; ``extra``: further iterations after the stop, with no stopping
-    rule, that measure what is left to gain (the result is the stop); ``width`` to ``batch_size``: the warm start.
-    """
+    """Warm-start one model per seed (AdamW, cosine; seed ``s`` draws the ``N(0, 1)`` table, the other weights, the
+    batch order), then float64 L-BFGS on ``L_lam = CE + lam / 2 ||theta||^2`` until ``||grad|| <= tol lam ||theta||``
+    or ``max_iter``; ``extra`` further iterations measure what is left to gain (the result is the stop)."""
     import torch
     from torch.func import stack_module_state
 
     from ..nn import ModelSpec, TrainConfig, fit_ensemble
     from ..nn._batched import batched_logits, member_losses
-
     seeds = check_seeds(seeds)
     lam, tol = check_real(lam, "lam"), check_real(tol, "tol")
     max_iter, memory = check_positive_int(max_iter, "max_iter"), check_positive_int(memory, "memory")
@@ -240,10 +213,8 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
 
 
 def design_runs(design) -> dict:
-    """Every run of Chapter 4 on the design's seeds: per task (the causes, then :data:`VARIANTS`), the stored runs
-    of :func:`train_regularised` (``lam = 0.02``, ``tol = 1e-3``, torch on one thread)."""
+    """Every run of Chapter 4 on the design's seeds, per task (the causes, then ``VARIANTS``), stored."""
     from ..nn import seed_everything
-
     seed_everything(0, threads=1)
     base, tasks = role_task("strong"), {c: role_task(c) for c in _CAUSES}
     for name, pairs in VARIANTS.items():

@@ -33,8 +33,8 @@ def reference_subspaces(n_positions: int, rank: int, *, kind: str = "random", n_
     n_positions, rank, n_draws, rng : int, int, int, int or numpy.random.Generator
         ``1 <= rank <= n_positions - 1``; ``n_draws`` and ``rng`` are unused for ``"all steps"``.
     kind : {"random", "step", "all steps"}, default "random"
-        Uniformly random subspaces; centred piecewise-constant functions with ``rank`` jumps at random places, or
-        at every possible set of places (``binom(n_positions - 1, rank)`` of them).
+        Uniformly random subspaces; centred step functions with ``rank`` jumps at random places, or at every set of
+        places (``binom(n_positions - 1, rank)`` of them).
 
     Returns
     -------
@@ -65,6 +65,7 @@ def reference_subspaces(n_positions: int, rank: int, *, kind: str = "random", n_
 
 
 def _random_centred(n: int, rank: int, n_draws: int, gen: np.random.Generator) -> np.ndarray:
+    """``n_draws`` uniformly random centred ``rank``-dimensional orthonormal bases."""
     G = gen.standard_normal((n_draws, n, rank))
     G -= G.mean(axis=1, keepdims=True)
     return np.linalg.qr(G)[0]
@@ -96,7 +97,6 @@ class SinusoidAlignment:
     MDS subspace and the sinusoid's top-``rank`` ``directions``), ``variance_share`` (of the sinusoid's centred
     variance inside the MDS subspace; ``variance_ceiling`` inside its own), their null ``alignment_threshold`` and
     ``share_threshold`` (``quantile`` of random centred subspaces), ``aligned`` and ``share_exceeds_null`` (above)."""
-
     rank: int
     d_model: int
     alignment: float
@@ -119,7 +119,7 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
         Distances between positions, not all zero.
     rank, d_model, rng, n_null, quantile
         At most the number of positive eigenvalues of ``-1/2 J D^2 J``; the sinusoid's width (``>= 2 rank``); the
-        null's random centred subspaces (2,000) and its quantile used as threshold (0.99).
+        null's random centred subspaces and its quantile used as threshold.
 
     Returns
     -------
@@ -166,9 +166,8 @@ class _AlignmentStatistic:
             raise ValueError(f"every rank must lie in [1, min(n_positions - 1, d_model / 2)], got {ranks}")
         self.directions = _sinusoid_directions(self.n, int(d_model))[:, :max(ranks)]
         gen = check_rng(rng)
-        self.thresholds = np.array([
-            np.quantile(_null_alignment(_random_centred(self.n, r, n_null, gen), self.directions[:, :r]), quantile)
-            for r in ranks])
+        self.thresholds = np.array([np.quantile(_null_alignment(_random_centred(self.n, r, n_null, gen),
+                                                                self.directions[:, :r]), quantile) for r in ranks])
 
     def mds_subspace(self, Q) -> np.ndarray:
         """The eigenvectors of ``B = -1/2 J Q J``, eigenvalues decreasing."""
@@ -187,7 +186,6 @@ class RealTextAlignment:
     and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
     threshold, else "undetermined"), ``estimand``, the corpus's two ``leading_directions`` (MDS), ``across``
     (alignment minus threshold on all texts at each ``n_tokens``, ``posgeom.stress.ResolutionVerdicts``)."""
-
     estimand: str
     ranks: tuple
     rank: int
@@ -210,26 +208,14 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
                         ranks: Sequence[int] = (1, 2, 3, 4, 5, 6), d_model: int = 768,
                         n_resamples: int = 100, n_tokens: Sequence[int] = (), groups: ArrayLike | None = None,
                         n_resamples_k: int = 25) -> RealTextAlignment:
-    """The sinusoid-MDS alignment of the resolved estimand on all, 1/2, 1/4 and 1/8 of the texts, with a flat control.
+    """The sinusoid-MDS alignment at ``ranks`` of the resolved estimand (fixed at the smallest rung's resolution) on
+    all, 1/2, 1/4 and 1/8 of the texts (95% bootstrap, ``n_resamples``), and on ``posgeom.geometry.flat_corpus``.
 
-    The resolved estimator is fixed at the smallest rung's resolution; intervals are 95% bootstrap, the threshold the
-    99th percentile of 2,000 random centred subspaces, the control :func:`posgeom.geometry.flat_corpus`.
-
-    Parameters
-    ----------
-    incidence, rng : posgeom.corpus.SequenceIncidence, int or numpy.random.Generator
-    rank, ranks, d_model, n_resamples : int, sequence of int, int, int, default 3, 1..6, 768, 100
-        The verdict's rank (one of ``ranks``); the sinusoid's width; bootstrap resamples per rung.
-    n_tokens, groups, n_resamples_k : sequence of int, array, int, optional
-        Resolutions ``K`` at which the rank-``rank`` alignment is also bootstrapped on all texts (``m*`` of the
-        ladder; ``groups`` resampled together, 5 splits per estimate, ``n_resamples_k`` resamples).
-
-    Returns
-    -------
-    RealTextAlignment
+    The verdict is at ``rank``, against the 99th percentile of 2,000 random centred subspaces; at each resolution
+    of ``n_tokens`` (``m*`` of the ladder) the alignment is also bootstrapped on all texts (``groups`` resampled
+    together, 5 splits, ``n_resamples_k`` resamples).
     """
     from ..geometry.estimators import Resolved
-
     ranks = tuple(int(r) for r in ranks)
     if int(rank) not in ranks:
         raise ValueError(f"rank={rank} must be one of ranks={ranks}")
@@ -252,7 +238,6 @@ def _across(inc, estimator, stat, k, threshold, ks, gen, n_resamples, groups):
     from ..geometry import Resolved, choose_resolution, resolution_sweep
     from ..inference._bootstrap import difference
     from ..stress.resolution import ResolutionVerdicts
-
     m = estimator.resolution.texts_per_position
     boots = [Resolved(resolution=choose_resolution(inc, texts_per_position=m, n_tokens=K), n_splits=5).bootstrap(
         inc, rng=gen, n_resamples=n_resamples, statistic=stat, groups=groups) for K in ks]
