@@ -6,14 +6,14 @@ The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`): learned
 * **Pairs**: the unordered pairs ``i < j`` of the first ``first`` positions (default all), optionally only those
   with lag ``j - i <= max_lag``.
 * **Rank correlations**: Spearman's ``rho`` and Kendall's ``tau_b`` (ties by average ranks) of ``D_ij`` with the lag;
-  the pairs share positions, so scipy's p-values do not apply: use :func:`permutation_test`.
+  the pairs share positions, so scipy's p-values do not apply: use :func:`~posgeom.encodings.permutation_test`.
 * **Triple score**: for an anchor ``i`` and ``j, k`` on the same side of ``i`` with ``|i - j| < |i - k|``, the triple
   is monotone when ``D_ij <= D_ik`` (ties count as monotone); a position scores its share of monotone triples, the
   overall score pools all triples; ``1``: perfectly monotone, about ``0.5``: no relation.
 * **Input**: an encoding ``P`` (rows = positions, ``kind="encoding"``, Euclidean distances) or a distance matrix
   (``kind="distances"``). Constant distances raise a ValueError rather than returning NaN.
 
-Here: :func:`rank_correlations`, :func:`triple_monotonicity` and :func:`permutation_test`.
+Here: :func:`~posgeom.encodings.rank_correlations`, :func:`~posgeom.encodings.triple_monotonicity` and :func:`~posgeom.encodings.permutation_test`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _METHODS = ("spearman", "kendall")
 
 @dataclass(frozen=True)
 class RankCorrelation:
-    """Rank correlations of position distances with the lag (:func:`rank_correlations`).
+    """Rank correlations of position distances with the lag (:func:`~posgeom.encodings.rank_correlations`).
 
     Attributes
     ----------
@@ -63,7 +63,7 @@ class RankCorrelation:
 
 @dataclass(frozen=True)
 class TripleMonotonicity:
-    """Fractions of monotone triples (:func:`triple_monotonicity`).
+    """Fractions of monotone triples (:func:`~posgeom.encodings.triple_monotonicity`).
 
     Attributes
     ----------
@@ -175,7 +175,7 @@ def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | No
     Parameters
     ----------
     X, kind, first
-        As in :func:`rank_correlations` (at least 3 positions).
+        As in :func:`~posgeom.encodings.rank_correlations` (at least 3 positions).
 
     Returns
     -------
@@ -213,7 +213,7 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
     Parameters
     ----------
     X, kind, first, max_lag
-        As in :func:`rank_correlations`.
+        As in :func:`~posgeom.encodings.rank_correlations`.
     rng : int or numpy.random.Generator
     n_permutations : int, default 200
     method : {"spearman", "kendall"}, default "spearman"

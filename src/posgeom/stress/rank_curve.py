@@ -4,7 +4,7 @@
   (Eckart-Young);
 * **stress** (the paper's, :mod:`posgeom.stress.core`): SMACOF minimises it locally.
 
-* :func:`stress_by_rank`: the whole curve, from one eigendecomposition (classical) or one SMACOF fit per rank.
+* :func:`~posgeom.stress.stress_by_rank`: the whole curve, from one eigendecomposition (classical) or one SMACOF fit per rank.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _strain(X, D) -> float:
 
 @dataclass(frozen=True)
 class RankCurve:
-    """Stress and strain of the rank-``r`` configurations of one method (:func:`stress_by_rank`).
+    """Stress and strain of the rank-``r`` configurations of one method (:func:`~posgeom.stress.stress_by_rank`).
 
     Attributes
     ----------

@@ -1,7 +1,7 @@
 """MDS tested out of sample: fitted on one half of the texts, scored against the other half's distances.
 
 * :class:`SplitHalfStress`: per random split, each row's scale-optimal stress against half B, and the reference.
-* :func:`split_half_stress`: computes it.
+* :func:`~posgeom.stress.split_half_stress`: computes it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ REFERENCE = "split-half reference"
 
 @dataclass(frozen=True)
 class SplitHalfStress:
-    """Out-of-sample scale-optimal stress (:func:`split_half_stress`).
+    """Out-of-sample scale-optimal stress (:func:`~posgeom.stress.split_half_stress`).
 
     Attributes
     ----------
