@@ -67,10 +67,8 @@ def check_matrix(X, name: str, *, allow_sparse: bool = False, min_rows: int = 1)
         raise ValueError(f"{name} must have at least one column, got shape {X.shape}")
     if not np.all(np.isfinite(values)):
         bad = np.argwhere(~np.isfinite(X.toarray() if sp.issparse(X) else X))[0]
-        raise ValueError(
-            f"{name} contains NaN or infinite values (first at index {tuple(int(b) for b in bad)}); "
-            "clean or impute them before computing distances"
-        )
+        raise ValueError(f"{name} contains NaN or infinite values (first at index {tuple(int(b) for b in bad)}); "
+                         "clean or impute them before computing distances")
     return X
 
 
@@ -89,10 +87,8 @@ def check_distance_matrix(D, name: str = "D", *, atol: float = 1e-10) -> np.ndar
     asym = np.abs(D - D.T)
     if np.max(asym) > atol * scale:
         i, j = np.unravel_index(np.argmax(asym), D.shape)
-        raise ValueError(
-            f"{name} is not symmetric: {name}[{i},{j}]={D[i, j]:.6g} but {name}[{j},{i}]={D[j, i]:.6g}; "
-            f"pass (D + D.T) / 2 if the asymmetry is rounding"
-        )
+        raise ValueError(f"{name} is not symmetric: {name}[{i},{j}]={D[i, j]:.6g} but {name}[{j},{i}]={D[j, i]:.6g}; "
+                         f"pass (D + D.T) / 2 if the asymmetry is rounding")
     diag = np.abs(np.diag(D))
     if np.max(diag) > atol * scale:
         i = int(np.argmax(diag))
@@ -117,9 +113,8 @@ def check_distributions(P, name: str = "P", *, atol: float = 1e-8):
             if sums[i] == 0
             else "normalise the rows, e.g. with posgeom.position_distributions(counts)"
         )
-        raise ValueError(
-            f"{name} rows must sum to 1, but {bad.size} row(s) do not (row {i} sums to {sums[i]:.6g}); {hint}"
-        )
+        raise ValueError(f"{name} rows must sum to 1, but {bad.size} row(s) do not (row {i} sums to {sums[i]:.6g}); "
+                         f"{hint}")
     return P
 
 

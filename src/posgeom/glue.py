@@ -22,7 +22,6 @@ def record(name: str, value: object) -> object:
     name : str
         The ledger's key, a Python identifier unique within the chapter.
     value : object
-        The number (or any gluable object) a chapter computed.
 
     Returns
     -------
@@ -59,7 +58,6 @@ def figure(name: str, fig: Figure) -> None:
     Returns
     -------
     None
-        So that a cell ending in ``figure(...)`` does not display the figure a second time.
 
     Examples
     --------

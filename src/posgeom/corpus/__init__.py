@@ -1,16 +1,8 @@
 """Corpus statistics, the first step of the book's path (pure numpy/scipy).
 
-=============================  ================================================================
-``position_counts``            (position, token) counts of token id sequences
-``position_distributions``     the positional distributions ``mu_i`` from counts
-``SequenceIncidence``          which (position, token) cell every token of every text falls in
-``REGIMES``                    the regimes of the synthetic model
-``synthetic_distributions``    exact ``mu_i`` of the synthetic model
-``synthetic_corpus``           token sequences drawn from them
-``sample_sequences``           token sequences drawn from given ``mu_i``
-``zipf_distributions``         large-vocabulary ``mu_i`` whose ranking drifts with the position
-``sample_texts``               texts of given lengths drawn from given ``mu_i``
-=============================  ================================================================
+``position_counts`` and ``position_distributions`` (the ``mu_i``), ``SequenceIncidence`` (the cell of every token
+of every text), and synthetic corpora with known ``mu_i``: ``REGIMES``, ``synthetic_distributions``,
+``synthetic_corpus``, ``sample_sequences``, ``zipf_distributions``, ``sample_texts``.
 """
 from __future__ import annotations
 
@@ -25,14 +17,5 @@ from .synthetic import (
     zipf_distributions,
 )
 
-__all__ = [
-    "position_counts",
-    "position_distributions",
-    "SequenceIncidence",
-    "sample_sequences",
-    "REGIMES",
-    "synthetic_distributions",
-    "synthetic_corpus",
-    "zipf_distributions",
-    "sample_texts",
-]
+__all__ = ["position_counts", "position_distributions", "SequenceIncidence", "sample_sequences", "REGIMES",
+           "synthetic_distributions", "synthetic_corpus", "zipf_distributions", "sample_texts"]

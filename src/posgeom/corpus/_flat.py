@@ -1,5 +1,4 @@
 """Token sequences checked and flattened once, for every structure built from them (counts, incidences)."""
-
 from __future__ import annotations
 
 import numpy as np
@@ -10,16 +9,15 @@ __all__ = ["check_arguments", "check_ids", "flat_tokens"]
 
 
 def _flatten(sequences, n_positions: int, pad_id):
-    """Return flat (positions, token_ids) arrays for the first ``n_positions`` tokens of every sequence."""
+    """Flat (positions, token_ids) arrays of the first ``n_positions`` tokens of every sequence."""
     rows = [np.asarray(s).ravel() for s in sequences]
     if not rows:
         raise ValueError("sequences is empty: pass at least one sequence of token ids")
     rows = [r[:n_positions] for r in rows]
     lengths = np.fromiter((r.size for r in rows), dtype=np.int64, count=len(rows))
     if pad_id is not None:
-        rows = [
-            r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)]) for r in rows
-        ]
+        rows = [r if r.size == n_positions else np.concatenate([r, np.full(n_positions - r.size, pad_id)])
+                for r in rows]
         lengths[:] = n_positions
     ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -39,8 +37,7 @@ def check_arguments(n_positions, vocab_size, pad_id):
 
 
 def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
-    """Validated flat ``(positions, ids)`` int64 arrays of token sequences, truncated and padded as
-    :func:`~posgeom.corpus.position_counts` states (shared by the counts and the incidences)."""
+    """Validated flat ``(positions, ids)`` int64 arrays, truncated and padded as ``position_counts`` states."""
     n_positions, vocab_size, pad_id = check_arguments(n_positions, vocab_size, pad_id)
     positions, ids = _flatten(sequences, n_positions, pad_id)
     check_ids(ids, vocab_size)
@@ -54,6 +51,5 @@ def check_ids(ids, vocab_size: int) -> None:
             raise TypeError("token ids must be integers; got non-integer values in sequences")
     if ids.size and (ids.min() < 0 or ids.max() >= vocab_size):
         bad = int(ids[(ids < 0) | (ids >= vocab_size)][0])
-        raise ValueError(
-            f"token id {bad} is outside the vocabulary [0, {vocab_size}); check vocab_size against the tokenizer"
-        )
+        raise ValueError(f"token id {bad} is outside the vocabulary [0, {vocab_size}); check vocab_size against "
+                         "the tokenizer")

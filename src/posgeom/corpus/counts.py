@@ -1,12 +1,4 @@
-"""Counting which token occurs at which position.
-
-============================  ==============================================================
-``pad_sequences``             ragged sequences as one padded matrix
-``position_counts``           (position, token) counts, with explicit padding and truncation
-``position_distributions``    the positional distributions ``mu_i`` from counts
-============================  ==============================================================
-"""
-
+"""Counting which token occurs at which position: ``pad_sequences``, ``position_counts``, ``position_distributions``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,19 +10,14 @@ from numpy.typing import ArrayLike
 from .._validation import check_matrix, check_positive_int
 from ._flat import check_arguments, check_ids, flat_tokens
 
-__all__ = [
-    "pad_sequences",
-    "position_counts",
-    "position_distributions",
-]
-
+__all__ = ["pad_sequences", "position_counts", "position_distributions"]
 
 # Above this many cells (n_positions * vocab_size) the counts are accumulated by sorting instead of a dense bincount.
 _DENSE_BINCOUNT_CELLS = 1 << 25
 
 
 def _as_id_matrix(sequences, n_positions: int, pad_id):
-    """Return an equal-length (n_sequences, <= n_positions) id matrix, or ``None`` for ragged input."""
+    """An equal-length (n_sequences, <= n_positions) id matrix, or ``None`` for ragged input."""
     if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
         ids = sequences[:, :n_positions]
         if ids.shape[0] == 0:
@@ -44,36 +31,23 @@ def _as_id_matrix(sequences, n_positions: int, pad_id):
 
 def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_id: int) -> tuple[np.ndarray,
                   np.ndarray]:
-    """Right-pad token id sequences to ``n_positions``: the ids and the padding mask a model reads.
+    """Right-pad token id sequences (each ``1..n_positions`` long) to ``n_positions``, with the padding mask.
 
     Parameters
     ----------
     sequences : sequence of 1-D int arrays
-        Each with ``1..n_positions`` tokens (truncate longer ones first).
     n_positions : int
-        Number of positions ``n`` of the padded matrix.
     pad_id : int
-        The id written after each sequence's end (keyword-only, ``>= 0``).
 
     Returns
     -------
     ids : (m, n_positions) int64 ndarray
     padding_mask : (m, n_positions) bool ndarray
-        True where a position is padding (never attended to, not pooled).
-
-    Raises
-    ------
-    ValueError
-        No sequences, or a sequence that is empty or longer than ``n_positions``, or a negative ``pad_id``.
-    TypeError
-        If ``n_positions`` or ``pad_id`` is not an integer.
 
     Examples
     --------
-    >>> ids, mask = pad_sequences([[5, 6], [7]], 3, pad_id=0)
-    >>> ids
-    array([[5, 6, 0],
-           [7, 0, 0]])
+    >>> pad_sequences([[5, 6], [7]], 3, pad_id=0)[0][1]
+    array([7, 0, 0])
     """
     n = check_positive_int(n_positions, "n_positions")
     pad_id = check_positive_int(pad_id, "pad_id", minimum=0)
@@ -105,9 +79,8 @@ def _counts_from_matrix(ids: np.ndarray, n_positions: int, vocab_size: int) -> s
     indptr[len(by_position) + 1 :] = indptr[len(by_position)]
     if not columns:
         return sp.csr_matrix((n_positions, vocab_size), dtype=np.int64)
-    return sp.csr_matrix(
-        (np.concatenate(values).astype(np.int64), np.concatenate(columns), indptr), shape=(n_positions, vocab_size)
-    )
+    return sp.csr_matrix((np.concatenate(values).astype(np.int64), np.concatenate(columns), indptr),
+                         shape=(n_positions, vocab_size))
 
 
 def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_size: int, *,
@@ -117,33 +90,14 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
     Parameters
     ----------
     sequences : iterable of 1-D int arrays, or 2-D int array
-        Token id sequences. A 2-D array is read as equal-length rows.
-    n_positions : int
-        Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
-    vocab_size : int
-        Vocabulary size ``V``; every id must lie in ``[0, V)``.
+    n_positions, vocab_size : int
+        Tokens at positions ``>= n_positions`` are truncated away.
     pad_id : int, optional
-        If given, sequences shorter than ``n`` are padded with ``pad_id`` and the padding is counted. If ``None``
-        (default), positions past a sequence's end receive nothing from it.
+        If given, shorter sequences are padded with it and the pads counted; else they do not reach later positions.
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (n, V), dtype int64
-        ``counts[i, v]`` is the number of sequences whose token at position ``i`` is ``v``.
-
-    Raises
-    ------
-    ValueError
-        No sequences, an id outside ``[0, V)``, or ``pad_id`` outside the vocabulary.
-    TypeError
-        Non-integer token ids, ``n_positions`` or ``vocab_size``.
-
-    Notes
-    -----
-    Counts are additive: the counts of a corpus are the sum of the counts of any partition of its sequences.
-    The computation is vectorised, with no Python loop per token: an equal-length 2-D array is counted with one
-    ``bincount`` per position over a position-major copy (the fastest layout; see ``benchmarks/``), ragged input
-    with one ``bincount`` (or sort, for very large ``n * V``) over all tokens.
 
     Examples
     --------
@@ -170,35 +124,24 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
 
 
 def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.ndarray:
-    """Turn position counts into positional distributions ``mu_i`` (row-stochastic).
+    """The positional distributions ``mu_i`` from position counts (row-stochastic).
+
+    ``mu_i`` is the distribution of the token at position ``i`` over the sequences that reach ``i``.
 
     Parameters
     ----------
     counts : (n, V) array or sparse matrix
-        Non-negative counts, e.g. from :func:`position_counts`.
     smoothing : float, default 0.0
-        Additive (Laplace/Lidstone) smoothing: ``mu_i = (c_i + smoothing) / (sum(c_i) + V * smoothing)``.
-        With ``smoothing = 0`` the plug-in (maximum-likelihood) estimate is returned and sparsity is kept.
+        Additive: ``mu_i = (c_i + smoothing) / (sum(c_i) + V * smoothing)``.
 
     Returns
     -------
-    mu : (n, V) scipy.sparse.csr_matrix
-        Row ``i`` is ``mu_i``, the distribution of the token at position ``i`` over the sequences that reach ``i``.
-        Always a CSR matrix, whatever the input (call ``.toarray()`` for a dense copy); with smoothing every entry
-        is stored.
-
-    Raises
-    ------
-    ValueError
-        If a position has no observations (its distribution is undefined, whatever the smoothing), or counts are
-        negative or not finite, or ``smoothing`` is negative or not finite.
+    (n, V) scipy.sparse.csr_matrix
 
     Examples
     --------
-    >>> counts = position_counts([[0, 1], [0, 0]], n_positions=2, vocab_size=2)
-    >>> position_distributions(counts).toarray()
-    array([[1. , 0. ],
-           [0.5, 0.5]])
+    >>> position_distributions([[2, 0], [1, 1]]).toarray()[1]
+    array([0.5, 0.5])
     """
     counts = check_matrix(counts, "counts", allow_sparse=True)
     smoothing = float(smoothing)
@@ -210,10 +153,8 @@ def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.n
     totals = np.asarray(counts.sum(axis=1)).ravel()
     empty = np.flatnonzero(totals == 0)
     if empty.size:
-        raise ValueError(
-            f"{empty.size} position(s) have no observations (first: position {int(empty[0])}); "
-            "mu_i is undefined there. Use fewer positions, longer sequences, or count padding (pad_id)"
-        )
+        raise ValueError(f"{empty.size} position(s) have no observations (first: position {int(empty[0])}); mu_i "
+                         "is undefined there. Use fewer positions, longer sequences, or count padding (pad_id)")
     if smoothing == 0:
         return sp.csr_matrix(sp.diags(1.0 / totals) @ sp.csr_matrix(counts))
     dense = counts.toarray() if sp.issparse(counts) else counts

@@ -1,10 +1,8 @@
 """Sequence incidences: which (position, token) cell every counted token of every sequence falls in.
 
-=======================  =====================================================================================
-``SequenceIncidence``    a corpus tokenised once; counts under any weighting of its texts are one ``bincount``
-=======================  =====================================================================================
+``SequenceIncidence``: a corpus tokenised once; counts under any weighting of its texts are one ``bincount``.
+``check_incidence``: the one type check of that argument.
 """
-
 from __future__ import annotations
 
 import numpy as np
@@ -13,58 +11,36 @@ import scipy.sparse as sp
 from .._validation import check_positive_int
 from ._flat import check_arguments, flat_tokens
 
-__all__ = [
-    "SequenceIncidence",
-]
-
+__all__ = ["SequenceIncidence"]
 
 # Up to this many (position, token) cells, sequence incidences index cells with a bincount instead of a sort.
 _DENSE_KEY_CELLS = 1 << 25
 
 
 class SequenceIncidence:
-    """Which (position, token) cell every counted token of every sequence falls in.
+    """Which (position, token) cell every counted token of every sequence falls in (empty sequences left out).
 
-    Equivalent to a sparse ``m x (n V)`` 0/1 matrix with one row per sequence, stored compactly: ``indptr`` (the
-    token range of each sequence), ``cell`` (for each token, an index into ``cells``) and ``cells`` (the sorted flat
-    keys ``position * V + token`` that occur). Sequences that contribute no token (empty after the convention) are
-    left out: they carry no information about any ``mu_i``.
-
-    Build it with :meth:`from_sequences` (token ids) or :meth:`posgeom.data.TokenizedCorpus.incidence` (text).
+    Build it with ``from_sequences`` (token ids) or ``posgeom.data.TokenizedCorpus.incidence`` (text).
 
     Parameters
     ----------
-    indptr : 1-D int array of length ``m + 1``
-        Token range ``cell[indptr[s]:indptr[s + 1]]`` of sequence ``s``; starts at 0, strictly increasing, ends at
-        ``len(cell)``.
-    cell : 1-D int array
-        For each counted token, its index into ``cells``.
-    cells : 1-D int array
-        Strictly increasing flat keys ``position * vocab_size + token`` in ``[0, n_positions * vocab_size)``.
-    n_positions : int
-        Number of positions ``n``.
-    vocab_size : int
-        Vocabulary size ``V``.
+    indptr, cell, cells : 1-D int arrays
+        ``cell[indptr[s]:indptr[s + 1]]``: the indices into ``cells`` (sorted keys ``position * V + token``) of the
+        tokens of sequence ``s``.
+    n_positions, vocab_size : int
 
     Attributes
     ----------
     positions, tokens : ndarray
         Position and token of each entry of ``cells``.
     used_tokens : ndarray
-        The sorted token ids that occur anywhere; ``columns`` maps each cell to its index in ``used_tokens``.
-
-    Raises
-    ------
-    ValueError
-        If the arrays are inconsistent (see the parameters) or a sequence holds no token.
+        The sorted token ids that occur; ``columns`` maps each cell to its index in it.
 
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], n_positions=2, vocab_size=3)
-    >>> inc
+    >>> SequenceIncidence.from_sequences([[0, 1], [0]], n_positions=2, vocab_size=3)
     SequenceIncidence(2 sequences, 3 tokens, n_positions=2, vocab_size=3, 2 distinct cells)
     """
-
     def __init__(self, indptr, cell, cells, n_positions: int, vocab_size: int):
         self.n_positions = check_positive_int(n_positions, "n_positions")
         self.vocab_size = check_positive_int(vocab_size, "vocab_size")
@@ -85,37 +61,24 @@ class SequenceIncidence:
         self.used_tokens, self.columns = np.unique(self.tokens, return_inverse=True)
         self._lengths = np.diff(self.indptr)
 
-    # -- construction ---------------------------------------------------------------------------------------
     @classmethod
     def from_sequences(cls, sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
-        """Build the incidence of token id sequences, with the conventions of :func:`posgeom.position_counts`.
+        """The incidence of token id sequences, with the conventions of ``position_counts``.
 
         Parameters
         ----------
         sequences : 2-D int array or iterable of 1-D int arrays
-            Token id sequences; sequences left empty by the convention are dropped.
-        n_positions : int
-            Number of positions ``n``; tokens at positions ``>= n`` are truncated away.
-        vocab_size : int
-            Vocabulary size ``V``; every id must lie in ``[0, V)``.
+        n_positions, vocab_size : int
         pad_id : int, optional
-            If given, sequences shorter than ``n`` are padded with ``pad_id`` and the pads are counted.
 
         Returns
         -------
         SequenceIncidence
-            One row per non-empty sequence.
-
-        Raises
-        ------
-        ValueError
-            No token at all within the first ``n_positions`` positions, or ids outside ``[0, V)``.
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_sequences(np.array([[1, 2], [1, 0]]), 2, 3)
-        >>> inc.n_sequences, inc.lengths
-        (2, array([2, 2]))
+        >>> SequenceIncidence.from_sequences(np.array([[1, 2], [1, 0]]), 2, 3).lengths
+        array([2, 2])
         """
         n, V, _ = check_arguments(n_positions, vocab_size, pad_id)
         positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
@@ -135,34 +98,22 @@ class SequenceIncidence:
 
     @classmethod
     def from_contiguous(cls, tokens, lengths, n_positions: int, vocab_size: int):
-        """Build the incidence of texts given as one flat token array and their lengths (positions ``0 .. L-1``).
+        """The incidence of texts given as one flat token array and their lengths (positions ``0 .. L-1``).
 
         Parameters
         ----------
-        tokens : 1-D int array
-            The tokens of every text, text after text.
-        lengths : 1-D int array
-            Length of each text, in ``[1, n_positions]``; they sum to ``len(tokens)``.
-        n_positions : int
-        vocab_size : int
+        tokens, lengths : 1-D int arrays
+            The tokens of every text, text after text, and the texts' lengths (in ``[1, n_positions]``).
+        n_positions, vocab_size : int
 
         Returns
         -------
         SequenceIncidence
-            The same as :meth:`from_sequences` on the split texts, without building them one by one.
-
-        Raises
-        ------
-        ValueError
-            Lengths outside ``[1, n_positions]``, lengths that do not sum to the number of tokens, or ids outside
-            ``[0, vocab_size)``.
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_contiguous([0, 1, 0], [2, 1], 2, 2)
-        >>> inc.lengths, inc.counts().toarray()
-        (array([2, 1]), array([[2, 0],
-               [0, 1]]))
+        >>> SequenceIncidence.from_contiguous([0, 1, 0], [2, 1], 2, 2).lengths
+        array([2, 1])
         """
         n, V, _ = check_arguments(n_positions, vocab_size, None)
         tokens = np.asarray(tokens, dtype=np.int64)
@@ -178,7 +129,6 @@ class SequenceIncidence:
         cells, cell = np.unique(position * V + tokens, return_inverse=True)
         return cls(np.append(starts, tokens.size), cell.ravel(), cells, n, V)
 
-    # -- statistics -----------------------------------------------------------------------------------------
     @property
     def n_sequences(self) -> int:
         """Number of (non-empty) sequences ``m``."""
@@ -202,28 +152,21 @@ class SequenceIncidence:
         return w
 
     def cell_counts(self, weights=None) -> np.ndarray:
-        """Counts per cell (aligned with ``cells``); sequence ``s`` counts ``weights[s]`` times (default 1).
+        """Counts per cell (aligned with ``cells``); sequence ``s`` counts ``weights[s]`` times.
 
         Parameters
         ----------
         weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence, e.g. a bootstrap resample; ``None`` counts every sequence once.
+            E.g. a bootstrap resample; default 1 each (int64 counts).
 
         Returns
         -------
         1-D ndarray
-            int64 counts when ``weights`` is ``None``, float otherwise.
-
-        Raises
-        ------
-        ValueError
-            If ``weights`` has the wrong shape or negative or non-finite entries.
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_sequences([[0, 1], [0]], 2, 2)
-        >>> inc.cell_counts(), inc.cell_counts([2, 0])
-        (array([2, 1]), array([2., 2.]))
+        >>> SequenceIncidence.from_sequences([[0, 1], [0]], 2, 2).cell_counts([2, 0])
+        array([2., 2.])
         """
         if weights is None:
             return np.bincount(self.cell, minlength=self.cells.size).astype(np.int64)
@@ -231,27 +174,20 @@ class SequenceIncidence:
         return np.bincount(self.cell, weights=np.repeat(w, self._lengths), minlength=self.cells.size)
 
     def counts(self, weights=None) -> sp.csr_matrix:
-        """The (n, V) position counts (as :func:`posgeom.position_counts` would give), optionally weighted.
+        """The (n, V) position counts (as ``position_counts`` gives), optionally weighted.
 
         Parameters
         ----------
         weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence; ``None`` counts every sequence once.
+            As in ``cell_counts``.
 
         Returns
         -------
         scipy.sparse.csr_matrix of shape (n, V)
-            Integer counts when unweighted, float otherwise.
-
-        Raises
-        ------
-        ValueError
-            If ``weights`` is malformed (see :meth:`cell_counts`).
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_sequences([[0, 1], [1, 1]], 2, 2)
-        >>> inc.counts([1, 3]).toarray()
+        >>> SequenceIncidence.from_sequences([[0, 1], [1, 1]], 2, 2).counts([1, 3]).toarray()
         array([[1., 3.],
                [0., 4.]])
         """
@@ -261,22 +197,16 @@ class SequenceIncidence:
                              shape=(self.n_positions, self.vocab_size))
 
     def sequences_per_position(self, weights=None) -> np.ndarray:
-        """How many sequences enter each position (weighted): the sample size behind each ``mu_i``.
+        """How many sequences (weighted) reach each position: the sample size behind each ``mu_i``.
 
         Parameters
         ----------
         weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence; ``None`` counts every sequence once.
+            As in ``cell_counts``.
 
         Returns
         -------
         (n,) float ndarray
-            Weighted number of sequences that reach each position.
-
-        Raises
-        ------
-        ValueError
-            If ``weights`` is malformed (see :meth:`cell_counts`).
 
         Examples
         --------
@@ -286,28 +216,20 @@ class SequenceIncidence:
         return np.bincount(self.positions, weights=self.cell_counts(weights), minlength=self.n_positions)
 
     def sqrt_distributions(self, weights=None) -> np.ndarray:
-        """Dense ``sqrt(mu_i)`` over the tokens that occur (n x U), for the given sequence weights.
+        """Dense ``sqrt(mu_i)`` (plug-in) over the ``U`` tokens in ``used_tokens``, for the given weights.
 
         Parameters
         ----------
         weights : (m,) array of non-negative floats, optional
-            Multiplicity of each sequence; ``None`` counts every sequence once.
+            As in ``cell_counts``.
 
         Returns
         -------
         (n, U) float ndarray
-            Row ``i`` is the element-wise square root of the plug-in ``mu_i``, restricted to the ``U`` tokens in
-            ``used_tokens`` (tokens that never occur carry no mass).
-
-        Raises
-        ------
-        ValueError
-            Naming the first position that receives no observation (under these weights), or malformed weights.
 
         Examples
         --------
-        >>> inc = SequenceIncidence.from_sequences([[0, 1], [0, 0]], 2, 2)
-        >>> (inc.sqrt_distributions() ** 2).round(3)
+        >>> (SequenceIncidence.from_sequences([[0, 1], [0, 0]], 2, 2).sqrt_distributions() ** 2).round(3)
         array([[1. , 0. ],
                [0.5, 0.5]])
         """
@@ -315,17 +237,16 @@ class SequenceIncidence:
         totals = np.bincount(self.positions, weights=c, minlength=self.n_positions)
         empty = np.flatnonzero(totals <= 0)
         if empty.size:
-            raise ValueError(
-                f"position {int(empty[0])} receives no observation ({empty.size} empty position(s)); mu_i is "
-                "undefined there. Use fewer positions (or count padding) so that every position has enough sequences"
-            )
+            raise ValueError(f"position {int(empty[0])} receives no observation ({empty.size} empty position(s)); "
+                             "mu_i is undefined there. Use fewer positions (or count padding) so that every position "
+                             "has enough sequences")
         S = np.zeros((self.n_positions, self.used_tokens.size))
         S[self.positions, self.columns] = np.sqrt(c / totals[self.positions])
         return S
 
 
 def check_incidence(data, name: str = "data") -> SequenceIncidence:
-    """``data`` if it is a :class:`SequenceIncidence`, else a TypeError naming the fix (the one such check)."""
+    """``data`` if it is a ``SequenceIncidence``, else a TypeError naming the fix (the one such check)."""
     if not isinstance(data, SequenceIncidence):
         raise TypeError(f"{name} must be a SequenceIncidence (SequenceIncidence.from_sequences(...) or "
                         f"posgeom.data.TokenizedCorpus.incidence(...)), got {type(data).__name__}")

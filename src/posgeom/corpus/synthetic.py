@@ -1,15 +1,10 @@
 """Synthetic corpora whose positional statistics are known exactly.
 
-=============================  ================================================================
-``REGIMES``                    ``"stationary"``, ``"smooth"``, ``"abrupt"``
-``synthetic_distributions``    exact ``mu_i`` of a positional topic mixture
-``synthetic_corpus``           token sequences drawn from them
-``sample_sequences``           token sequences drawn from given ``mu_i``
-``zipf_distributions``         large-vocabulary ``mu_i`` whose ranking drifts with the position
-``sample_texts``               texts of given lengths drawn from given ``mu_i``
-=============================  ================================================================
+``REGIMES`` (``"stationary"``, ``"smooth"``, ``"abrupt"``), ``synthetic_distributions`` (exact ``mu_i`` of a
+positional topic mixture), ``synthetic_corpus`` (sequences drawn from them), ``sample_sequences`` (sequences drawn
+from given ``mu_i``), ``zipf_distributions`` (large-vocabulary ``mu_i`` whose ranking drifts with the position),
+``sample_texts`` (texts of given lengths drawn from given ``mu_i``).
 """
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -22,15 +17,8 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_distributions, check_positive_int, check_rng
 
-__all__ = [
-    "sample_sequences",
-    "REGIMES",
-    "synthetic_distributions",
-    "synthetic_corpus",
-    "zipf_distributions",
-    "sample_texts",
-]
-
+__all__ = ["sample_sequences", "REGIMES", "synthetic_distributions", "synthetic_corpus", "zipf_distributions",
+           "sample_texts"]
 
 REGIMES = ("stationary", "smooth", "abrupt")
 
@@ -53,60 +41,31 @@ def _mixture_weights(n: int, n_topics: int, regime: str, bandwidth: float) -> np
     raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
 
 
-def synthetic_distributions(
-    n_positions: int,
-    vocab_size: int,
-    *,
-    rng: int | np.random.Generator,
-    regime: str = "smooth",
-    n_topics: int = 4,
-    bandwidth: float = 0.15,
-    topic_concentration: float = 0.1,
-) -> np.ndarray:
+def synthetic_distributions(n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
+                            regime: str = "smooth", n_topics: int = 4, bandwidth: float = 0.15,
+                            topic_concentration: float = 0.1) -> np.ndarray:
     """The exact positional distributions ``mu_i`` (n x V) of the synthetic model.
+
+    ``mu_i = sum_k w_ik beta_k``, topics ``beta_k ~ Dirichlet(topic_concentration)``; ``w_ik`` uniform
+    (``"stationary"``), ``∝ exp(-(i - c_k)^2 / (2 (bandwidth n)^2))`` with evenly spaced ``c_k`` (``"smooth"``), or
+    one topic per contiguous block of positions (``"abrupt"``).
 
     Parameters
     ----------
     n_positions, vocab_size : int
-        ``n`` and ``V`` (``V >= 2``).
     rng : int or numpy.random.Generator
-        Seed (``>= 0``) or generator of the topics (keyword-only, required: results are reproducible by
-        construction).
     regime : {"stationary", "smooth", "abrupt"}, default "smooth"
-        How the topic weights ``w_i`` vary with the position (see :data:`REGIMES` and the Notes).
     n_topics : int, default 4
-        Number of topics ``K`` (``K <= n`` in the abrupt regime).
-    bandwidth : float, default 0.15
-        Width of a topic's positional window as a fraction of ``n`` (smooth regime only).
-    topic_concentration : float, default 0.1
-        Dirichlet concentration of the topics.
+    bandwidth, topic_concentration : float, default 0.15 and 0.1
 
     Returns
     -------
-    mu : (n, V) float ndarray
-        Row-stochastic: row ``i`` is the exact ``mu_i``.
-
-    Raises
-    ------
-    ValueError
-        An unknown ``regime``, a non-positive ``bandwidth`` or ``topic_concentration``, ``V < 2``, or
-        ``n_topics > n_positions`` in the abrupt regime.
-    TypeError
-        Non-integer sizes, or ``rng`` that is neither an int seed nor a Generator.
-
-    Notes
-    -----
-    A positional topic mixture: ``n_topics`` topics ``beta_k`` over the ``V`` tokens, each drawn from a symmetric
-    Dirichlet(``topic_concentration``), and ``mu_i = sum_k w_ik beta_k``. The weights depend on the regime:
-    ``"stationary"``, uniform (every ``mu_i`` equal); ``"smooth"``, topic ``k`` centred at ``c_k`` (evenly spaced
-    over ``[0, n-1]``) with ``w_ik ∝ exp(-(i - c_k)^2 / (2 (bandwidth n)^2))``; ``"abrupt"``, ``K`` contiguous blocks
-    of positions, block ``k`` using topic ``k`` only.
+    (n, V) float ndarray
 
     Examples
     --------
-    >>> mu = synthetic_distributions(4, 6, rng=0, regime="abrupt", n_topics=2)
-    >>> mu.shape, mu.sum(axis=1).round(6)
-    ((4, 6), array([1., 1., 1., 1.]))
+    >>> synthetic_distributions(4, 6, rng=0, regime="abrupt", n_topics=2).shape
+    (4, 6)
     """
     n = check_positive_int(n_positions, "n_positions")
     rng = check_rng(rng)
@@ -120,42 +79,24 @@ def synthetic_distributions(
     return mu / mu.sum(axis=1, keepdims=True)
 
 
-def synthetic_corpus(
-    n_sequences: int,
-    n_positions: int,
-    vocab_size: int,
-    *,
-    rng: int | np.random.Generator,
-    regime: str = "smooth",
-    n_topics: int = 4,
-    bandwidth: float = 0.15,
-    topic_concentration: float = 0.1,
-) -> np.ndarray:
-    """Sample token id sequences from the synthetic positional model.
+def synthetic_corpus(n_sequences: int, n_positions: int, vocab_size: int, *, rng: int | np.random.Generator,
+                     regime: str = "smooth", n_topics: int = 4, bandwidth: float = 0.15,
+                     topic_concentration: float = 0.1) -> np.ndarray:
+    """Token id sequences sampled from the synthetic positional model.
 
-    The distributions are drawn first, then the tokens, from one stream: for an int seed ``s``,
-    ``synthetic_distributions(..., rng=s)`` gives the exact ``mu_i`` of ``synthetic_corpus(..., rng=s)``.
+    One stream draws the distributions, then the tokens: for an int seed ``s``, ``synthetic_distributions(...,
+    rng=s)`` gives the exact ``mu_i`` of ``synthetic_corpus(..., rng=s)``.
 
     Parameters
     ----------
-    n_sequences : int
-        Number of sequences ``m`` to sample.
-    n_positions, vocab_size : int
-        ``n`` and ``V`` (``V >= 2``); every sequence has length ``n``.
+    n_sequences, n_positions, vocab_size : int
     rng : int or numpy.random.Generator
-        Seed or generator of the topics and then the tokens (keyword-only, required).
     regime, n_topics, bandwidth, topic_concentration
-        As in :func:`synthetic_distributions`.
+        As in ``synthetic_distributions``.
 
     Returns
     -------
     (n_sequences, n_positions) int64 ndarray
-        Token ids in ``[0, vocab_size)``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        As :func:`synthetic_distributions`, or a non-positive ``n_sequences``.
 
     Examples
     --------
@@ -164,41 +105,28 @@ def synthetic_corpus(
     """
     m = check_positive_int(n_sequences, "n_sequences")
     rng = check_rng(rng)
-    mu = synthetic_distributions(
-        n_positions, vocab_size, rng=rng, regime=regime, n_topics=n_topics, bandwidth=bandwidth,
-        topic_concentration=topic_concentration,
-    )
+    mu = synthetic_distributions(n_positions, vocab_size, rng=rng, regime=regime, n_topics=n_topics,
+                                 bandwidth=bandwidth, topic_concentration=topic_concentration)
     return sample_sequences(mu, m, rng=rng)
 
 
 def sample_sequences(mu: ArrayLike, n_sequences: int, *, rng: int | np.random.Generator) -> np.ndarray:
-    """Sample sequences whose token at position ``i`` is drawn from ``mu_i``, independently across positions.
-
-    The positional model of the book's synthetic corpora: positions are independent given ``mu``, so every
-    ``mu_i`` is estimated from ``n_sequences`` independent draws.
+    """Sequences whose token at position ``i`` is drawn from ``mu_i``, independently across positions.
 
     Parameters
     ----------
     mu : (n, V) array_like
-        Row-stochastic: row ``i`` is ``mu_i``.
     n_sequences : int
     rng : int or numpy.random.Generator
 
     Returns
     -------
-    (n_sequences, n) int64 ndarray of token ids in ``[0, V)``.
-
-    Raises
-    ------
-    ValueError
-        If the rows of ``mu`` are not probability distributions or ``n_sequences < 1``.
+    (n_sequences, n) int64 ndarray
 
     Examples
     --------
-    >>> sample_sequences([[1.0, 0.0], [0.0, 1.0]], 3, rng=0)
-    array([[0, 1],
-           [0, 1],
-           [0, 1]])
+    >>> sample_sequences([[1.0, 0.0], [0.0, 1.0]], 3, rng=0)[0]
+    array([0, 1])
     """
     mu = check_distributions(np.asarray(mu, dtype=float), "mu")
     m = check_positive_int(n_sequences, "n_sequences")
@@ -214,31 +142,23 @@ def zipf_distributions(n_positions: int, vocab_size: int, *, rng: int | np.rando
                        strength: float = 1.0) -> np.ndarray:
     """Position-dependent mixtures of two Zipf laws: a large-vocabulary corpus with known ``mu_i``.
 
-    ``mu_i = (1 - w_i) z + w_i z'``, where ``z`` is a Zipf law (``p_k ∝ k^-exponent`` over the ranks) and ``z'``
-    the same law over a random permutation of the tokens, with ``w_i = strength * (i / (n - 1))^1.5``: the
-    distributions drift from one ranking of the vocabulary to another, faster towards the end. Natural text has a
-    Zipf exponent near 1; the heavy tail (most tokens rare) is what makes distances hard to estimate.
+    ``mu_i = (1 - w_i) z + w_i z'``, ``z`` the Zipf law ``p_k ∝ k^-exponent``, ``z'`` the same over a random
+    permutation of the tokens, ``w_i = strength * (i / (n - 1))^1.5``.
 
     Parameters
     ----------
-    n_positions : int
-    vocab_size : int
+    n_positions, vocab_size : int
     rng : int or numpy.random.Generator
-        Randomness of the second ranking.
-    exponent : float, default 1.07
-    strength : float, default 1.0
-        The last position's weight on the second ranking (0: every position the same).
+    exponent, strength : float, default 1.07 and 1.0
 
     Returns
     -------
     (n_positions, vocab_size) ndarray
-        Row-stochastic.
 
     Examples
     --------
-    >>> mu = zipf_distributions(3, 100, rng=0)
-    >>> mu.shape, bool(np.allclose(mu.sum(axis=1), 1)), bool(np.allclose(mu[0], mu[0][0] / np.arange(1, 101) ** 1.07))
-    ((3, 100), True, True)
+    >>> zipf_distributions(3, 100, rng=0).shape
+    (3, 100)
     """
     n = check_positive_int(n_positions, "n_positions")
     V = check_positive_int(vocab_size, "vocab_size", minimum=2)
@@ -253,37 +173,24 @@ def zipf_distributions(n_positions: int, vocab_size: int, *, rng: int | np.rando
 
 
 def sample_texts(mu: ArrayLike, lengths: ArrayLike, *, rng: int | np.random.Generator) -> SequenceIncidence:
-    """Texts of given lengths whose token at position ``i`` is drawn from ``mu_i``, as a sequence incidence.
-
-    With a real corpus's lengths (``incidence.lengths``) the texts have its reach profile (how many texts reach
-    each position) and its sample size, and known distributions.
+    """Texts of given lengths (in ``[1, n]``) whose token at position ``i`` is drawn from ``mu_i``.
 
     Parameters
     ----------
     mu : (n, V) array_like
-        Row-stochastic: row ``i`` is ``mu_i``.
     lengths : 1-D int array
-        One length per text, in ``[1, n]``.
     rng : int or numpy.random.Generator
 
     Returns
     -------
     SequenceIncidence
 
-    Raises
-    ------
-    ValueError
-        If ``mu`` is not row-stochastic or a length is outside ``[1, n]``.
-
     Examples
     --------
-    >>> inc = sample_texts([[1.0, 0.0], [0.0, 1.0]], [2, 1, 2], rng=0)
-    >>> inc.lengths, inc.counts().toarray()
-    (array([2, 1, 2]), array([[3, 0],
-           [0, 2]]))
+    >>> sample_texts([[1.0, 0.0], [0.0, 1.0]], [2, 1, 2], rng=0).lengths
+    array([2, 1, 2])
     """
     from .incidence import SequenceIncidence
-
     mu = check_distributions(np.asarray(mu, dtype=float), "mu")
     n, V = mu.shape
     lengths = np.asarray(lengths, dtype=np.int64)

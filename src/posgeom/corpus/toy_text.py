@@ -1,10 +1,4 @@
-"""A tiny, shippable English corpus (shipped as ``data/tiny_reviews.txt``).
-
-==================  ==================================================
-``_tiny_reviews``    short movie reviews from a seeded template grammar
-==================  ==================================================
-"""
-
+"""A tiny English corpus (shipped as ``data/tiny_reviews.txt``): ``_tiny_reviews``, from a seeded template grammar."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,30 +7,15 @@ from .._validation import check_positive_int, check_rng
 
 __all__: list[str] = []  # the toy corpus serves the tests and the CLI's examples only
 
-
 _SUBJECTS = ["this film", "the movie", "this picture", "the new thriller", "the sequel", "this documentary",
              "the remake", "this comedy", "the drama", "this animated feature"]
-
-
 _OPENERS = ["honestly ,", "frankly ,", "in short ,", "to be fair ,", "sadly ,", "happily ,", "", "", "", ""]
-
-
 _VERBS = ["is", "feels", "looks", "seems", "plays"]
-
-
 _ADJ_POS = ["wonderful", "moving", "sharp", "funny", "gorgeous", "clever", "tender", "gripping"]
-
-
 _ADJ_NEG = ["dull", "clumsy", "tedious", "shallow", "forgettable", "noisy", "lifeless", "confused"]
-
-
 _MIDDLES = ["and the cast is {adj}", "but the script is {adj}", "with a {adj} score", "and the ending is {adj}",
             "though the pacing is {adj}", "with {adj} performances all round"]
-
-
 _VERDICTS_POS = ["i loved it .", "see it twice .", "a small triumph .", "highly recommended .", "bring friends ."]
-
-
 _VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "not recommended .", "avoid ."]
 
 

@@ -9,10 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Source", "SOURCES", "cache_dir", "find_source", "resolve"]
-
 #: Environment variable naming a local mirror folder.
 _DATA_ENV = "POSGEOM_DATA"
-
 #: Environment variable naming the cache folder (downloads and parsed corpora).
 _CACHE_ENV = "POSGEOM_CACHE"
 

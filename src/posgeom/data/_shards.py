@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 __all__ = ["shard_paths", "read_shard"]
-
 _SHARD_SUFFIXES = (".txt", ".jsonl", ".parquet")
 
 

@@ -1,11 +1,5 @@
-"""Counting conventions, the tokenizer, and position counts streamed from raw text.
-
-============================  ==================================================================
-``CountingConvention``        what ``mu_i`` counts: special tokens, truncation, padding, length
-``load_tokenizer``            the book's WordPiece tokenizer (fast backend, offline by default)
-``corpus_position_counts``    the (position, token) counts of a corpus, streamed
-============================  ==================================================================
-"""
+"""Counting conventions, the tokenizer, and position counts streamed from raw text: ``CountingConvention``,
+``load_tokenizer``, ``corpus_position_counts`` (indexed in ``posgeom.data``)."""
 
 from __future__ import annotations
 
@@ -28,7 +22,6 @@ from ._tokens import iter_token_sequences
 from .pretrained import _DEFAULT_MODEL, _resolve_model
 
 __all__ = ["CountingConvention", "load_tokenizer", "corpus_position_counts"]
-
 _TRUNCATIONS = ("model", "cut")
 # Tokens buffered between two calls of position_counts (bounds memory at a few tens of MB).
 _COUNT_CHUNK_TOKENS = 2_000_000
@@ -167,10 +160,8 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     tokenizer : transformers fast tokenizer
     convention : CountingConvention or int
         The convention, or just ``n_positions`` (the other fields at their defaults).
-    batch_size : int, default 1024
-        Texts tokenised per call of the Rust batch encoder.
-    progress : bool, default False
-        Show a ``tqdm`` progress bar.
+    batch_size, progress : int, bool
+        Texts tokenised per call of the Rust batch encoder; show a ``tqdm`` progress bar.
 
     Returns
     -------

@@ -1,13 +1,5 @@
-"""The two real corpora of the book, SST-2 and IMDB, with their sentiment labels.
-
-===============  ==========================================================================
-``Corpus``       texts, labels and ids of one split: subsetting, sampling, source-sentence groups
-``load_sst2``    SST-2 (GLUE version), ``train`` or ``dev``
-``load_imdb``    IMDB (Large Movie Review Dataset v1.0), ``train`` or ``test``
-===============  ==========================================================================
-
-Archives (``posgeom.data._archives``) are parsed in place, the result cached as JSON keyed by their sha256.
-"""
+"""The book's two real corpora with their sentiment labels: ``Corpus``, ``load_sst2``, ``load_imdb`` (indexed in
+``posgeom.data``). Archives (``data._archives``) are parsed in place, the result cached as JSON keyed by sha256."""
 
 from __future__ import annotations
 
@@ -30,7 +22,6 @@ from ._archives import Source, cache_dir, find_source, resolve
 from ._phrases import source_groups
 
 __all__ = ["load_sst2", "load_imdb"]
-
 # Bump when the parsed-cache layout or the parsing conventions change: old entries are then ignored.
 _PARSE_VERSION = 1
 
@@ -77,7 +68,6 @@ class Corpus:
         Returns
         -------
         Corpus
-            Same name, split and source; texts, labels and ids at ``indices``.
 
         Examples
         --------
@@ -107,14 +97,12 @@ class Corpus:
         Returns
         -------
         Corpus
-            The sampled documents, in corpus order.
 
         Examples
         --------
         >>> corpus = Corpus("toy", "train", list("abcdef"), np.array([1, 1, 1, 1, 0, 0]), list("012345"), "memory")
-        >>> sample = corpus.sample(3, rng=0)
-        >>> len(sample), int(sample.labels.sum())
-        (3, 2)
+        >>> corpus.sample(3, rng=0).labels
+        array([1, 1, 0])
         """
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= len(self):
             raise ValueError(f"size must be an integer in [1, {len(self)}], got {size!r}")
@@ -296,10 +284,8 @@ def load_sst2(split: str, *, data_dir: str | os.PathLike | None = None, progress
     data_dir : path, optional
         A mirror folder holding ``SST-2.zip``; overrides ``$POSGEOM_DATA``. If neither is set, the official archive
         is downloaded into the cache folder (once) and verified.
-    progress : bool, default False
-        Show a download progress bar.
-    cache : bool, default True
-        Read/write the parsed corpus in ``cache_dir() / "parsed"`` (written atomically).
+    progress, cache : bool, default False, True
+        Show a download progress bar; read/write the parsed corpus in ``cache_dir() / "parsed"`` (atomically).
 
     Returns
     -------

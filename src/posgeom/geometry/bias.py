@@ -1,10 +1,4 @@
-"""The plug-in bias of the Hellinger distance, exactly: what two finite samples are expected to show.
-
-======================================  =======================================================================
-``expected_plugin_squared_distance``    the expected plug-in ``d_H^2`` between two independent samples, exactly
-======================================  =======================================================================
-"""
-
+"""The plug-in bias of the Hellinger distance, exactly: ``expected_plugin_squared_distance``."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +11,7 @@ __all__ = ["expected_plugin_squared_distance"]
 
 
 def _expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
-    """``E[sqrt(X_k / m)]`` for ``X ~ Multinomial(m, mu)``, category by category (exact binomial sums)."""
+    """``E[sqrt(X_k / m)]`` for ``X ~ Multinomial(m, mu)``, category by category."""
     mu = np.asarray(check_distributions(np.atleast_2d(np.asarray(mu, dtype=float)), "mu"))
     if mu.shape[0] != 1:
         raise ValueError(f"mu must be one probability vector, got shape {mu.shape}")
@@ -32,33 +26,23 @@ def _expected_sqrt_frequencies(mu, m: int) -> np.ndarray:
 
 
 def expected_plugin_squared_distance(mu: ArrayLike, nu: ArrayLike, m: int, *, m_other: int | None = None) -> float:
-    """The expected plug-in ``d_H^2`` between independent samples of sizes ``m`` (from ``mu``) and ``m_other``
-    (from ``nu``), exactly.
+    """The expected plug-in ``d_H^2`` between independent samples of ``mu`` and ``nu``, exactly.
 
     Parameters
     ----------
     mu, nu : (V,) array_like
         Probability vectors on the same categories.
-    m : int
-        Size of the sample from ``mu``.
-    m_other : int, optional
-        Size of the sample from ``nu`` (default ``m``).
+    m, m_other : int
+        Sizes of the samples from ``mu`` and from ``nu`` (default ``m``).
 
     Returns
     -------
     float
-        ``1 - sum_k E[sqrt(p_k)] E[sqrt(q_k)]``: the true ``d_H^2(mu, nu)`` plus the plug-in bias.
-
-    Raises
-    ------
-    ValueError
-        Inputs that are not probability vectors of the same length, or sizes below 1.
+        ``1 - sum_k E[sqrt(p_k)] E[sqrt(q_k)]``: the true ``d_H^2`` plus the plug-in bias.
 
     Examples
     --------
-    Two samples of one fair coin: the true distance is 0, the expected plug-in one is not.
-
-    >>> round(expected_plugin_squared_distance([0.5, 0.5], [0.5, 0.5], 10), 4)
+    >>> round(expected_plugin_squared_distance([0.5, 0.5], [0.5, 0.5], 10), 4)  # one fair coin twice
     0.0281
     """
     mu, nu = np.asarray(mu, dtype=float), np.asarray(nu, dtype=float)

@@ -1,17 +1,6 @@
-"""The estimators of the distances between positional distributions, one interface, one registry.
-
-==================  ==============================================================================
-``PlugIn``          the empirical distributions put into the Hellinger formula (biased upward)
-``CrossFitted``     the cross-fitted estimator (its estimand drifts with the number of texts)
-``Resolved``        the cross-fitted, equal-reach estimator of the resolved estimand (the default)
-``ESTIMATORS``      the registry: command-line name -> estimator class
-==================  ==============================================================================
-
-Each has ``.label``, ``.describe_estimand(data)``, ``.distances(data, *, rng, groups)`` (a
-:class:`DistanceEstimate`) and ``.bootstrap(data, *, rng, n_resamples, statistic, groups)`` (a
-:class:`~posgeom.inference.BootstrapEstimate` from the one engine, :func:`posgeom.inference._bootstrap.bootstrap`).
+"""The distance estimators, one interface, one registry: ``PlugIn`` (biased upward), ``CrossFitted`` (its estimand
+drifts with the number of texts), ``Resolved`` (the default), ``ESTIMATORS`` (command-line name -> class).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,11 +15,7 @@ from ..inference._bootstrap import Units, bootstrap
 from ._crossfit import CrossFitter, corrected_distances, distances_from_squared, plugin_distances, squared_from_gram
 from .resolved import EqualReach, Resolution, choose_resolution, resolved_splits
 
-__all__ = [
-    "PlugIn",
-    "CrossFitted",
-    "Resolved",
-]
+__all__ = ["PlugIn", "CrossFitted", "Resolved"]
 
 
 @dataclass(frozen=True)
@@ -40,27 +25,20 @@ class DistanceEstimate:
     Attributes
     ----------
     squared : (n, n) ndarray
-        Unclipped estimates of the squared distances (negative where the noise exceeds the distance). Use these
-        for averages and for classical MDS.
+        Unclipped estimates of the squared distances; use these for averages and for classical MDS.
     distances : (n, n) ndarray
         ``sqrt(clip(squared, 0, 1))``, zero diagonal.
-    estimator : str
-        The estimator's label.
-    estimand : str
-        What ``squared`` estimates, in words.
+    estimator, estimand : str
     mc_spread : (n, n) ndarray or None
         Monte Carlo standard error of ``squared`` over random splits (``None`` for the plug-in).
     resolution : Resolution or None
-        The resolved estimand's parameters (``None`` for the other estimators).
 
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence
-    >>> est = PlugIn().distances(SequenceIncidence.from_sequences([[0, 1], [0, 1]], 2, 2))
-    >>> est.estimator, est.distances[0, 1]
-    ('plug-in', np.float64(1.0))
+    >>> PlugIn().distances(SequenceIncidence.from_sequences([[0, 1], [0, 1]], 2, 2)).estimator
+    'plug-in'
     """
-
     squared: np.ndarray
     distances: np.ndarray
     estimator: str
@@ -75,7 +53,6 @@ def _to_distances(Q):
 
 class Estimator:
     """The estimators' shared interface: a point estimate and a bootstrap through the one engine."""
-
     label = ""
     #: Whether the estimand carries the split-half noise floor (is biased upward by the sampling noise).
     upward_floor = False
@@ -97,48 +74,15 @@ class Estimator:
         return self
 
     def planned(self, data, *, fraction: float) -> Estimator:
-        """The estimator to use on every rung of a ladder down to ``fraction`` of ``data``.
-
-        Parameters
-        ----------
-        data : SequenceIncidence
-        fraction : float
-            The smallest share of the texts a rung holds.
-
-        Returns
-        -------
-        Estimator
-            Itself; a :class:`Resolved` one without a fixed resolution fixes it on ``data`` for ``fraction``, so
-            that every rung estimates one estimand.
-
-        Examples
-        --------
-        >>> CrossFitted().planned(None, fraction=0.125)
-        CrossFitted(n_splits=20)
-        """
+        """The estimator for every rung of a ladder down to ``fraction`` of ``data`` (``Resolved`` fixes one)."""
         return self._plan(data, fraction)
 
     def describe_estimand(self, data=None) -> str:
-        """The estimand in words.
-
-        Parameters
-        ----------
-        data : SequenceIncidence, optional
-            The corpus (its resolution, for a :class:`Resolved` estimator without a fixed one).
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> PlugIn().describe_estimand()
-        'd_H between the empirical distributions (biased upward; moves with the number of texts)'
-        """
+        """The estimand in words (``data``: the corpus whose resolution a ``Resolved`` estimator picks)."""
         return self._estimand(data)
 
     def distances(self, data, *, rng, groups=None) -> DistanceEstimate:
-        """The point estimate of a corpus (see the class); ``groups`` as in :meth:`bootstrap`."""
+        """The point estimate of a corpus (see the class); ``groups`` as in ``bootstrap``."""
         inc = check_incidence(data)
         gen = check_rng(rng)
         with single_threaded_blas():
@@ -148,6 +92,9 @@ class Estimator:
                   groups=None) -> BootstrapEstimate:
         """Bootstrap of the distances (or of a statistic of their squares) over texts or groups of texts.
 
+        A resample draws the units with replacement and estimates from one random split of its draws (slightly
+        conservative: that split's noise is 10-30% of a replicate's variance on the book's corpora).
+
         Parameters
         ----------
         data : SequenceIncidence
@@ -155,32 +102,21 @@ class Estimator:
             Randomness of the point estimate's splits, then of the resamples and their splits.
         n_resamples : int, default 1000
         statistic : callable, optional
-            ``statistic(Q)`` of the squared-distance matrix; default the matrix itself, its interval formed on the
-            squared scale and mapped to distances.
+            ``statistic(Q)`` of the squared distances; default ``Q`` itself, its interval mapped to distances.
         confidence : float, default 0.95
         groups : (n_texts,) array, optional
-            A label per text: texts with one label (the phrases of one source sentence) are resampled together
-            and never separated by a split (:class:`posgeom.inference._bootstrap.Units`). Default: every text.
+            A label per text (``Units``).
 
         Returns
         -------
         BootstrapEstimate
-            Centred percentile intervals (:func:`posgeom.inference._bootstrap.bootstrap`); ``point`` is the
-            :class:`DistanceEstimate`.
-
-        Notes
-        -----
-        A resample draws the units with replacement and estimates from one random split of its draws. The split's
-        own noise, which the point estimate (many splits) carries less of, makes the interval slightly conservative
-        (on the book's corpora one split's noise is 10-30% of a replicate's variance).
 
         Examples
         --------
         >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
         >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-        >>> res = Resolved().bootstrap(inc, n_resamples=30, rng=0, statistic=lambda Q: Q[0, 3])
-        >>> bool(res.lower <= res.estimate <= res.upper)
-        True
+        >>> Resolved().bootstrap(inc, n_resamples=30, rng=0, statistic=lambda Q: Q[0, 3]).n_resamples
+        30
         """
         inc = check_incidence(data)
         gen = check_rng(rng)
@@ -206,19 +142,13 @@ class Estimator:
 
 
 class PlugIn(Estimator):
-    """The plug-in estimator: the empirical ``mu_i`` put into the Hellinger formula.
-
-    Biased upward (two samples of one distribution are not at distance 0); its estimand is the distance between
-    the empirical distributions themselves, which moves with the sample size. ``rng`` is accepted (and unused) so
-    that every estimator is called alike.
+    """The plug-in estimator: the empirical ``mu_i`` in the Hellinger formula (biased upward; ``rng`` unused).
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence
-    >>> PlugIn().distances(SequenceIncidence.from_sequences([[0, 1], [1, 0]], 2, 2)).distances[0, 1]
-    np.float64(0.0)
+    >>> PlugIn().label
+    'plug-in'
     """
-
     label = "plug-in"
     upward_floor = True
 
@@ -226,13 +156,12 @@ class PlugIn(Estimator):
         return "d_H between the empirical distributions (biased upward; moves with the number of texts)"
 
     def distances(self, data, *, rng=0, groups=None) -> DistanceEstimate:
-        """Plug-in distances of a corpus.
+        """Plug-in distances of a corpus (``rng`` and ``groups`` unused).
 
         Parameters
         ----------
         data : SequenceIncidence
         rng, groups : unused
-            Accepted so that every estimator is called alike.
 
         Returns
         -------
@@ -255,23 +184,17 @@ class PlugIn(Estimator):
 
 
 class CrossFitted(Estimator):
-    """The cross-fitted estimator (``posgeom.geometry._crossfit.corrected_distances``), averaged over random splits.
-
-    Its estimand, ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, depends on how many texts
-    reach each position: it grows with the corpus and is not 0 for equal distributions reached by different
-    numbers of texts. Kept for comparison; :class:`Resolved` fixes both.
+    """The cross-fitted estimator (``corrected_distances``): its estimand grows with the corpus (for comparison).
 
     Parameters
     ----------
     n_splits : int, default 20
-        Random splits averaged by the point estimate.
 
     Examples
     --------
     >>> CrossFitted(n_splits=10).label
     'cross-fitted'
     """
-
     label = "cross-fitted"
 
     def __init__(self, *, n_splits: int = 20):
@@ -297,35 +220,22 @@ class CrossFitted(Estimator):
 
 
 class Resolved(Estimator):
-    r"""The resolved estimator: cross-fitted at a fixed vocabulary resolution, every position seen through ``m*`` texts.
-
-    Its estimand, ``theta_ij = ||alpha(mu_i^K) - alpha(mu_j^K)||^2 / 2`` with ``alpha_k(mu) = E sqrt(X_k/m*)``,
-    ``X ~ Multinomial(m*, mu^K)`` (:func:`~posgeom.geometry.resolved_estimand`), is fixed by the
-    :class:`~posgeom.geometry.Resolution` alone: it is exactly 0 for equal distributions, whatever the number of
-    texts reaching each position, and it does not move with the size of the corpus.
+    """The resolved estimator (the default): unbiased for ``resolved_estimand``, whatever the corpus size.
 
     Parameters
     ----------
     resolution : Resolution, optional
-        The estimand's parameters; default: chosen from each corpus by :func:`choose_resolution` (so that the
-        estimand is stated with every estimate). Fix it with :meth:`fixed` to estimate one estimand on several
-        corpora (a stability ladder).
-    n_splits : int, default 20
-        Random splits averaged by the point estimate.
-    bootstrap_splits : int, default 1
-        Random splits averaged in each bootstrap resample.
+        Default: chosen from each corpus by ``choose_resolution``.
+    n_splits, bootstrap_splits : int, default 20 and 1
+        Random splits averaged by the point estimate, and in each bootstrap resample.
     min_expected : float, default 5.0
-        Passed to :func:`choose_resolution` when ``resolution`` is not given.
+        Passed to ``choose_resolution``.
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> est = Resolved().distances(inc, rng=0)
-    >>> est.estimator, est.resolution.texts_per_position
-    ('resolved', 160)
+    >>> Resolved(n_splits=10)
+    Resolved(resolution: chosen per corpus, n_splits=10)
     """
-
     label = "resolved"
 
     def __init__(self, *, resolution: Resolution | None = None, n_splits: int = 20, bootstrap_splits: int = 1,
@@ -346,13 +256,12 @@ class Resolved(Estimator):
                         min_expected=self.min_expected)
 
     def fixed(self, data, *, fraction: float = 1.0) -> Resolved:
-        """This estimator with its resolution fixed on a corpus, planned for subsamples down to ``fraction``.
+        """This estimator with its resolution fixed on ``data``, for subsamples down to ``fraction`` of it.
 
         Parameters
         ----------
         data : SequenceIncidence
         fraction : float, default 1.0
-            The smallest share of the texts the estimand must be estimable from (``1/8`` for a four-rung ladder).
 
         Returns
         -------
@@ -383,10 +292,8 @@ class Resolved(Estimator):
 
         Examples
         --------
-        >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-        >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-        >>> Resolved().resolution_for(inc).texts_per_position
-        160
+        >>> Resolved(resolution=Resolution((0,), 9, 3)).resolution_for(None).texts_per_position
+        9
         """
         if self.resolution is not None:
             return self.resolution

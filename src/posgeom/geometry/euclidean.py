@@ -1,10 +1,4 @@
-"""Euclidean distances between the rows of an encoding.
-
-========================  =================================================================================
-``pairwise_distances``    ``||p_i - p_j||_2``: the distances an absolute encoding induces between positions
-========================  =================================================================================
-"""
-
+"""Euclidean distances between the rows of an encoding: ``pairwise_distances``."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,30 +7,20 @@ from scipy.spatial.distance import pdist, squareform
 
 from .._validation import check_matrix
 
-__all__ = [
-    "pairwise_distances",
-]
+__all__ = ["pairwise_distances"]
 
 
 def pairwise_distances(P: ArrayLike) -> np.ndarray:
-    """Euclidean distances ``||p_i - p_j||`` between the rows of an encoding ``P`` (n x d) as an (n x n) array.
+    """Euclidean distances ``||p_i - p_j||`` between the rows of an encoding.
 
     Parameters
     ----------
     P : (n, d) array_like
-        An encoding: row ``i`` is the vector of position ``i`` (``n >= 2``).
+        Row ``i`` is the vector of position ``i`` (``n >= 2``).
 
     Returns
     -------
     (n, n) float ndarray
-        Symmetric, zero diagonal.
-
-    Raises
-    ------
-    ValueError
-        If ``P`` is not 2-D, has fewer than two rows, or holds NaN/inf.
-    TypeError
-        If ``P`` is not numeric.
 
     Examples
     --------

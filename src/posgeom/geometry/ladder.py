@@ -1,14 +1,4 @@
-"""Checks that an estimand holds still: the flat control, the subsampling ladder, and the verdict.
-
-======================  ====================================================================================
-``flat_corpus``         a corpus built to be flat (every position one distribution, the real texts' lengths)
-``subsample``           a random share of the texts
-``stability_ladder``    one estimand on all texts, a half, a quarter, an eighth (a ``Ladder``)
-``Ladder``              result of ``stability_ladder``; ``Ladder.decide`` applies the one decision rule
-                        (``posgeom.inference.decide``) on every rung
-======================  ====================================================================================
-"""
-
+"""Checks that an estimand holds still: ``flat_corpus``, ``subsample``, ``stability_ladder`` and its ``Ladder``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -23,11 +13,7 @@ from ..corpus.incidence import SequenceIncidence, check_incidence
 from ..inference import Decision, decide, decide_ladder
 from ..inference._bootstrap import difference
 
-__all__ = [
-    "flat_corpus",
-    "subsample",
-    "stability_ladder",
-]
+__all__ = ["flat_corpus", "subsample", "stability_ladder"]
 
 
 def contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
@@ -42,40 +28,21 @@ def flat_corpus(data: SequenceIncidence, *, rng: int | np.random.Generator,
                 keep_edges: bool = False) -> SequenceIncidence:
     """A flat control: the corpus's tokens pooled, shuffled and dealt back into texts of the same lengths.
 
-    Every position then has the same distribution (the pooled one), and only the number of texts reaching each
-    position differs, as in the real corpus. An estimator of a stable estimand gives distances within noise of 0.
-    With ``keep_edges`` each text keeps its first and last token in place (under BERT's view its ``[CLS]`` and
-    ``[SEP]``) and only the tokens between them are pooled and shuffled: no word order is left, but the end markers
-    stay where the lengths put them, so what remains of the geometry is the lengths'.
-
     Parameters
     ----------
     data : SequenceIncidence
-        The real corpus (texts filling positions ``0 .. length - 1``).
     rng : int or numpy.random.Generator
     keep_edges : bool, default False
-        Keep every text's first and last token in place and shuffle only the others.
+        Keep each text's first and last token (BERT's ``[CLS]`` and ``[SEP]``) in place.
 
     Returns
     -------
     SequenceIncidence
-        Same number of texts, same lengths, same pooled token counts.
-
-    Raises
-    ------
-    ValueError
-        If some text has a gap in its positions.
 
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[0, 0, 0], [1, 1], [2]], 3, 3)
-    >>> flat = flat_corpus(inc, rng=0)
-    >>> flat.lengths, np.bincount(flat.tokens[flat.cell], minlength=3)
-    (array([3, 2, 1]), array([3, 2, 1]))
-    >>> marked = SequenceIncidence.from_sequences([[5, 0, 1, 6], [5, 2, 6]], 4, 7)
-    >>> kept = flat_corpus(marked, rng=0, keep_edges=True)
-    >>> [int(kept.tokens[kept.cell][i]) for i in (0, 3, 4, 6)]  # every text still opens with 5 and closes with 6
-    [5, 6, 5, 6]
+    >>> flat_corpus(SequenceIncidence.from_sequences([[0, 0, 0], [1, 1], [2]], 3, 3), rng=0).lengths
+    array([3, 2, 1])
     """
     inc = check_incidence(data)
     gen = check_rng(rng)
@@ -128,33 +95,24 @@ def _subset(inc: SequenceIncidence, keep: np.ndarray) -> SequenceIncidence:
 
 def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.Generator,
               groups: ArrayLike | None = None) -> SequenceIncidence:
-    """A random share of the texts, drawn without replacement (order kept); of the groups, if texts come in groups.
+    """A random share ``round(fraction * m)`` of the ``m`` texts (or groups), without replacement, order kept.
 
     Parameters
     ----------
     data : SequenceIncidence
-    fraction : float
-        Share of the texts, in ``(0, 1]``; ``round(fraction * m)`` texts are kept (with ``groups``: ``round(fraction
-        * G)`` of the ``G`` groups, with all their texts).
+    fraction : float, in ``(0, 1]``
     rng : int or numpy.random.Generator
     groups : (n_texts,) array, optional
-        A label per text (the phrases of one source sentence share one); default every text is its own group.
+        A label per text; default every text is its own group.
 
     Returns
     -------
     SequenceIncidence
 
-    Raises
-    ------
-    ValueError
-        If ``fraction`` is outside ``(0, 1]``, keeps fewer than 4 texts, or ``groups`` has the wrong length.
-
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[0, 1]] * 8, 2, 2)
-    >>> half = subsample(inc, 0.5, rng=0, groups=[0, 0, 1, 1, 2, 2, 3, 3])  # two of the four groups
-    >>> subsample(inc, 0.5, rng=0).n_sequences, half.n_sequences
-    (4, 4)
+    >>> subsample(SequenceIncidence.from_sequences([[0, 1]] * 8, 2, 2), 0.5, rng=0, groups=[0, 0, 1, 1, 2, 2, 3, 3])
+    SequenceIncidence(4 sequences, 8 tokens, n_positions=2, vocab_size=2, 2 distinct cells)
     """
     inc = check_incidence(data)
     keep = _kept(inc, fraction, check_rng(rng), groups)
@@ -163,34 +121,28 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
 
 @dataclass(frozen=True)
 class Ladder:
-    """One estimand re-estimated on random shares of the texts (:func:`stability_ladder`).
+    """One estimand re-estimated on random shares of the texts (``stability_ladder``), the whole corpus first.
 
     Attributes
     ----------
     fractions : tuple of float
-        The rungs, the whole corpus first.
     rungs : tuple of BootstrapEstimate
-        The statistic with its interval on each rung.
     estimator : str
-        The estimator and its estimand.
 
     Examples
     --------
-    >>> from posgeom.corpus import synthetic_corpus
-    >>> from posgeom.geometry import Resolved
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 4, 20, rng=0), 4, 20)
-    >>> lad = stability_ladder(Resolved(), inc, statistic=lambda Q: Q[0, 3], rng=0, n_resamples=50)
-    >>> lad.fractions, lad.estimates.shape
-    ((1.0, 0.5, 0.25, 0.125), (4,))
+    >>> from posgeom.inference import BootstrapEstimate
+    >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.5, 1.5, 0.0, 0.0, 0.95, "percentile", "toy")
+    >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
+    array([ True])
     """
-
     fractions: tuple
     rungs: tuple
     estimator: str
 
     @property
     def estimates(self) -> np.ndarray:
-        """The estimates, one row per rung (shape ``(rungs, *statistic shape)``)."""
+        """The estimates, one row per rung."""
         return np.stack([np.asarray(r.estimate) for r in self.rungs])
 
     @property
@@ -204,7 +156,7 @@ class Ladder:
         return np.stack([np.asarray(r.upper) for r in self.rungs])
 
     def covered(self) -> np.ndarray:
-        """Whether each rung's interval contains the whole corpus's estimate (one row per rung below the top).
+        """Whether each rung's interval below the top contains the whole corpus's estimate.
 
         Returns
         -------
@@ -214,38 +166,33 @@ class Ladder:
         --------
         >>> from posgeom.inference import BootstrapEstimate
         >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.5, 1.5, 0.0, 0.0, 0.95, "percentile", "toy")
-        >>> Ladder((1.0, 0.5), (r, r), "toy").covered()
-        array([ True])
+        >>> Ladder((1.0, 0.5), (r, r), "toy").covered().shape
+        (1,)
         """
         top = self.estimates[0]
         return (self.lower[1:] <= top) & (top <= self.upper[1:])
 
     def decide(self, a: int, b: int | None = None, *, margin: float = 0.0, threshold: float = 0.0,
                label: str = "") -> Decision:
-        """The one decision rule on every rung: component ``a`` against ``b`` (paired) or against ``threshold``.
+        """``decide_ladder`` of ``decide`` on each rung: component ``a`` against ``b`` (paired) or ``threshold``.
 
         Parameters
         ----------
         a, b : int
             Components of the statistic (flattened); ``b=None`` compares ``a`` with ``threshold``.
-        margin : float, default 0.0
-            The equivalence margin, fixed in advance (:func:`posgeom.inference.decide`).
-        threshold : float, default 0.0
+        margin, threshold : float, default 0.0
         label : str, optional
 
         Returns
         -------
         Decision
-            :func:`posgeom.inference.decide_ladder` of :func:`posgeom.inference.decide` on each rung's interval
-            (the engine's paired ``difference``); its numbers are the whole corpus's.
 
         Examples
         --------
         >>> from posgeom.inference import BootstrapEstimate
-        >>> reps = np.column_stack([np.linspace(0, 1, 50), np.linspace(2, 3, 50)])
-        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), reps, 0, 0, 0, 0, 0.95, "p", "t")
-        >>> Ladder((1.0, 0.5), (r, r), "toy").decide(0, 1).outcome
-        'lower'
+        >>> r = BootstrapEstimate(np.array([0.5, 2.5]), np.zeros((2, 2)), np.zeros(2), np.ones(2), 0, 0, 0.95, "p", "t")
+        >>> Ladder((1.0, 0.5), (r, r), "toy").decide(0, threshold=-1.0).outcome
+        'higher'
         """
         return decide_ladder([decide(difference(r, a, b, threshold=threshold), margin=margin) for r in self.rungs],
                              label=label)
@@ -253,21 +200,16 @@ class Ladder:
     def holds_still(self, *, alpha: float = 0.01) -> bool:
         """Whether no rung misses the whole corpus's estimate more often than chance allows.
 
+        Without drift a component is missed with probability at most ``1 - confidence``; a rung fails if its misses
+        exceed the ``1 - alpha`` quantile of ``Binomial(k, 1 - confidence)``.
+
         Parameters
         ----------
         alpha : float, default 0.01
-            A rung fails if its number of misses exceeds the ``1 - alpha`` quantile of
-            ``Binomial(k, 1 - confidence)`` over its ``k`` components.
 
         Returns
         -------
         bool
-
-        Notes
-        -----
-        A rung is a subsample of the whole corpus, so without drift the whole corpus's estimate differs from the
-        rung's by less than the rung's own sampling error (their variances subtract): each component is missed
-        with probability at most ``1 - confidence``. A drifting estimand misses on every component.
 
         Examples
         --------
@@ -293,29 +235,21 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     Parameters
     ----------
     estimator : PlugIn, CrossFitted or Resolved
-        A :class:`~posgeom.geometry.Resolved` estimator without a fixed resolution is fixed on ``data`` for the
-        smallest rung first (:meth:`~posgeom.geometry.Resolved.fixed`), so that every rung estimates one estimand.
+        Planned for the smallest rung first (``Estimator.planned``): every rung estimates one estimand.
     data : SequenceIncidence
     statistic : callable, optional
-        ``statistic(Q)`` of the squared-distance matrix; default the matrix itself.
+        ``statistic(Q)`` of the squared distances; default ``Q``.
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
-        The rungs, starting with 1 (the whole corpus); each rung is a fresh random share of the whole corpus.
+        Starting with 1; each rung a fresh random share of the whole corpus.
     rng : int or numpy.random.Generator
     n_resamples : int, default 200
-        Bootstrap resamples per rung.
     confidence : float, default 0.95
     groups : (n_texts,) array, optional
-        A label per text: texts with one label (the phrases of one source sentence) are one unit, kept or left out
-        together on every rung and resampled together (the bootstrap's ``groups=``). Default: texts are independent.
+        Texts with one label are kept, left out and resampled together.
 
     Returns
     -------
     Ladder
-
-    Raises
-    ------
-    ValueError
-        If ``fractions`` does not start with 1 or holds a value outside ``(0, 1]``.
 
     Examples
     --------

@@ -1,10 +1,4 @@
-"""A large-alphabet comparison: the full-vocabulary distance by polynomial approximation.
-
-====================  ========================================================================================
-``BestPolynomial``    the cross-fitted full-vocabulary estimator built on them, with the estimators' interface
-====================  ========================================================================================
-"""
-
+"""A large-alphabet comparison: ``BestPolynomial``, the full-vocabulary distance by polynomial approximation."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,9 +9,7 @@ from .._validation import check_positive_int
 from ._crossfit import squared_from_gram
 from .estimators import Estimator
 
-__all__ = [
-    "BestPolynomial",
-]
+__all__ = ["BestPolynomial"]
 
 
 def _power_coefficients(degree: int) -> np.ndarray:
@@ -28,7 +20,7 @@ def _power_coefficients(degree: int) -> np.ndarray:
 
 
 def _sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float = 2.0) -> np.ndarray:
-    """Estimates of ``sqrt(p)`` from ``X ~ Binomial(n, p)`` (the rule stated in :class:`BestPolynomial`)."""
+    """Estimates of ``sqrt(p)`` from ``X ~ Binomial(n, p)`` (the rule stated in ``BestPolynomial``)."""
     X = np.asarray(counts, dtype=np.float64)
     n = check_positive_int(n, "n")
     L = max(1, int(round(c_degree * np.log(n))))
@@ -49,32 +41,22 @@ def _sqrt_estimates(counts, n: int, *, c_degree: float = 0.7, c_interval: float 
 class BestPolynomial(Estimator):
     """Cross-fitted full-vocabulary Hellinger distances from polynomial estimates of ``sqrt(p)`` (a comparison).
 
-    For a random split of the texts into halves, every cell (position ``i``, token ``k``) of each half gets
-    an estimate ``T`` of ``sqrt(p)`` from its count ``X ~ Binomial(n, p)`` among the half's ``n`` texts reaching
-    ``i``: with ``L = max(1, round(0.7 ln n))`` and ``Delta = 2 ln n / n``, where ``X / n < Delta`` the unbiased
-    estimate (``E[(X)_k / (n)_k] = p^k``) of the degree-``L`` Chebyshev interpolant of ``sqrt`` on ``[0, Delta]``;
-    elsewhere ``sqrt(X/n) + (1 - X/n) / (8 sqrt(X n))``, the plug-in without its first-order bias. As in Jiao et al.
-    (2015) the regime is chosen from the count itself (they split the sample for this; we do not); unseen cells get
-    the estimate at ``X = 0``, which is not 0, hence the support size. Then ``G_ij = sum_k T^A_ik T^B_jk`` over
-    the whole vocabulary (``support_size`` tokens, unseen ones included) and
-    ``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2``, averaged over splits. Its target is the full-vocabulary
-    ``d_H^2`` up to the polynomial's approximation error, which needs about ``S / ln S`` observations per position
-    for a support of ``S`` tokens.
+    In each half of a split, a cell's count ``X ~ Binomial(n, p)`` among the ``n`` texts reaching its position gives
+    ``T``: where ``X / n < Delta = 2 ln n / n`` the unbiased estimate of the degree-``L = max(1, round(0.7 ln n))``
+    Chebyshev interpolant of ``sqrt`` on ``[0, Delta]``, else ``sqrt(X/n) + (1 - X/n) / (8 sqrt(X n))`` (after Jiao et
+    al. 2015); ``G_ij = sum_k T^A_ik T^B_jk`` over all ``support_size`` tokens, then ``Q`` as cross-fitted.
 
     Parameters
     ----------
     support_size : int, optional
-        The number of tokens with a possibly non-zero probability; default the vocabulary size.
+        Default the vocabulary size.
     n_splits : int, default 20
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> BestPolynomial().distances(inc, rng=0).distances.shape
-    (4, 4)
+    >>> BestPolynomial(n_splits=5).label
+    'best polynomial'
     """
-
     label = "best polynomial"
 
     def __init__(self, *, support_size: int | None = None, n_splits: int = 20):

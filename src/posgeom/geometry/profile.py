@@ -1,24 +1,8 @@
-"""Linear statistics of a squared-distance matrix along the lag: the lag profile, the lag slope, the position trend.
+"""Linear statistics of a squared-distance matrix along the lag (``LagStatistics``), ``ladder_sign`` and ``pad_texts``.
 
-A real-text distance matrix is read on a *block* of positions (e.g. the word pieces ``1 .. n-2``, without the
-``[CLS]`` and ``[SEP]`` positions). Every statistic here is a linear function of the squared distances
-``Q_ij`` of the block's pairs ``i < j``, so that an unbiased estimator of ``Q`` (the resolved one,
-:class:`~posgeom.geometry.Resolved`) gives unbiased estimates of each, and a flat corpus
-(:func:`~posgeom.geometry.flat_corpus`), where every expected ``Q_ij`` is 0, gives expectation 0 for each:
-
-* the **lag profile**: the mean of ``Q_ij`` over the pairs at each lag ``k = j - i``;
-* the **lag slope**: the least-squares slope of ``Q_ij`` on the lag (do positions farther apart differ more?);
-* the **position trend**: the least-squares slope of ``Q_ij`` on the midpoint ``(i + j) / 2`` *within* each lag,
-  i.e. after removing the lag profile (does the distance at a fixed lag change along the text?). If ``Q`` depends on
-  ``|i - j|`` only (shift-equivariance, a Toeplitz matrix), the position trend is exactly 0.
-
-:class:`LagStatistics` computes all three as one vector (optionally with the Toeplitz share, the part of the
-variation of ``Q`` over the block that the lag explains, which is not linear) (a ``statistic`` for
-:meth:`~posgeom.geometry.Resolved.bootstrap` and :func:`~posgeom.geometry.stability_ladder`); :func:`pad_texts` counts
-padding in an existing corpus (e.g. a flat control), as :class:`~posgeom.data.CountingConvention` does for a
-tokenised one.
+Each statistic is linear in the squared distances ``Q_ij`` of a block of positions' pairs ``i < j``, so an unbiased
+estimator of ``Q`` (``Resolved``) estimates it without bias, and on a flat corpus its expectation is 0.
 """
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -37,38 +21,29 @@ __all__ = ["LagStatistics", "pad_texts", "ladder_sign"]
 class LagStatistics:
     """The lag profile, the lag slope and the position trend of a block of positions, as one vector statistic.
 
+    Profile: the mean of ``Q_ij`` at each lag ``j - i``; slope: the least-squares slope of ``Q_ij`` on the lag; trend:
+    the slope on the midpoint ``(i + j) / 2`` within each lag (0 for a Toeplitz ``Q``).
+
     Parameters
     ----------
     n_positions : int
-        Size ``n`` of the squared-distance matrices the statistic will receive.
-    first : int, default 0
-        First position of the block.
-    last : int, optional
-        Last position of the block (inclusive); default ``n - 1``. The block needs at least 3 positions.
+    first, last : int, optional
+        The block, inclusive (default all positions; at least 3).
     with_share : bool, default False
-        Append the Toeplitz share as a last entry: the share of the variation of ``Q_ij`` over the block's pairs
-        ``i < j`` that the lag explains, ``sum (T_ij - mean)^2 / sum (Q_ij - mean)^2`` with ``T`` the lag profile
-        put back on every pair (the ``R^2`` of ``Q_ij`` on the lag as a factor; 1 for a Toeplitz block, ``nan`` for
-        a constant one). It is not linear in ``Q``: the noise of an estimate inflates its denominator, so it is
-        biased downward, the more so the smaller the corpus.
+        Append the Toeplitz share, the ``R^2`` of ``Q_ij`` on the lag (not linear in ``Q``: biased down by noise).
 
     Attributes
     ----------
     lags : ndarray
-        The lags ``1 .. m - 1`` of the block of ``m`` positions (the first ``m - 1`` entries of the vector).
+        The lags ``1 .. m - 1`` of the block of ``m`` positions (the first ``m - 1`` entries).
     slope_index, trend_index : int
-        Where the lag slope and the position trend sit in the vector.
     share_index : int or None
-        Where the Toeplitz share sits (``None`` without ``with_share``).
 
     Examples
     --------
-    >>> Q = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))  # Q_ij = |i - j|: Toeplitz
-    >>> stat = LagStatistics(5)
-    >>> stat(Q).round(12)
+    >>> LagStatistics(5)(np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))).round(12)  # Toeplitz Q
     array([1., 2., 3., 4., 1., 0.])
     """
-
     def __init__(self, n_positions: int, *, first: int = 0, last: int | None = None, with_share: bool = False):
         n = check_positive_int(n_positions, "n_positions", minimum=3)
         last = n - 1 if last is None else int(last)
@@ -96,17 +71,7 @@ class LagStatistics:
         return f"LagStatistics(n_positions={self.n_positions}, first={self.first}, last={self.last})"
 
     def __call__(self, Q) -> np.ndarray:
-        """The vector ``[lag profile (m - 1 values), lag slope, position trend]`` of a squared-distance matrix.
-
-        Parameters
-        ----------
-        Q : (n, n) array_like
-            Squared distances (estimates may be negative).
-
-        Returns
-        -------
-        ndarray, shape ``(m + 1,)`` (``(m + 2,)`` with the Toeplitz share)
-        """
+        """``[lag profile (m - 1 values), lag slope, position trend(, share)]`` of a squared-distance matrix."""
         Q = np.asarray(Q, dtype=np.float64)
         if Q.shape != (self.n_positions, self.n_positions):
             raise ValueError(f"expected a {self.n_positions} x {self.n_positions} matrix, got shape {Q.shape}")
@@ -124,29 +89,26 @@ class LagStatistics:
         return float(fitted @ fitted / total) if total > 0 else float("nan")
 
     def profile(self, values) -> np.ndarray:
-        """The lag profile part of a vector from ``__call__`` (or of a stack of them, along the last axis).
+        """The lag profile part of a vector of this statistic (or of a stack of them, along the last axis).
 
         Parameters
         ----------
         values : array_like
-            A vector of this statistic, or a stack of them (e.g. a ladder's ``lower``).
 
         Returns
         -------
         ndarray
-            The first ``m - 1`` entries along the last axis.
 
         Examples
         --------
-        >>> stat = LagStatistics(4)
-        >>> stat.profile(np.arange(5.0))
+        >>> LagStatistics(4).profile(np.arange(5.0))
         array([0., 1., 2.])
         """
         return np.asarray(values)[..., : self.lags.size]
 
     @staticmethod
     def _part(values, index: int):
-        """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them (an array)."""
+        """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them."""
         return _scalar(np.asarray(values)[..., index])
 
     def slope(self, values):
@@ -155,7 +117,6 @@ class LagStatistics:
         Parameters
         ----------
         values : array_like
-            A vector of this statistic, or a stack of them.
 
         Returns
         -------
@@ -174,7 +135,6 @@ class LagStatistics:
         Parameters
         ----------
         values : array_like
-            A vector of this statistic, or a stack of them.
 
         Returns
         -------
@@ -188,21 +148,15 @@ class LagStatistics:
         return self._part(values, self.trend_index)
 
     def share(self, values):
-        """The Toeplitz share part of a vector (a float), or of a stack of vectors (an array).
+        """The Toeplitz share part of a vector built with ``with_share=True`` (else a ValueError).
 
         Parameters
         ----------
         values : array_like
-            A vector of this statistic built with ``with_share=True``, or a stack of them.
 
         Returns
         -------
         float or ndarray
-
-        Raises
-        ------
-        ValueError
-            If the statistic was built without ``with_share=True``.
 
         Examples
         --------
@@ -219,31 +173,22 @@ def _scalar(x):
 
 
 def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
-    """The same texts padded to the window with ``pad_id``, the pads counted (every position then sees every text).
+    """The same texts padded to the window with ``pad_id`` (``[PAD]`` is 0 for BERT), the pads counted.
 
     Parameters
     ----------
     data : SequenceIncidence
         Texts filling positions ``0 .. length - 1``.
     pad_id : int
-        Token id of the pad (``[PAD]`` is 0 in BERT's vocabulary).
 
     Returns
     -------
     SequenceIncidence
-        As many texts, each of length ``n_positions``.
-
-    Raises
-    ------
-    ValueError
-        If a text has a gap in its positions or ``pad_id`` is outside the vocabulary.
 
     Examples
     --------
-    >>> inc = SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4)
-    >>> padded = pad_texts(inc, 0)
-    >>> padded.lengths, padded.counts().toarray()[2]
-    (array([3, 3]), array([1, 0, 0, 1]))
+    >>> pad_texts(SequenceIncidence.from_sequences([[1, 2, 3], [2]], 3, 4), 0).counts().toarray()[2]
+    array([1, 0, 0, 1])
     """
     check_incidence(data)
     pad_id = int(pad_id)
@@ -260,28 +205,24 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
 
 
 def ladder_sign(ladder: Ladder, index: int) -> int:
-    """The sign of one component of a ladder's statistic if every rung's interval excludes 0 on the same side.
+    """``1`` (``-1``) if every rung's interval of one component lies above (below) 0, else ``0``.
 
     Parameters
     ----------
     ladder : Ladder
-        From :func:`~posgeom.geometry.stability_ladder`.
     index : int
         The component (e.g. ``LagStatistics.slope_index``).
 
     Returns
     -------
     int
-        ``1`` if every rung's interval lies above 0, ``-1`` if every one lies below, else ``0`` (undetermined).
 
     Examples
     --------
     >>> from posgeom.geometry import Ladder
     >>> from posgeom.inference import BootstrapEstimate
-    >>> r = BootstrapEstimate(np.ones(2), np.zeros((3, 2)), np.array([0.5, -1.0]), np.array([2.0, 1.0]), 0, 0,
-    ...                       0.95, "p", "t")
-    >>> ladder = Ladder((1.0, 0.5), (r, r), "toy")
-    >>> ladder_sign(ladder, 0), ladder_sign(ladder, 1)
-    (1, 0)
+    >>> r = BootstrapEstimate(np.ones(1), np.zeros((3, 1)), np.array([0.5]), np.array([2.0]), 0, 0, 0.95, "p", "t")
+    >>> ladder_sign(Ladder((1.0, 0.5), (r, r), "toy"), 0)
+    1
     """
     return {"lower": -1, "higher": 1}.get(ladder.decide(index).outcome, 0)

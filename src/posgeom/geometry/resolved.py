@@ -1,12 +1,4 @@
-"""The resolved estimand: Hellinger geometry at a stated vocabulary resolution and an equal number of texts.
-
-=======================  ==============================================================================
-``Resolution``           the two numbers that define the estimand (own-cell tokens, texts per position)
-``choose_resolution``    the stated rule that picks them from a corpus
-``resolved_estimand``    the estimand computed exactly from known distributions
-=======================  ==============================================================================
-"""
-
+"""The resolved estimand: Hellinger geometry at a stated vocabulary resolution and an equal number of texts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,38 +12,28 @@ from .._validation import check_distributions, check_positive_int
 from ..corpus.incidence import SequenceIncidence, check_incidence
 from ._crossfit import squared_from_gram
 
-__all__ = [
-    "Resolution",
-    "choose_resolution",
-    "resolved_estimand",
-]
+__all__ = ["Resolution", "choose_resolution", "resolved_estimand"]
 
-# A half must hold texts_per_position texts reaching the least-reached position; with the default rule the margin
-# is about three standard deviations of a half's count in a bootstrap resample (see choose_resolution).
+# Splits redrawn at most this often when a half holds fewer than m* texts at a position (rare: see choose_resolution).
 _MAX_REDRAWS = 200
 
 
 @dataclass(frozen=True)
 class Resolution:
-    """The parameters of the resolved estimand: a vocabulary partition and an equal number of texts.
+    """The resolved estimand's parameters: ``K`` own-cell ``tokens`` (the others pooled into "other") and ``m*``.
 
     Attributes
     ----------
     tokens : tuple of int
-        The token ids that keep a cell of their own (``K`` of them); every other token falls into one cell,
-        "other". The partition is fixed: it does not change with the data it is applied to.
     texts_per_position : int
-        ``m*``: every position's distribution is seen through exactly this many texts per half of a split.
+        ``m*``: every position is seen through exactly this many texts per half of a split.
     vocab_size : int
-        Size of the vocabulary the token ids index.
 
     Examples
     --------
-    >>> r = Resolution(tokens=(3, 1), texts_per_position=50, vocab_size=10)
-    >>> r.n_cells, r.describe()
-    (3, '2 most frequent tokens + other, 50 texts per position and half')
+    >>> Resolution(tokens=(3, 1), texts_per_position=50, vocab_size=10).n_cells
+    3
     """
-
     tokens: tuple
     texts_per_position: int
     vocab_size: int
@@ -110,50 +92,27 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
                       texts_per_position: int | None = None, n_tokens: int | None = None) -> Resolution:
     """The stated rule that picks the resolved estimand's parameters from a corpus.
 
+    With ``r`` the texts reaching the least-reached position in the planned (sub)sample, ``m* = floor(r/2 - 2
+    sqrt(r))``, about three standard deviations of a half's count below its mean; ``K`` counts the tokens whose
+    corpus-wide frequency ``f`` has ``m* f >= min_expected``, ranked on the whole incidence (ties by id).
+
     Parameters
     ----------
     incidence : SequenceIncidence
-        The corpus.
     fraction : float, default 1.0
-        Plan for a subsample of this share of the texts (``1/8`` for a stability ladder whose smallest rung is an
-        eighth), so that the same estimand can be estimated on every rung.
+        Plan for a subsample of this share of the texts (``1/8`` for a ladder down to an eighth).
     min_expected : float, default 5.0
-        A token keeps its own cell if a position seen through ``m*`` texts expects at least this many of it at its
-        corpus-wide frequency.
-    texts_per_position : int, optional
-        ``m*`` given instead of the rule.
-    n_tokens : int, optional
-        ``K`` given instead of the rule (the ``K`` most frequent tokens).
+    texts_per_position, n_tokens : int, optional
+        ``m*`` and ``K`` given instead of the rule.
 
     Returns
     -------
     Resolution
 
-    Raises
-    ------
-    ValueError
-        If the least-reached position is reached by too few texts for two halves (the message names it and the
-        fix), or an argument is out of range.
-
-    Notes
-    -----
-    **Texts per position.** With ``r`` the number of texts reaching the least-reached position in the planned
-    (sub)sample, ``m* = floor(r/2 - 2 sqrt(r))``: each half of a random split holds a hypergeometric number of those
-    texts, with mean ``r/2`` and standard deviation at most ``sqrt(r)/2``; in a bootstrap resample the number of
-    distinct texts varies too, and the half's count has standard deviation about ``sqrt(r/2)``. ``m*`` sits about
-    three of those below the mean, so that a split short of texts (which is redrawn) is rare.
-
-    **Resolution.** ``K`` is the number of tokens whose corpus-wide frequency ``f`` has ``m* f >=
-    min_expected``; the ``K`` most frequent tokens (ties broken by id) keep their own cells. The ranking is made on
-    the whole incidence passed, never on a subsample, so that one partition serves every rung of a ladder.
-
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> res = choose_resolution(inc)
-    >>> res.texts_per_position, len(res.tokens) <= 20
-    (160, True)
+    >>> choose_resolution(SequenceIncidence.from_sequences([[0, 1]] * 40, 2, 2)).texts_per_position
+    7
     """
     check_incidence(incidence, "incidence")
     if not 0 < float(fraction) <= 1:
@@ -184,37 +143,24 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
 
 
 def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
-    r"""The resolved estimand ``theta_ij`` computed exactly from known positional distributions.
+    """The resolved estimand ``theta_ij = ||alpha(mu_i) - alpha(mu_j)||^2 / 2``, exactly, from known distributions.
+
+    ``alpha_k(mu) = E sqrt(X_k / m*)``, ``X_k ~ Binomial(m*, mu^K_k)``, ``mu^K`` the distribution coarsened to the
+    kept tokens and "other": exactly 0 for equal distributions, fixed by the ``Resolution`` alone.
 
     Parameters
     ----------
     mu : (n, V) array
-        True positional distributions over the vocabulary of ``resolution`` (rows sum to 1).
     resolution : Resolution
 
     Returns
     -------
     (n, n) ndarray
-        ``theta_ij = ||alpha(mu_i) - alpha(mu_j)||^2 / 2``, with ``mu^K`` the distribution coarsened to the kept
-        tokens and "other" and ``alpha_k(mu) = E sqrt(X_k / m*)``, ``X_k ~ Binomial(m*, mu^K_k)``.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` is not a matrix of distributions over ``resolution.vocab_size`` tokens.
-
-    Notes
-    -----
-    ``alpha_k`` is the Bernstein polynomial of degree ``m*`` of the square root at ``mu^K_k``; it lies below
-    ``sqrt(mu^K_k)`` by about ``(1 - p) / (8 m* sqrt(p))`` when ``m* p`` is large. So ``theta -> d_H^2(mu_i^K,
-    mu_j^K)`` as ``m*`` grows, and ``d_H(mu_i^K, mu_j^K) <= d_H(mu_i, mu_j)`` by the data-processing inequality.
 
     Examples
     --------
-    >>> mu = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> resolved_estimand(mu, Resolution(tokens=(0,), texts_per_position=10, vocab_size=2))
-    array([[0., 1.],
-           [1., 0.]])
+    >>> resolved_estimand(np.eye(2), Resolution(tokens=(0,), texts_per_position=10, vocab_size=2))[0, 1]
+    np.float64(1.0)
     """
     P = check_distributions(mu, "mu")
     P = P.toarray() if hasattr(P, "toarray") else np.asarray(P, dtype=np.float64)
@@ -235,8 +181,7 @@ def resolved_estimand(mu: ArrayLike, resolution: Resolution) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _group_roots(grid, ends, prefix, draws, m_star, n_cells, spread):  # pragma: no cover (compiled)
-    """The mean over disjoint groups of ``m_star`` draws of the square-root frequencies, per position (``spread``:
-    the r-th text reaching a position joins group ``r mod groups``, else group ``r // m_star``)."""
+    """Per position, the mean over disjoint groups of ``m_star`` draws of the square-root frequencies."""
     n = grid.shape[1]
     reach = np.zeros(n, np.int64)
     if prefix:  # every text reaches positions 0 .. ends - 1: reach[i] counts the ends above i
@@ -294,7 +239,6 @@ def _group_roots(grid, ends, prefix, draws, m_star, n_cells, spread):  # pragma:
 
 class EqualReach:
     """Sequence-major table of cells: ``grid[s, i]`` is the cell of text ``s`` at position ``i`` (-1: unreached)."""
-
     def __init__(self, inc: SequenceIncidence, resolution: Resolution):
         if resolution.vocab_size != inc.vocab_size:
             raise ValueError(f"the resolution indexes a vocabulary of {resolution.vocab_size} tokens, the corpus "
@@ -323,8 +267,7 @@ class EqualReach:
                 "plans for it: choose_resolution(..., fraction=...)), or use fewer positions")
 
     def half(self, draws, *, spread=False):
-        """``a_i``: the mean over disjoint groups of ``m*`` texts of ``sqrt(counts / m*)``; ``None`` if a position has
-        fewer than ``m*`` texts in this half. ``spread``: consecutive texts go to different groups."""
+        """``a_i`` of one half (mean over groups of ``m*`` texts); ``None`` if a position has fewer than ``m*``."""
         draws = np.ascontiguousarray(draws, dtype=np.int64)
         a = _group_roots(self.grid, self.ends, self.prefix, draws, self.m_star, self.C, spread)
         return None if a.shape[0] == 0 else a
@@ -339,19 +282,12 @@ class EqualReach:
 
 
 def resolved_splits(engine: EqualReach, units, drawn, *, rng, n_splits: int) -> np.ndarray:
-    r"""``n_splits`` cross-fitted, equal-reach estimates of the resolved ``d_H^2`` from the units ``drawn``.
+    """``n_splits`` cross-fitted, equal-reach estimates of the resolved ``d_H^2`` from the units ``drawn``.
 
-    A split shuffles the drawn units and halves them (a group of texts stays in one half). In each half, the texts
-    that reach position ``i`` are cut, in the shuffled order, into ``g_i = floor(r_i / m*)`` disjoint groups of
-    ``m*`` texts (the remainder is left out); ``a_i`` is the mean over the groups of the square roots of the group's
-    frequencies over the resolution's cells (``b_i`` likewise in the other half), and ``Q`` comes from ``G = a b^T``.
-    Each group is ``m*`` independent draws of position ``i``'s token, so ``E[a_i] = alpha(mu_i)`` exactly however
-    many texts reach ``i``. A split in which a half has fewer than ``m*`` texts at some position is redrawn.
-
-    With groups of texts (``units.members``: the phrases of one source sentence), a unit's texts come one after
-    another in the half, and the r-th text reaching position ``i`` joins group ``r mod g_i`` instead of ``r // m*``:
-    the texts of one unit fall in different groups of ``m*`` whenever the unit has at most ``g_i`` texts reaching
-    ``i``, so that a group's ``m*`` texts are independent draws, as the estimand assumes.
+    A split halves the shuffled units; in each half the texts reaching position ``i`` are cut into ``g_i = floor(r_i
+    / m*)`` disjoint groups of ``m*`` (remainder left out), so ``E[a_i] = alpha(mu_i)`` exactly; a split short of
+    ``m*`` texts is redrawn. With groups of texts, the r-th text reaching ``i`` joins group ``r mod g_i``, so a unit's
+    texts fall in different groups of ``m*`` (independent draws, as the estimand assumes).
     """
     eng = engine
     out = np.empty((n_splits, eng.n, eng.n))

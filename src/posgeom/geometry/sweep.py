@@ -1,11 +1,4 @@
-"""The resolved estimate across resolutions: the same splits at a grid of ``K`` and ``m*``.
-
-======================  ===================================================================================
-``resolution_sweep``    resolved ``d_H^2`` at every resolution of a grid, with the probability mass kept
-``ResolutionSweep``     its result
-======================  ===================================================================================
-"""
-
+"""The resolved estimate at a grid of ``K`` and ``m*``, same splits: ``resolution_sweep``, ``ResolutionSweep``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,9 +15,7 @@ from ..inference._bootstrap import Units
 from ._crossfit import distances_from_squared
 from .resolved import EqualReach, Resolution, choose_resolution
 
-__all__ = [
-    "resolution_sweep",
-]
+__all__ = ["resolution_sweep"]
 
 
 @dataclass(frozen=True)
@@ -34,24 +25,18 @@ class ResolutionSweep:
     Attributes
     ----------
     resolutions : tuple of Resolution
-        The grid, in the order of ``squared``.
     squared : ndarray, shape ``(len(resolutions), n, n)``
-        The resolved ``d_H^2`` estimate (mean over the splits) at each resolution.
     mass_kept : ndarray, shape ``(len(resolutions),)``
-        The share of the probability mass that the kept tokens hold, averaged over the positions (each position's
-        empirical distribution weighs equally); the rest is pooled in the "other" cell.
+        The share of the probability mass the kept tokens hold, averaged over the positions.
     rule : Resolution
-        The resolution the stated rule picks (:func:`choose_resolution`): the default everywhere else.
+        The resolution the stated rule picks (``choose_resolution``).
 
     Examples
     --------
-    >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 4, 20, rng=0), 4, 20)
-    >>> sweep = resolution_sweep(inc, n_tokens=(1, 5, 10), rng=0, n_splits=4)
-    >>> sweep.squared.shape, bool(np.all(np.diff(sweep.mass_kept) > 0))
-    ((3, 4, 4), True)
+    >>> r = Resolution((0,), 5, 2)
+    >>> ResolutionSweep((r,), np.full((1, 2, 2), 0.25), np.ones(1), r).distances[0, 0, 1]
+    np.float64(0.5)
     """
-
     resolutions: tuple
     squared: np.ndarray
     mass_kept: np.ndarray
@@ -66,33 +51,21 @@ class ResolutionSweep:
 def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
                      n_tokens: Sequence[int] | None = None, texts_per_position: Sequence[int] | None = None,
                      n_splits: int = 20, fraction: float = 1.0, groups: ArrayLike | None = None) -> ResolutionSweep:
-    """The resolved estimate at a grid of resolutions ``(K, m*)``, every one from the same random splits.
+    """The resolved estimate at a grid ``n_tokens x texts_per_position`` (``K`` fastest), from the same splits.
 
     Parameters
     ----------
     data : SequenceIncidence
     rng : int or numpy.random.Generator
-        Randomness of the splits (drawn once, shared by every resolution).
-    n_tokens : sequence of int, optional
-        The ``K`` values (the ``K`` most frequent tokens keep their own cells); default the rule's ``K``.
-    texts_per_position : sequence of int, optional
-        The ``m*`` values; default the rule's ``m*``.
+    n_tokens, texts_per_position : sequence of int, optional
+        The ``K`` and ``m*`` values; default the rule's.
     n_splits : int, default 20
     fraction : float, default 1.0
-        Passed to the rule (:func:`choose_resolution`), which also fills the defaults.
     groups : (n_texts,) array, optional
-        Texts that a split keeps together (``Units``).
 
     Returns
     -------
     ResolutionSweep
-        The grid is the product ``n_tokens x texts_per_position``, ``K`` varying fastest within each ``m*``.
-
-    Raises
-    ------
-    ValueError
-        A split leaves some position with fewer than ``m*`` texts in a half (the message names ``m*``: use a
-        smaller one).
 
     Examples
     --------

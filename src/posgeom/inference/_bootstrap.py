@@ -1,13 +1,8 @@
 """The one bootstrap engine: resampling units, one resampling loop, one interval.
 
-=====================  ===================================================================================
-``BootstrapEstimate``  the result: estimate, replicates, interval, Monte Carlo error of its ends
-``Units``              what is resampled and split: texts, or groups of texts that stay together
-``bootstrap``          the loop: one resample of units per replicate, then the centred percentile interval
-``difference``         a paired difference of two components (or one component against a threshold)
-=====================  ===================================================================================
+``BootstrapEstimate`` (the result), ``Units`` (texts, or groups of texts that stay together), ``bootstrap`` (the
+loop and the centred percentile interval), ``difference`` (a paired difference of two components).
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -29,30 +24,21 @@ class BootstrapEstimate:
 
     Attributes
     ----------
-    estimate : float or ndarray
-        The statistic on the whole sample.
+    estimate, lower, upper : float or ndarray
     replicates : ndarray, shape ``(n_resamples, *shape)``
-        The statistic on each resample, on the scale of ``estimate`` and of the ends.
-    lower, upper : float or ndarray
-        Ends of the interval.
     lower_mc_error, upper_mc_error : float or ndarray
-        Monte Carlo standard errors of the ends: how much they would move with another seed.
+        Monte Carlo standard errors of the ends (how much they would move with another seed).
     confidence : float
-        Nominal coverage.
-    method : str
-        How the interval was formed, and over which units.
-    label : str
-        What was resampled (e.g. the estimator and its estimand).
+    method, label : str
+        How the interval was formed and over which units; what was resampled.
     point : object, optional
-        The full-sample estimate behind ``estimate`` (e.g. the estimator's ``DistanceEstimate``).
+        The full-sample estimate behind ``estimate`` (e.g. a ``DistanceEstimate``).
 
     Examples
     --------
-    >>> r = BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "centred percentile", "toy")
-    >>> r.interval.upper, r.covers(0.0)
-    (2.0, True)
+    >>> BootstrapEstimate(1.0, np.zeros(2), 0.0, 2.0, 0.0, 0.0, 0.9, "centred percentile", "toy").covers(0.0)
+    True
     """
-
     estimate: float | np.ndarray
     replicates: np.ndarray
     lower: float | np.ndarray
@@ -71,7 +57,7 @@ class BootstrapEstimate:
 
     @property
     def bias(self):
-        """The bootstrap estimate of the statistic's bias (mean replicate minus the estimate)."""
+        """Mean replicate minus the estimate."""
         return np.mean(self.replicates, axis=0) - self.estimate
 
     @property
@@ -81,37 +67,24 @@ class BootstrapEstimate:
 
     @property
     def interval(self) -> Interval:
-        """The interval of a scalar statistic as an :class:`Interval` (raises for array statistics)."""
+        """The interval of a scalar statistic as an ``Interval`` (raises for arrays)."""
         if np.ndim(self.estimate) != 0:
             raise ValueError("interval is defined for a scalar statistic; index lower and upper for arrays")
         return Interval(float(self.estimate), float(self.lower), float(self.upper), float(self.confidence))
 
     def covers(self, value):
-        """Whether each interval contains ``value`` (elementwise for array statistics)."""
+        """Whether each interval contains ``value`` (elementwise for arrays)."""
         out = (np.asarray(self.lower) <= value) & (np.asarray(value) <= np.asarray(self.upper))
         return bool(out) if np.ndim(out) == 0 else out
 
 
 class Units:
-    """The resampling units of a corpus: its texts, or groups of texts that must stay together.
+    """The resampling units of a corpus: the ``groups=`` convention of every estimator.
 
-    Parameters
-    ----------
-    n_texts : int
-        Number of texts.
-    groups : (n_texts,) array, optional
-        A label per text; texts with one label (the phrases of one source sentence) are one unit: a resample
-        draws whole groups with replacement, and a split into halves never separates one draw of a group (a group
-        drawn twice may land in both halves of a resample, as independent draws do).
-        Default: every text is its own unit.
-
-    Examples
-    --------
-    >>> u = Units(4, groups=[0, 0, 1, 1])
-    >>> u.n_units, [h.tolist() for h in u.halves(np.array([1, 0]))]
-    (2, [[2, 3], [0, 1]])
+    ``groups`` gives a label per text; texts with one label (the phrases of one source sentence) are one unit: a
+    resample draws whole groups with replacement, and a split into halves never separates one draw of a group. Default:
+    every text is its own unit.
     """
-
     def __init__(self, n_texts: int, *, groups: ArrayLike | None = None):
         self.n_texts = check_positive_int(n_texts, "n_texts")
         self.members = None
@@ -138,12 +111,12 @@ class Units:
         return np.concatenate([self.members[u] for u in units])
 
     def halves(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The texts of the first ``floor(k/2)`` of ``k`` units and of the others: a split that keeps groups whole."""
+        """The texts of the first ``floor(k/2)`` of ``k`` units and of the others."""
         h = len(units) // 2
         return self.texts(units[:h]), self.texts(units[h:])
 
     def shuffled_halves(self, units: np.ndarray, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`halves` of the units in a random order."""
+        """``halves`` of the units in a random order."""
         units = np.asarray(units)
         return self.halves(units[gen.permutation(units.size)])
 
@@ -153,13 +126,13 @@ class Units:
 
 
 def _order_statistics(E, kth):
-    """The order statistics ``kth`` (0-based) of the columns of ``E``: ``out[t]`` is the ``kth[t]``-th smallest."""
+    """The ``kth`` (0-based) order statistics of the columns of ``E``."""
     kth = np.asarray(kth)
     return np.partition(E, np.unique(kth), axis=0)[kth]
 
 
 def _ends(errors, centre, centre_mc, confidence, scale):
-    """Ends ``centre + q(errors)`` mapped by ``scale``, with their Monte Carlo errors (see :func:`bootstrap`)."""
+    """Interval ends mapped by ``scale`` with their Monte Carlo errors (see ``bootstrap``)."""
     B = errors.shape[0]
     shift_mc = np.hypot(centre_mc, errors.std(axis=0, ddof=1) / np.sqrt(B))
     out = []
@@ -183,62 +156,23 @@ def _identity(x):
 def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike, *, units: Units,
               rng: np.random.Generator, n_resamples: int, confidence: float = 0.95, scale: Callable | None = None,
               estimate_mc: ArrayLike | None = None, label: str = "", point: object = None) -> BootstrapEstimate:
-    r"""Bootstrap a statistic over resampling units: the one resampling loop and the one interval of the package.
+    """Bootstrap a statistic over resampling units: the package's one resampling loop and one interval.
 
-    Parameters
-    ----------
-    replicate : callable
-        ``replicate(drawn)``: the statistic on the resample made of the units ``drawn`` (indices into ``units``,
-        with repeats; :meth:`Units.texts` and :meth:`Units.halves` turn them into texts). It may draw further
-        randomness (a split) from ``rng``. A ``ValueError`` it raises is re-raised naming the resample.
-    estimate : float or ndarray
-        The statistic on the whole sample, on the scale the interval is formed on.
-    units : Units
-        What is resampled.
-    rng : numpy.random.Generator
-        Randomness of the resampling.
-    n_resamples : int
-        Number of resamples (at least 2).
-    confidence : float, default 0.95
-    scale : callable, optional
-        A monotone map applied to the estimate, the replicates and the ends after the interval is formed (e.g.
-        ``sqrt(clip(., 0, 1))`` from squared distances to distances), so that all four share one scale; default
-        the identity.
-    estimate_mc : ndarray, optional
-        Monte Carlo error of ``estimate`` itself (e.g. over random splits), added to the ends' errors.
-    label : str, optional
-    point : object, optional
-        Stored on the result.
+    ``replicate(drawn)`` gives the statistic on the resample of the units ``drawn`` (indices with repeats; it may
+    draw a split from ``rng``), ``estimate`` the statistic on the whole sample; ``scale`` (default the identity) is a
+    monotone map applied to estimate, replicates and ends after the interval is formed (e.g. squared distances to
+    distances); ``estimate_mc`` is the Monte Carlo error of ``estimate`` itself, added to the ends' errors.
 
-    Returns
-    -------
-    BootstrapEstimate
-
-    Notes
-    -----
-    **The interval: centred percentile.** With ``E_b = replicate_b - mean(replicates)``, the interval is
-    ``[estimate + q_lo(E), estimate + q_hi(E)]`` at the ``(1 -+ confidence)/2`` quantiles (linear interpolation, as
-    ``numpy.quantile``): the percentile interval translated by the bootstrap's estimate of the bias, so that it is
-    referred to the full-sample estimate. The translation is what the book's estimators need: they are exactly
-    unbiased for their estimand in the bootstrap world, whose truth is the full-sample *empirical* distributions;
-    these carry the noise of every rare token, so the replicates are shifted from the estimate by an amount with no
-    real-world counterpart (intervals referred to the plug-in covered a known truth in 0% of replications). Like the
-    percentile interval (and unlike the basic one) it is not reflected, which is right when a monotone transform
-    makes the statistic's law symmetric, as it does for the squared distances, distances and stresses of the book;
-    ``scale`` applies such a transform after the fact. Its coverage of a known truth is tested for a distance and
-    for a stress (non-linear statistics of the estimate).
-
-    **Monte Carlo error of the ends.** Half the distance between the order statistics one binomial standard
-    deviation (``sqrt(B p (1 - p))`` ranks) either side of the quantile's rank, combined in quadrature with the
-    Monte Carlo errors of the replicates' mean and of ``estimate``.
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=50)
-    >>> res = bootstrap(lambda u: x[u].mean(), x.mean(), units=Units(50), rng=np.random.default_rng(1),
-    ...                 n_resamples=200)
-    >>> bool(res.lower < 0 < res.upper), res.method
-    (True, 'centred percentile bootstrap over texts, 200 resamples')
+    **The interval: centred percentile.** With ``E_b = replicate_b - mean(replicates)`` the interval is
+    ``[estimate + q_lo(E), estimate + q_hi(E)]`` at the ``(1 -+ confidence)/2`` quantiles (as ``numpy.quantile``):
+    the percentile interval translated by the bootstrap's bias estimate. The book's estimators are unbiased for their
+    estimand in the bootstrap world, whose truth (the full-sample empirical distributions) carries the noise of every
+    rare token, so the replicates are shifted by an amount with no real-world counterpart (intervals referred to the
+    plug-in covered a known truth in 0% of replications). Unlike the basic interval it is not reflected, which is
+    right when a monotone transform makes the law symmetric, as for the book's squared distances, distances and
+    stresses; its coverage is tested for a distance and a stress. The Monte Carlo error of an end is half the distance
+    between the order statistics one binomial SD (``sqrt(B p (1 - p))`` ranks) either side of its rank, combined with
+    those of the mean and of ``estimate``.
     """
     B = check_positive_int(n_resamples, "n_resamples", minimum=2)
     confidence = check_confidence(confidence)
@@ -258,10 +192,8 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
         sl = slice(start, min(start + 4096, k))
         errors = flat_reps[:, sl] - flat_reps[:, sl].mean(axis=0)
         (lower[sl], lower_mc[sl]), (upper[sl], upper_mc[sl]) = _ends(errors, flat[sl], mc[sl], confidence, scale)
-
     def shaped(x):
         return float(x[0]) if centre.ndim == 0 else x.reshape(centre.shape)
-
     return BootstrapEstimate(estimate=shaped(scale(flat)), replicates=scale(reps), lower=shaped(lower),
                              upper=shaped(upper), lower_mc_error=shaped(lower_mc), upper_mc_error=shaped(upper_mc),
                              confidence=confidence, method=f"{INTERVAL} bootstrap over {units.describe()}, "
@@ -270,11 +202,7 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
 
 def difference(boot: BootstrapEstimate, a: int, b: int | None = None, *, threshold: float = 0.0,
                label: str = "") -> BootstrapEstimate:
-    """Component ``a`` of a vector bootstrap minus component ``b`` (same resamples) or minus ``threshold``.
-
-    The paired difference gets the engine's centred percentile interval of its own replicates; a single component
-    keeps its interval, shifted. The result is what :func:`posgeom.inference.decide` reads.
-    """
+    """Component ``a`` minus component ``b`` (same resamples, its own interval) or minus ``threshold``."""
     reps = np.asarray(boot.replicates, dtype=np.float64).reshape(np.shape(boot.replicates)[0], -1)
     est = np.asarray(boot.estimate, dtype=np.float64).reshape(-1)
     if b is None:

@@ -1,5 +1,4 @@
 """Rank correlation and permutation p-values."""
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,25 +17,18 @@ class PermutationTest:
     Attributes
     ----------
     statistic : float
-        The statistic on the data as observed.
     null : ndarray
         The statistic under the permutations (all of them when ``exact``).
     p_value : float
-        See :func:`permutation_p_value`.
+        See ``permutation_p_value``.
     alternative : {"greater", "two-sided"}
-        ``"greater"``: the null is at least the statistic; ``"two-sided"``: at least as large in absolute value.
     exact : bool
-        Whether ``null`` enumerates every permutation.
 
     Examples
     --------
-    >>> null = np.array([0.1, 0.5, 0.95])
-    >>> test = PermutationTest(statistic=0.9, null=null, p_value=permutation_p_value(0.9, null),
-    ...                        alternative="greater", exact=False)
-    >>> test.p_value
+    >>> PermutationTest(0.9, np.array([0.1, 0.5, 0.95]), 0.5, "greater", False).p_value
     0.5
     """
-
     statistic: float
     null: np.ndarray
     p_value: float
@@ -50,10 +42,7 @@ def rank(a: ArrayLike, *, axis: int = -1) -> np.ndarray:
 
 
 def pearson_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
-    """Pearson correlation of matching rows (last axis), broadcasting; NaN where a row is constant.
-
-    The caller decides what a constant row means (see :func:`spearman`, which raises).
-    """
+    """Pearson correlation of matching rows (last axis), broadcasting; NaN where a row is constant."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     a = a - a.mean(axis=-1, keepdims=True)
@@ -64,23 +53,16 @@ def pearson_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
 
 
 def spearman(x: ArrayLike, y: ArrayLike) -> float:
-    """Spearman's rank correlation (Pearson correlation of average ranks) of two equal-length vectors.
+    """Spearman's rank correlation (Pearson correlation of average ranks) of two vectors.
 
     Parameters
     ----------
     x, y : (m,) array_like
-        Finite values, ``m >= 2``.
+        Finite, ``m >= 2``; a constant vector raises (never NaN).
 
     Returns
     -------
     float
-        In ``[-1, 1]``.
-
-    Raises
-    ------
-    ValueError
-        Different shapes, fewer than 2 values, non-finite values, or a constant vector (the correlation is
-        undefined; never returned as NaN).
 
     Examples
     --------
@@ -105,24 +87,16 @@ def permutation_p_value(statistic: float, null: ArrayLike, *, alternative: str =
     Parameters
     ----------
     statistic : float
-        The statistic on the data as observed.
     null : (B,) array_like
-        The statistic on ``B`` permutations: random ones (Monte Carlo) or all of them (``exact=True``).
+        The statistic on ``B`` random permutations, or on all (``exact=True``).
     alternative : {"greater", "two-sided"}, default "greater"
-        ``"greater"`` counts null values ``>= statistic``; ``"two-sided"`` counts ``|null| >= |statistic|``.
+        Counts ``null >= statistic``, or ``|null| >= |statistic|``.
     exact : bool, default False
-        Exact: ``#{extreme} / B``. Monte Carlo: ``(1 + #{extreme}) / (1 + B)``, which counts the observed
-        arrangement as one of the permutations and so is never 0 and is a valid p-value for finite ``B``.
+        Exact: ``#{extreme} / B``. Monte Carlo: ``(1 + #{extreme}) / (1 + B)``, never 0 and valid for finite ``B``.
 
     Returns
     -------
     float
-        The p-value, in ``(0, 1]`` for Monte Carlo nulls and ``[0, 1]`` for exact ones.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``alternative`` or an empty or non-finite ``null``.
 
     Examples
     --------
@@ -143,16 +117,12 @@ def permutation_p_value(statistic: float, null: ArrayLike, *, alternative: str =
 
 
 def sign_flip_p_value(x: ArrayLike) -> float:
-    """Exact two-sided sign-flip p-value of the mean of ``x`` (all ``2^n`` sign patterns, ``n <= 20``).
-
-    Under "no effect" each independent unit's contrast (one per seed) is symmetric about 0, so flipping signs
-    leaves its law unchanged; the p-value is the share of sign patterns whose ``|mean|`` is at least the
-    observed one (the observed pattern is one of them, so it is never 0).
+    """Exact two-sided sign-flip p-value of the mean of ``x`` over all ``2^n`` sign patterns.
 
     Parameters
     ----------
     x : (n,) array_like
-        One contrast per independent unit, ``1 <= n <= 20``.
+        One contrast per independent unit (seed), ``1 <= n <= 20``.
 
     Returns
     -------

@@ -1,5 +1,4 @@
 """The one decision rule: "a < b", "a > b", "a ≈ b within a margin" or "undetermined", from an interval."""
-
 from __future__ import annotations
 
 import math
@@ -7,8 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._validation import check_confidence, check_real
-
-OUTCOMES = ("lower", "higher", "equivalent", "undetermined")
 
 
 @dataclass(frozen=True)
@@ -18,21 +15,17 @@ class Decision:
     Attributes
     ----------
     outcome : str
-        ``"lower"`` (a < b), ``"higher"`` (a > b), ``"equivalent"`` (a ≈ b within the margin) or
-        ``"undetermined"``.
+        ``"lower"`` (a < b), ``"higher"`` (a > b), ``"equivalent"`` (within the margin) or ``"undetermined"``.
     estimate, lower, upper : float
-        The difference and the ends of its interval.
     margin : float
-        The equivalence margin (0: no equivalence can be declared).
+        0: no equivalence can be declared.
     label : str
-        What was compared.
 
     Examples
     --------
     >>> print(Decision("lower", -0.05, -0.08, -0.03, 0.02, "ALiBi - sinusoidal"))
     ALiBi - sinusoidal: a < b, -0.05 [-0.08, -0.03]
     """
-
     outcome: str
     estimate: float
     lower: float
@@ -53,12 +46,7 @@ class Decision:
 
 
 def family_confidence(n_comparisons: int, *, alpha: float = 0.05) -> float:
-    """Confidence of each two-sided interval so that ``decide`` ranks falsely with rate <= alpha over a family.
-
-    A false ranking is either directional outcome where the truth is equal; with two-sided intervals at
-    ``1 - alpha / n_comparisons`` (Bonferroni) its family-wise rate over ``n_comparisons`` is at most ``alpha``
-    (``0.95`` for one comparison). The equivalence outcome then is a TOST at ``alpha / (2 n_comparisons)`` per side,
-    conservative.
+    """Confidence ``1 - alpha / n_comparisons`` (Bonferroni): ``decide``'s family-wise false-ranking rate <= alpha.
 
     Parameters
     ----------
@@ -81,22 +69,18 @@ def family_confidence(n_comparisons: int, *, alpha: float = 0.05) -> float:
 
 
 def decide(interval: object, *, margin: float = 0.0, label: str = "") -> Decision:
-    """Decide between "a < b", "a > b", "a ≈ b" and "undetermined" from an interval for ``a - b``.
+    """Decide "a < b", "a > b", "a ≈ b" or "undetermined" from an interval for ``a - b``.
 
-    The rule, consistent with its margin ``δ >= 0`` fixed before the data: "lower" when the whole interval lies
-    below ``-δ``, "higher" when it lies above ``+δ``, "equivalent" when ``δ > 0`` and it lies inside ``[-δ, δ]``,
-    and "undetermined" otherwise. So a difference is never ranked unless it surely exceeds the margin that defines
-    "as good as", and with ``δ = 0`` the rule ranks when the interval excludes 0 and never declares equivalence.
-    With a two-sided interval at confidence ``1 - α`` the rule ranks an equal pair with probability at most ``α``
-    (either direction), and its equivalence outcome is the two one-sided tests (TOST) at ``α / 2`` each;
-    ``family_confidence`` gives the level for several comparisons at once.
+    With the margin ``δ >= 0`` fixed before the data: "lower" when the interval lies below ``-δ``, "higher" when above
+    ``+δ``, "equivalent" when ``δ > 0`` and it lies inside ``[-δ, δ]``, else "undetermined". With a two-sided interval
+    at confidence ``1 - α`` an equal pair is ranked with probability at most ``α``, and equivalence is a TOST at
+    ``α / 2`` per side.
 
     Parameters
     ----------
     interval : object with ``estimate``, ``lower`` and ``upper`` (``Interval``, ``BootstrapEstimate``, ...)
-        The interval for the difference ``a - b``.
-    margin : float >= 0, keyword-only
-    label : str, keyword-only
+    margin : float >= 0
+    label : str
 
     Returns
     -------
@@ -130,14 +114,12 @@ def decide(interval: object, *, margin: float = 0.0, label: str = "") -> Decisio
 
 
 def decide_ladder(decisions: Sequence[Decision], *, label: str = "") -> Decision:
-    """One decision from the same comparison on every rung of a ladder: their common outcome, else undetermined.
-
-    The numbers are those of the first rung (the whole corpus, by convention).
+    """The common outcome of one comparison on every rung of a ladder, else undetermined (numbers of the first rung).
 
     Parameters
     ----------
     decisions : non-empty sequence of Decision
-    label : str, keyword-only
+    label : str
 
     Returns
     -------

@@ -1,5 +1,4 @@
 """Intervals: a mean over seeds, a proportion, a power-law exponent, and equivalence tests."""
-
 from __future__ import annotations
 
 import math
@@ -14,20 +13,17 @@ from .._validation import check_confidence, check_positive_int, check_real
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a two-sided confidence interval.
+    """A point estimate with a two-sided confidence interval at nominal coverage ``confidence``.
 
     Attributes
     ----------
-    estimate, lower, upper : float
-    confidence : float
-        Nominal coverage, e.g. 0.95.
+    estimate, lower, upper, confidence : float
 
     Examples
     --------
     >>> Interval(0.5, 0.2, 0.8, 0.95).excludes(0.0)
     True
     """
-
     estimate: float
     lower: float
     upper: float
@@ -53,7 +49,7 @@ class Interval:
 
 
 def t_interval(x: ArrayLike, *, confidence: float = 0.95) -> Interval:
-    """Student-t interval for a mean: ``mean +- t_{1-a/2, n-1} s / sqrt(n)`` (``n - 1`` degrees of freedom).
+    """Student-t interval for a mean: ``mean +- t_{1-a/2, n-1} s / sqrt(n)``.
 
     Parameters
     ----------
@@ -66,9 +62,8 @@ def t_interval(x: ArrayLike, *, confidence: float = 0.95) -> Interval:
 
     Examples
     --------
-    >>> r = t_interval([1.0, 2.0, 3.0])
-    >>> round(r.estimate, 3), round(r.upper - r.estimate, 3)  # t_{0.975, 2} = 4.303, s / sqrt(3) = 0.577
-    (2.0, 2.484)
+    >>> round(t_interval([1.0, 2.0, 3.0]).upper, 3)  # 2 + t_{0.975, 2} 1 / sqrt(3)
+    4.484
     """
     confidence = check_confidence(confidence)
     x = np.asarray(x, dtype=float)
@@ -80,13 +75,7 @@ def t_interval(x: ArrayLike, *, confidence: float = 0.95) -> Interval:
 
 
 def wilson_interval(successes: int, n_trials: int, *, confidence: float = 0.95) -> Interval:
-    """Wilson score interval for a binomial proportion ``successes / n`` (e.g. a test accuracy).
-
-    With ``p = successes / n`` and ``z = z_{(1 + confidence) / 2}`` the interval is
-    ``(p + z^2 / (2n) +- z sqrt(p (1 - p) / n + z^2 / (4 n^2))) / (1 + z^2 / n)`` (Wilson 1927, JASA 22:209-212).
-    Unlike the normal (Wald) interval it stays inside ``[0, 1]`` and does not collapse to a point at ``p = 0`` or
-    ``p = 1``. It assumes ``n`` independent trials.
-    """
+    """Wilson score interval (Wilson 1927) for a proportion ``successes / n_trials`` of independent trials."""
     confidence = check_confidence(confidence)
     n = check_positive_int(n_trials, "n_trials")
     successes = check_positive_int(successes, "successes", minimum=0)
@@ -105,24 +94,19 @@ def wilson_interval(successes: int, n_trials: int, *, confidence: float = 0.95) 
 
 @dataclass(frozen=True)
 class SlopeFit:
-    """A least-squares slope with its t interval, from :func:`~posgeom.inference.power_law_fit`.
+    """A least-squares slope with its t interval (``n - 2`` degrees of freedom), from ``power_law_fit``.
 
     Attributes
     ----------
-    slope, lower, upper : float
-        The slope and its two-sided interval, ``slope -+ t_{(1+confidence)/2, n-2} * stderr``.
-    intercept : float
+    slope, lower, upper, intercept : float
     n : int
-        Number of points (``n - 2`` degrees of freedom).
     confidence : float
 
     Examples
     --------
-    >>> fit = power_law_fit([1, 2, 4, 8], [1.0, 0.5, 0.26, 0.125])
-    >>> round(fit.slope, 2), fit.contains(-1.0)
-    (-0.99, True)
+    >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
+    False
     """
-
     slope: float
     lower: float
     upper: float
@@ -131,51 +115,41 @@ class SlopeFit:
     confidence: float
 
     def contains(self, value: float) -> bool:
-        """Whether ``value`` lies in the slope's interval (the complement of
-        :meth:`~posgeom.inference.Interval.excludes`).
+        """Whether ``lower <= value <= upper``.
 
         Parameters
         ----------
         value : float
-            A slope, e.g. the exponent a theory predicts.
 
         Returns
         -------
         bool
-            True if ``lower <= value <= upper``.
 
         Examples
         --------
-        >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-1.0)
-        False
+        >>> SlopeFit(-0.5, -0.6, -0.4, 0.0, 10, 0.95).contains(-0.5)
+        True
         """
         return not Interval(self.slope, self.lower, self.upper, self.confidence).excludes(value)
 
 
 def power_law_fit(x: ArrayLike, y: ArrayLike, *, confidence: float = 0.95) -> SlopeFit:
-    """The exponent of a power law ``y ~ c x^b``: the OLS slope of ``log y`` on ``log x`` with its t interval.
+    """The exponent of ``y ~ c x^b``: the OLS slope of ``log y`` on ``log x`` with its t interval.
 
     Parameters
     ----------
     x, y : (n,) array_like
-        Positive values, ``n >= 3`` (the interval has ``n - 2`` degrees of freedom); repeated ``x`` (several seeds
-        per width) are fine.
+        Positive, ``n >= 3``; repeated ``x`` (several seeds per width) are fine.
     confidence : float, default 0.95
 
     Returns
     -------
     SlopeFit
 
-    Raises
-    ------
-    ValueError
-        Fewer than 3 points, different lengths, or non-positive or non-finite values.
-
     Examples
     --------
-    >>> fit = power_law_fit([64, 128, 256, 512], [0.125, 0.088, 0.0626, 0.0442])
-    >>> round(fit.slope, 2), fit.contains(-0.5)
-    (-0.5, True)
+    >>> round(power_law_fit([64, 128, 256, 512], [0.125, 0.088, 0.0626, 0.0442]).slope, 2)
+    -0.5
     """
     confidence = check_confidence(confidence)
     x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
@@ -191,38 +165,27 @@ def power_law_fit(x: ArrayLike, y: ArrayLike, *, confidence: float = 0.95) -> Sl
 
 @dataclass(frozen=True)
 class Equivalence:
-    """Result of :func:`~posgeom.inference.equivalence_test`: two one-sided tests (TOST) of a mean against ``+-margin``.
+    """Result of ``equivalence_test`` (TOST of a mean against ``+-margin``, fixed in advance).
 
     Attributes
     ----------
     estimate, lower, upper : float
-        The mean and its two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of freedom).
-    margin : float
-        The equivalence margin, fixed before looking at the data.
-    confidence : float
-        Level of the interval; each one-sided test has level ``(1 - confidence) / 2``.
+        The mean and its two-sided Student-t interval at level ``confidence``.
+    margin, confidence, sd : float
     n_samples : int
-        Number of (paired) differences.
-    sd : float
-        Their sample standard deviation (``ddof=1``).
     p_value : float
-        TOST p-value, the larger of the two one-sided p-values; ``p_value < (1 - confidence) / 2`` exactly when
-        the interval lies inside ``(-margin, margin)``.
+        The larger of the two one-sided p-values.
     equivalent : bool
         Whether the interval lies inside ``(-margin, margin)``.
-    power : float
-        Probability that the TOST declares equivalence when the true mean is 0 and the true SD is ``sd``.
-    power_at_margin : float
-        Probability that the two-sided t test at level ``1 - confidence`` detects a true mean of ``margin`` when
-        the true SD is ``sd``: how likely the design was to see a gap as large as the margin.
+    power, power_at_margin : float
+        At SD ``sd``: probability of declaring equivalence at a true mean of 0; probability that the two-sided t
+        test detects a true mean of ``margin``.
 
     Examples
     --------
-    >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
-    >>> r.equivalent, round(r.upper, 3), r.power > 0.9
-    (True, 0.017, True)
+    >>> equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05).equivalent
+    True
     """
-
     estimate: float
     lower: float
     upper: float
@@ -237,37 +200,30 @@ class Equivalence:
 
 
 def _nct_sf(q: float, df: int, nc: float) -> float:
-    """``P(T > q)`` for noncentral ``T`` (``df``, ``nc``); scipy's value, or where it is nan (far tails, huge
-    ``nc``) the same probability from its definition, ``E[Phi(nc - q sqrt(V / df))]`` over ``V ~ chi2(df)``."""
+    """Noncentral-t ``P(T > q)``, integrated from its definition where scipy returns nan."""
     value = float(stats.nct.sf(q, df, nc))
     if np.isfinite(value):
         return value
     from scipy import integrate
-
     value, _ = integrate.quad(lambda v: stats.norm.cdf(nc - q * math.sqrt(v / df)) * stats.chi2.pdf(v, df),
                               0.0, np.inf, limit=200)
     return float(min(max(value, 0.0), 1.0))
 
 
 def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alternative: str = "two-sided") -> float:
-    """Power of the one-sample (or paired) ``t`` test over seeds for a standardised effect ``mean / sd``.
+    """Power of the one-sample (or paired) t test over seeds for a standardised effect ``mean / sd``.
 
     Parameters
     ----------
     effect_size : float
-        ``delta / sigma``.
-    n_seeds : int
-        Independent runs, at least 2.
+    n_seeds : int, >= 2
     alpha : float, default 0.05
-        The level of the test.
     alternative : {"two-sided", "greater"}, default "two-sided"
-        ``"greater"`` rejects when ``t > t_{1-alpha}``: the same event as "the lower end of the two-sided
-        ``1 - 2 alpha`` interval lies above 0".
+        ``"greater"``: the lower end of the two-sided ``1 - 2 alpha`` interval lies above 0.
 
     Returns
     -------
     float
-        From the noncentral ``t`` law with noncentrality ``effect_size * sqrt(n_seeds)``.
 
     Examples
     --------
@@ -289,16 +245,12 @@ def t_test_power(effect_size: float, n_seeds: int, *, alpha: float = 0.05, alter
 
 def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,
                       alternative: str = "two-sided") -> float:
-    """The smallest standardised effect ``delta / sigma`` that :func:`t_test_power` detects with ``power``.
-
-    Multiply by the seed standard deviation for the minimum detectable difference of a design.
+    """The smallest standardised effect that ``t_test_power`` detects with ``power``.
 
     Parameters
     ----------
     n_seeds : int, >= 2
-    power : float, default 0.8
-        Above the level of the test.
-    alpha : float, default 0.05
+    power, alpha : float, default 0.8 and 0.05
     alternative : {"two-sided", "greater"}, default "two-sided"
 
     Returns
@@ -318,35 +270,27 @@ def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,
 
 
 def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:
-    """Exact power of the t-based TOST of :func:`equivalence_test` for a normal sample.
-
-    With ``se = sd / sqrt(n)``, ``q = t_{(1+confidence)/2, n-1}`` and the sample SD ``s``, equivalence is declared
-    when ``|mean| < margin - q s / sqrt(n)``. Conditioning on ``s`` (``(n-1) s^2 / sd^2 ~ chi2_{n-1}``, independent
-    of the mean) the probability is a difference of two normal CDFs; it is integrated over the chi-square law.
+    """Exact power of the TOST of ``equivalence_test`` for a normal sample.
 
     Parameters
     ----------
     sd : float, > 0
         The true standard deviation of one difference.
     n_samples : int, >= 2
-        Number of differences.
     margin : float, > 0
-    difference : float, default 0.0
-        The true mean difference.
+    difference : float, default 0.0 (the true mean difference)
     confidence : float, default 0.95
 
     Returns
     -------
     float
-        The probability of declaring equivalence.
 
     Examples
     --------
-    >>> round(tost_power(0.02, 5, 0.05), 3), round(tost_power(0.02, 5, 0.05, difference=0.05), 3)
-    (0.964, 0.025)
+    >>> round(tost_power(0.02, 5, 0.05), 3)
+    0.964
     """
     from scipy import integrate
-
     confidence = check_confidence(confidence)
     n = check_positive_int(n_samples, "n_samples", minimum=2)
     sd, margin = check_real(sd, "sd"), check_real(margin, "margin")
@@ -354,25 +298,17 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
     q = float(stats.t.ppf((1 + confidence) / 2, df))
     k, theta = margin / se, difference / se
     v_max = df * (k / q) ** 2  # beyond it margin - q s / sqrt(n) <= 0: never equivalent
-
     def integrand(v):
         h = k - q * math.sqrt(v / df)
         return (stats.norm.cdf(h - theta) - stats.norm.cdf(-h - theta)) * stats.chi2.pdf(v, df)
-
     value, _ = integrate.quad(integrand, 0.0, v_max, limit=200)
     return float(min(max(value, 0.0), 1.0))
 
 
 def equivalence_test(x: ArrayLike, margin: float, *, confidence: float = 0.95) -> Equivalence:
-    """Two one-sided t tests (TOST): is the mean of ``x`` (e.g. paired differences over seeds) within ``+-margin``?
+    """Two one-sided t tests (TOST, Schuirmann 1987): is the mean of ``x`` within ``+-margin``?
 
-    Equivalence is declared when the two-sided Student-t interval at level ``confidence`` (``n - 1`` degrees of
-    freedom) lies inside ``(-margin, margin)``, i.e. both one-sided tests ``H0: mean <= -margin`` and
-    ``H0: mean >= margin`` reject at level ``(1 - confidence) / 2`` (Schuirmann 1987, J. Pharmacokin. Biopharm.
-    15:657-680). A non-rejection of "no difference" is not evidence of no difference; this is. The margin must be
-    fixed before the data are seen. The two powers are computed at the observed SD (a plug-in): ``power``
-    (declaring equivalence at a true mean of 0, :func:`tost_power`) and ``power_at_margin`` (the two-sided
-    t test detecting a true mean of ``margin``, noncentral t).
+    Equivalence: the two-sided Student-t interval at level ``confidence`` lies inside ``(-margin, margin)``.
 
     Parameters
     ----------
@@ -385,16 +321,10 @@ def equivalence_test(x: ArrayLike, margin: float, *, confidence: float = 0.95) -
     -------
     Equivalence
 
-    Raises
-    ------
-    ValueError
-        Fewer than 2 finite values, a non-positive margin, or ``confidence`` outside ``(0, 1)``.
-
     Examples
     --------
-    >>> r = equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05)
-    >>> r.equivalent, round(r.p_value, 4), round(r.power_at_margin, 3)
-    (True, 0.0006, 1.0)
+    >>> round(equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05).p_value, 4)
+    0.0006
     """
     interval = t_interval(x, confidence=confidence)
     x = np.asarray(x, dtype=float)

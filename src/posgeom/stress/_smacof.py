@@ -57,10 +57,8 @@ def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, 
         starts.append((f"random-{len(starts)}", rms / np.sqrt(2.0) * rng.standard_normal((n, rank))))
     best, stresses = None, []
     for name, X0 in starts:
-        X, _, n_iter = smacof(
-            D, metric=True, n_components=rank, init=X0, n_init=1, n_jobs=None, max_iter=MAX_ITER, verbose=0,
-            eps=EPS, random_state=None, return_n_iter=True, normalized_stress=False,
-        )
+        X, _, n_iter = smacof(D, metric=True, n_components=rank, init=X0, n_init=1, n_jobs=None, max_iter=MAX_ITER,
+                              verbose=0, eps=EPS, random_state=None, return_n_iter=True, normalized_stress=False)
         X = X - X.mean(axis=0)
         s = stress_of_distances(pairwise_distances(X), D)  # the paper's raw stress, one formula for the book
         stresses.append(s)

@@ -46,12 +46,10 @@ def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
     Returns
     -------
     float
-        ``a* >= 0``.
 
     Examples
     --------
-    >>> D = np.array([[0.0, 1.0], [1.0, 0.0]])
-    >>> optimal_scale(4 * D, D)
+    >>> optimal_scale(4 * np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]]))
     0.25
     """
     e, d = _upper(E, D)
@@ -107,19 +105,16 @@ def stress_of_encoding(P: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> flo
     Returns
     -------
     float
-        The stress.
 
     Examples
     --------
-    >>> P = np.array([[0.0], [2.0], [4.0]])
     >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]])
-    >>> stress_of_encoding(P, D), stress_of_encoding(P, D, scale="optimal")
+    >>> stress_of_encoding([[0.0], [2.0], [4.0]], D), stress_of_encoding([[0.0], [2.0], [4.0]], D, scale="optimal")
     (1.0, 0.0)
     """
     P = check_matrix(P, "P", min_rows=2)
     D = np.asarray(D, dtype=float)
     if D.ndim != 2 or D.shape[0] != P.shape[0]:
-        raise ValueError(
-            f"P has {P.shape[0]} rows (positions) but D has shape {D.shape}; both must describe the same n positions"
-        )
+        raise ValueError(f"P has {P.shape[0]} rows (positions) but D has shape {D.shape}; both must describe the "
+                         "same n positions")
     return stress_of_distances(pairwise_distances(P), D, scale=scale)

@@ -35,7 +35,7 @@ def _strain(X, D) -> float:
 
 @dataclass(frozen=True)
 class RankCurve:
-    """Stress and strain of the rank-``r`` configurations of one method (:func:`stress_by_rank`).
+    """Stress and strain of the rank-``r`` configurations of one method (:func:`~posgeom.stress.stress_by_rank`).
 
     Attributes
     ----------
@@ -43,18 +43,15 @@ class RankCurve:
         ``"classical"`` or ``"smacof"``.
     ranks : (k,) int array
         The ranks ``r``, in the order requested.
-    stress_raw, stress_optimal : (k,) arrays
-        Raw and scale-optimal stress.
-    strain : (k,) array
-        Relative strain.
+    stress_raw, stress_optimal, strain : (k,) arrays
+        Raw stress, scale-optimal stress and relative strain.
     embeddings : tuple of arrays
         The configurations, one (n x r) array per rank.
 
     Examples
     --------
-    >>> curve = stress_by_rank(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), [1])
-    >>> curve.method, curve.ranks, curve.stress_raw.round(6)
-    ('classical', array([1]), array([0.]))
+    >>> stress_by_rank(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), [1]).stress_raw.round(6)
+    array([0.])
     """
 
     method: str
@@ -87,14 +84,13 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     Returns
     -------
     RankCurve
-        One entry per rank.
 
     Examples
     --------
     >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
     >>> curve = stress_by_rank(hellinger_distances(shift_equivariant_distributions(6)), [1, 2, 3])
-    >>> bool(np.all(np.diff(curve.strain) < 0)), curve.stress_optimal.shape
-    (True, (3,))
+    >>> bool(np.all(np.diff(curve.strain) < 0))
+    True
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -106,20 +102,16 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     if method == "classical":
         full = classical_mds(D, tol=tol)
         if ranks.max() > full.rank:
-            raise ValueError(
-                f"rank {int(ranks.max())} exceeds the number of positive eigenvalues of B ({full.rank}, "
-                f"tol={full.tol:.2e}); classical MDS has no real dimension beyond it"
-            )
+            raise ValueError(f"rank {int(ranks.max())} exceeds the number of positive eigenvalues of B ({full.rank}, "
+                             f"tol={full.tol:.2e}); classical MDS has no real dimension beyond it")
         for r in ranks:
             embeddings.append(full.embedding[:, :r])
     else:
         for r in ranks:
             embeddings.append(smacof_encoding(D, int(r), rng=rng, n_init=n_init).embedding)
-    return RankCurve(
-        method=method,
-        ranks=ranks,
-        stress_raw=np.array([_stress(X, D, scale="raw") for X in embeddings]),
-        stress_optimal=np.array([_stress(X, D, scale="optimal") for X in embeddings]),
-        strain=np.array([_strain(X, D) for X in embeddings]),
-        embeddings=tuple(embeddings),
-    )
+    return RankCurve(method=method,
+                     ranks=ranks,
+                     stress_raw=np.array([_stress(X, D, scale="raw") for X in embeddings]),
+                     stress_optimal=np.array([_stress(X, D, scale="optimal") for X in embeddings]),
+                     strain=np.array([_strain(X, D) for X in embeddings]),
+                     embeddings=tuple(embeddings))

@@ -19,7 +19,7 @@ __all__ = ["shift_invariant_decomposition"]
 @dataclass(frozen=True)
 class ShiftInvariantStress:
     """The exact decomposition of a shift-invariant encoding's scale-optimal stress (see
-    :func:`shift_invariant_decomposition`).
+    :func:`~posgeom.stress.shift_invariant_decomposition`).
 
     Attributes
     ----------
@@ -28,7 +28,7 @@ class ShiftInvariantStress:
     profile_cosine : float
         ``c``: cosine between the lag profiles of ``D`` and ``E``, weighted by the ``n - k`` pairs at lag ``k``.
     stress : float
-        ``1 - (1 - delta^2) c^2``, equal to ``stress_of_distances(E, D, scale="optimal")``.
+        ``1 - (1 - delta^2) c^2``.
 
     Examples
     --------
@@ -62,18 +62,16 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
     D : (n, n) array
         Target distances.
     atol : float, default 1e-9
-        Largest shift-equivariance defect of ``E`` accepted as shift-invariant.
 
     Returns
     -------
     ShiftInvariantStress
-        ``defect``, ``profile_cosine`` and the scale-optimal ``stress`` they give.
 
     Examples
     --------
+    >>> from posgeom.stress import stress_of_distances
     >>> D = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
     >>> E = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))  # ALiBi with slope 1
-    >>> from posgeom.stress import stress_of_distances
     >>> round(shift_invariant_decomposition(E, D).stress, 6), round(stress_of_distances(E, D, scale="optimal"), 6)
     (0.238095, 0.238095)
     """
@@ -86,10 +84,8 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
         raise ValueError("E is zero everywhere: its profile has no direction (the cosine is 0/0)")
     e_defect = shift_equivariance_defect(E)
     if e_defect > atol:
-        raise ValueError(
-            f"E is not shift-invariant (its shift-equivariance defect is {e_defect:.2e} > atol={atol:g}); the "
-            "decomposition only holds when E_ij depends on |i - j| alone"
-        )
+        raise ValueError(f"E is not shift-invariant (its shift-equivariance defect is {e_defect:.2e} > atol={atol:g}); "
+                         "the decomposition only holds when E_ij depends on |i - j| alone")
     n = D.shape[0]
     delta = shift_equivariance_defect(D)
     w = n - np.arange(1, n)

@@ -1,7 +1,7 @@
 """MDS tested out of sample: fitted on one half of the texts, scored against the other half's distances.
 
 * :class:`SplitHalfStress`: per random split, each row's scale-optimal stress against half B, and the reference.
-* :func:`split_half_stress`: computes it.
+* :func:`~posgeom.stress.split_half_stress`: computes it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ REFERENCE = "split-half reference"
 
 @dataclass(frozen=True)
 class SplitHalfStress:
-    """Out-of-sample scale-optimal stress (:func:`split_half_stress`).
+    """Out-of-sample scale-optimal stress (:func:`~posgeom.stress.split_half_stress`).
 
     Attributes
     ----------
@@ -40,9 +40,8 @@ class SplitHalfStress:
 
     Examples
     --------
-    >>> s = SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]]), "toy")
-    >>> s.column("MDS"), round(s.mean("MDS"), 6)
-    (array([0.1, 0.3]), 0.2)
+    >>> SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]])).values.shape
+    (2, 2)
     """
 
     names: tuple
@@ -113,10 +112,9 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
                       rng: int | np.random.Generator, n_splits: int = 5) -> SplitHalfStress:
     """Fit every fitted row (MDS) on half A's distances; score it and every fixed row against half B's.
 
-    For each random split of the texts into halves A and B, ``D_A`` and ``D_B`` are estimated with ``estimator`` (its
-    resolution fixed once for a half, so both halves estimate one estimand); every row is scored by
-    ``stress*(E; D_B)``. The last column, the **split-half reference** ``stress*(D_A; D_B)``, carries the noise of both
-    halves: a reference, not a floor (a row fitted on ``D_A`` can score below it).
+    For each random split of the texts into halves A and B, ``D_A`` and ``D_B`` are estimated with ``estimator``
+    (its resolution fixed once for a half: one estimand); every row is scored by ``stress*(E; D_B)``. The last column,
+    the **split-half reference** ``stress*(D_A; D_B)``, carries the noise of both halves: a reference, not a floor.
 
     Parameters
     ----------
@@ -125,9 +123,8 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     estimator : Resolved, CrossFitted or PlugIn, optional
         Default ``Resolved()``.
     rng : int or numpy.random.Generator
-        Randomness of the splits and the estimator.
     n_splits : int, default 5
-        Random half-splits (``>= 1``).
+        Random half-splits.
 
     Returns
     -------
@@ -136,11 +133,10 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
-    >>> from posgeom.stress import Candidate, mds_candidate
+    >>> from posgeom.stress import mds_candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(1600, 6, 20, rng=0, regime="abrupt"), 6, 20)
-    >>> rows = [mds_candidate(rank=None, name="MDS"), Candidate("constant", "", lambda D: 1 - np.eye(6))]
-    >>> split_half_stress(rows, inc, rng=0, n_splits=2).names
-    ('MDS', 'constant', 'split-half reference')
+    >>> split_half_stress([mds_candidate(rank=None, name="MDS")], inc, rng=0, n_splits=2).names
+    ('MDS', 'split-half reference')
     """
     from ..corpus.incidence import SequenceIncidence, check_incidence
     from ..geometry.estimators import Resolved

@@ -1,9 +1,7 @@
-"""One chapter's experiment each; notebooks import it, the library never does.
-
-* :func:`~posgeom.studies.parametrisation.parallel_analysis` -- Chapter 6: the signal rank of ``B``
-* :func:`~posgeom.studies.sinusoid.sinusoid_alignment` -- Chapter 5b: the sinusoid against the MDS subspace
-* :func:`~posgeom.studies.sinusoid.reference_subspaces` -- Chapter 5b: random and step-function centred subspaces
-"""
+"""One chapter's experiment each (notebooks import it, the library never does); public: Chapter 6's signal rank of
+``B`` (:func:`~posgeom.studies.parametrisation.parallel_analysis`), Chapter 5b's sinusoid against the MDS subspace
+(:func:`~posgeom.studies.sinusoid.sinusoid_alignment`) and its random and step-function centred subspaces
+(:func:`~posgeom.studies.sinusoid.reference_subspaces`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Design files (``data/designs/*.toml``), fixed before a chapter's confirmatory runs.
-
-* ``Design`` -- one design file (``Design.load``): its fields, seeds, text, SHA-256 and stored results
-"""
+"""``Design``: a design file (``data/designs/*.toml``), fixed before a chapter's confirmatory runs, and its results."""
 
 from __future__ import annotations
 

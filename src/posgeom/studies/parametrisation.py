@@ -59,15 +59,12 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     vocab_size : int
     rng : int or numpy.random.Generator
     padding_mask : (N, n) bool array, optional
-    n_null : int
-        Number of null corpora.
-    quantile : float
-        The quantile of the null eigenvalues that a real eigenvalue must exceed.
+    n_null, quantile : int, float
+        Number of null corpora; the quantile of the null eigenvalues that a real eigenvalue must exceed.
 
     Returns
     -------
     ParallelAnalysis
-        Eigenvalues, null quantiles and ``signal_rank``.
 
     Examples
     --------

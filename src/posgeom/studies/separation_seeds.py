@@ -13,7 +13,6 @@ from .._validation import check_positive_int, check_real, check_seeds
 from ..nn.tasks import TaskData
 
 __all__ = ["role_task", "train_regularised"]
-
 _CAUSES = ("strong", "weak", "none")
 #: The strong task's variants: the (x_2, x_3) token pairs each removes (96 sequences each, the same label counts).
 VARIANTS = {"closed under exchange": {(1, 2), (2, 1), (0, 0), (3, 3)}, "cyclic": {(0, 1), (1, 2), (2, 3), (3, 0)},
