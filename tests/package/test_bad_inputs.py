@@ -48,7 +48,7 @@ CASES = [
     # --- encodings ---------------------------------------------------------------------------------------------
     ("odd width", lambda: pg.sinusoidal_encoding(8, 7), ValueError, "even"),
     ("base <= 1", lambda: pg.sinusoidal_encoding(8, 8, base=1.0), ValueError, "base"),
-    ("MDS width below rank", lambda: encodings.mds_encoding(SQUARE, 0), (ValueError, TypeError), "d"),
+    ("MDS width below rank", lambda: encodings.mds_encoding(SQUARE, 0, rng=0), (ValueError, TypeError), "d"),
     ("low rank larger than possible", lambda: encodings.low_rank_factors(np.eye(3), 5), ValueError, "r"),
     ("unknown synthetic regime", lambda: pg.synthetic_corpus(2, 4, 10, rng=0, regime="wavy"), ValueError, "regime"),
     # --- models ------------------------------------------------------------------------------------------------

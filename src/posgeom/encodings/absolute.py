@@ -2,7 +2,7 @@
 
 * :func:`sinusoidal_encoding`: Vaswani et al.'s.
 * :func:`mds_encoding`: Algorithm 1, classical MDS of the statistical distances placed in ``R^d``.
-* :func:`~posgeom.encodings.low_rank_factors`: the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
+* :func:`~posgeom.encodings.low_rank_factors`: the ``(n x r) (r x d)`` factorisation, ``r (n + d)`` numbers.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
 
 
 def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: str = "pad",
-                 rng: int | np.random.Generator = 0, tol: float | None = None) -> np.ndarray:
+                 rng: int | np.random.Generator, tol: float | None = None) -> np.ndarray:
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
 
     ``P = X W^T`` with ``X = U_r L_r^{1/2}`` (``posgeom.classical_mds``) and ``W`` (d x r) orthonormal, so distances
@@ -83,7 +83,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
         MDS dimensions ``r``; ``None`` keeps the positive part of ``B``.
     frame : {"pad", "random"}, default "pad"
         ``W``: zero padding after the first ``r`` coordinates, or a random orthonormal frame drawn from ``rng``.
-    rng : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator
         Used only with ``frame="random"``.
     tol : float, optional
         Eigenvalue tolerance of ``classical_mds``.
@@ -94,7 +94,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
 
     Examples
     --------
-    >>> mds_encoding(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), d_model=3).shape
+    >>> mds_encoding(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), d_model=3, rng=0).shape
     (4, 3)
     """
     if frame not in ("pad", "random"):

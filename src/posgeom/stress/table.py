@@ -74,7 +74,7 @@ def evaluate_rows(candidates, D) -> np.ndarray:
 
 
 def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: SequenceIncidence | None = None,
-                 estimator: Estimator | None = None, rng: int | np.random.Generator = 0, n_resamples: int = 500,
+                 estimator: Estimator | None = None, rng: int | np.random.Generator, n_resamples: int = 500,
                  confidence: float = 0.95, title: str = "", groups: ArrayLike | None = None) -> StressTable:
     """Raw and scale-optimal stress of every candidate against ``D``, with bootstrap intervals if data are given.
 
@@ -90,7 +90,7 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     estimator : PlugIn, CrossFitted or Resolved, optional
         The estimator of ``D`` (default ``Resolved()``), recorded on the table with its estimand; with a given
         ``D``, the estimator the caller used.
-    rng : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator
         Randomness of the estimator's splits and of the resampling; an int is stored as the table's ``seed``.
     n_resamples : int, default 500
     confidence : float, default 0.95
