@@ -125,9 +125,6 @@ def test_formats(corpus):
     body = lines[lines.index("") + 1:lines.index("", lines.index("") + 1)]
     c = body[0].index("raw stress")
     assert len(body) == len(table) + 1 and all(line[c - 2:c] == "  " and line[c] != " " for line in body)
-    pd = pytest.importorskip("pandas")
-    frame = table.to_frame()
-    assert isinstance(frame, pd.DataFrame) and list(frame["encoding"]) == table.names
     with pytest.raises(KeyError, match="no row"):
         table["nope"]
 
@@ -186,7 +183,7 @@ def test_decomposition_matches_stress_for_every_shift_invariant_row(corpus):
         E = c.distances(D)
         dec = shift_invariant_decomposition(E, D)
         assert dec.stress == pytest.approx(pg.stress_of_distances(E, D, scale="optimal"), abs=1e-12)
-        assert dec.stress >= dec.floor - 1e-12
+        assert dec.stress >= dec.defect**2 - 1e-12
         assert dec.defect == pytest.approx(pg.shift_equivariance_defect(D))
 
 
@@ -202,7 +199,7 @@ def test_toeplitz_target_with_linear_profile_is_fitted_exactly_by_alibi(gaps, sl
     Dx = np.abs(x[:, None] - x[None, :])
     decx = shift_invariant_decomposition(_alibi_distances(n), Dx)
     assert decx.stress == pytest.approx(pg.stress_of_distances(_alibi_distances(n), Dx, scale="optimal"), abs=1e-12)
-    assert decx.stress >= decx.floor - 1e-12
+    assert decx.stress >= decx.defect**2 - 1e-12
 
 
 def test_decomposition_rejects_non_shift_invariant(corpus):
@@ -229,8 +226,6 @@ def test_estimator_label_in_every_output(corpus):
         assert all(r["estimator"] == label for r in table.to_records())
         parsed = list(csv.DictReader(io.StringIO(table.to_csv())))
         assert {p["estimator"] for p in parsed} == {label}
-        pytest.importorskip("pandas")
-        assert set(table.to_frame()["estimator"]) == {label}
     # without data the label records what the caller says D is
     assert "Estimator of D: plug-in" in stress_table(D, rows, estimator=PlugIn(), rng=0).to_markdown()
     assert stress_table(D, rows, rng=0).estimator == "resolved"

@@ -127,17 +127,12 @@ class LowRankFactors:
     Examples
     --------
     >>> f = low_rank_factors(sinusoidal_encoding(16, 8), 2)
-    >>> f.rank, f.n_parameters, f.n_full_parameters
-    (2, 48, 128)
+    >>> f.n_parameters, f.n_full_parameters
+    (48, 128)
     """
 
     left: np.ndarray
     right: np.ndarray
-
-    @property
-    def rank(self) -> int:
-        """The number of factors ``r``."""
-        return int(self.left.shape[1])
 
     @property
     def n_parameters(self) -> int:

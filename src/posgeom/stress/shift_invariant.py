@@ -24,7 +24,8 @@ class ShiftInvariantStress:
     Attributes
     ----------
     defect : float
-        ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target.
+        ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target; ``delta^2`` is the
+        scale-optimal stress that no shift-invariant encoding can go below.
     profile_cosine : float
         ``c``: cosine between the lag profiles of ``D`` and ``E``, weighted by the ``n - k`` pairs at lag ``k``.
     stress : float
@@ -32,18 +33,13 @@ class ShiftInvariantStress:
 
     Examples
     --------
-    >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).floor
-    0.25
+    >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).stress
+    0.3925
     """
 
     defect: float
     profile_cosine: float
     stress: float
-
-    @property
-    def floor(self) -> float:
-        """``delta^2``: the scale-optimal stress that no shift-invariant encoding can go below."""
-        return self.defect**2
 
 
 def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1e-9) -> ShiftInvariantStress:
