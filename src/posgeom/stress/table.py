@@ -28,6 +28,7 @@ from .candidates import (
     mds_candidate,
     standard_candidates,
 )
+from .core import stress_terms
 from .results import StressRow, StressTable
 from .shift_invariant import ShiftInvariantStress, shift_invariant_decomposition
 
@@ -41,16 +42,13 @@ _REEXPORTED = (Candidate, fixed_distances, fixed_encoding, mds_candidate, standa
 
 
 def evaluate_rows(candidates, D) -> np.ndarray:
-    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``: the numbers of
-    ``stress_of_distances`` and ``optimal_scale``, ``D`` validated once, one eigendecomposition shared by MDS rows.
-    """
+    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` of every candidate against ``D`` (one eigendecomposition shared)."""
     D = check_distance_matrix(D, "D")
     n = D.shape[0]
     iu = np.triu_indices(n, k=1)
     d = D[iu]
     if not np.any(d > 0):
         raise ValueError("D is zero for every pair of positions: stress is undefined (0/0)")
-    dd = float(d @ d)
     out = np.empty(3 * len(candidates))
     token = MDS_CACHE.set({})
     try:
@@ -61,13 +59,7 @@ def evaluate_rows(candidates, D) -> np.ndarray:
                     f"candidate {c.name!r} induces distances of shape {E.shape}, but D describes n={n} positions; "
                     "build the candidates for the same n"
                 )
-            e = check_distance_matrix(E, "E")[iu]
-            ee, ed = float(e @ e), float(e @ d)
-            a = ed / ee if ee > 0 else 0.0
-            r_raw, r_opt = e - d, e * a - d
-            out[3 * k] = float(r_raw @ r_raw) / dd
-            out[3 * k + 1] = float(r_opt @ r_opt) / dd
-            out[3 * k + 2] = a
+            out[3 * k:3 * k + 3] = stress_terms(check_distance_matrix(E, "E")[iu], d)
     finally:
         MDS_CACHE.reset(token)
     return out
