@@ -46,10 +46,7 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
     """Split the scale-optimal stress of a shift-invariant encoding into shift and shape terms.
 
     If ``E_ij`` depends only on ``|i - j|``, then ``min_a stress(a E, D) = 1 - (1 - delta^2) c^2`` (``delta`` the
-    shift-equivariance defect of ``D``, ``c`` the pair-weighted cosine of the lag profiles). Proof: over the pairs
-    ``i < j``, replacing every diagonal of ``D`` by its mean (the Toeplitz part ``T``) is an orthogonal projection whose
-    range holds ``E``, so ``<E, D> = <E, T>``, and ``||T||^2 = (1 - delta^2) ||D||^2``. Hence ``delta^2`` is a floor
-    shared by all shift-invariant encodings, above which they rank by how well their lag profile matches the corpus's.
+    shift-equivariance defect of ``D``, ``c`` the pair-weighted cosine of the lag profiles; proof in Chapter 7).
 
     Parameters
     ----------
