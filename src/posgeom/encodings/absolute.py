@@ -2,7 +2,7 @@
 
 * :func:`sinusoidal_encoding`: Vaswani et al.'s.
 * :func:`mds_encoding`: Algorithm 1, classical MDS of the statistical distances placed in ``R^d``.
-* :func:`~posgeom.encodings.low_rank_factors`: the ``(n x r) (r x d)`` factorisation, ``r (n + d)`` numbers.
+* :func:`low_rank_factors`: the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`): learned
 * **Input**: an encoding ``P`` (rows = positions, ``kind="encoding"``, Euclidean distances) or a distance matrix
   (``kind="distances"``). Constant distances raise a ValueError rather than returning NaN.
 
-Here: :func:`~posgeom.encodings.rank_correlations`, :func:`~posgeom.encodings.triple_monotonicity` and
-:func:`~posgeom.encodings.permutation_test`.
+Here: :func:`rank_correlations`, :func:`triple_monotonicity` and :func:`permutation_test`.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def _check_seed(seed) -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class FitResult:
-    """One trained model and what its training did (from :func:`fit` or :func:`posgeom.nn.fit_ensemble`).
+    """One trained model and what its training did (from :func:`posgeom.nn.fit` or :func:`posgeom.nn.fit_ensemble`).
 
     Attributes
     ----------
@@ -105,7 +105,7 @@ class FitResult:
         Parameters
         ----------
         data : TaskData-like or tuple
-            As in :func:`fit`.
+            As in :func:`posgeom.nn.fit`.
 
         Returns
         -------

@@ -4,7 +4,7 @@
   (Eckart-Young);
 * **stress** (the paper's, :mod:`posgeom.stress.core`): SMACOF minimises it locally.
 
-* :func:`~posgeom.stress.stress_by_rank`: the curve, from one eigendecomposition (classical) or one SMACOF fit per rank.
+* :func:`stress_by_rank`: the whole curve, from one eigendecomposition (classical) or one SMACOF fit per rank.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Why shift-invariant encodings rank as they do: an exact split of their scale-optimal stress.
 
 * :class:`ShiftInvariantStress`: the defect, the lag-profile cosine and the stress they give.
-* :func:`~posgeom.stress.shift_invariant_decomposition`: ``stress* = 1 - (1 - delta^2) c^2`` for ``E_ij = g(|i - j|)``.
+* :func:`shift_invariant_decomposition`: ``stress* = 1 - (1 - delta^2) c^2`` for any ``E_ij = g(|i - j|)``.
 """
 
 from __future__ import annotations
