@@ -79,29 +79,16 @@ def test_distributions_are_row_stochastic_and_keep_sparsity():
     np.testing.assert_allclose(P.toarray(), [[1, 0, 0], [0, 0.5, 0.5]])
 
 
-def test_smoothing_formula():
-    P = position_distributions(np.array([[2.0, 0.0]]), smoothing=1.0)
-    assert sp.issparse(P), "one return type: CSR whatever the input"
-    np.testing.assert_allclose(P.toarray(), [[3 / 4, 1 / 4]])
-
-
 def test_position_with_no_data_is_an_error_naming_it():
     counts = position_counts([[0]], 3, 2)
     with pytest.raises(ValueError, match="position 1"):
         position_distributions(counts)
-    with pytest.raises(ValueError, match="no observations"):
-        position_distributions(counts, smoothing=1.0)
 
 
 @pytest.mark.parametrize("bad", [np.array([[1.0, np.nan]]), np.array([[1.0, -1.0]]), np.array([1.0, 2.0])])
 def test_distributions_bad_counts(bad):
     with pytest.raises(ValueError):
         position_distributions(bad)
-
-
-def test_negative_smoothing_rejected():
-    with pytest.raises(ValueError, match="smoothing"):
-        position_distributions(np.ones((2, 2)), smoothing=-1)
 
 
 @given(st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=7), min_size=1, max_size=12), st.data())

@@ -8,7 +8,7 @@ SHIPPED = Path(__file__).resolve().parents[2] / "data" / "tiny_reviews.txt"
 
 
 def test_shipped_corpus_is_the_generator_output():
-    assert SHIPPED.read_text(encoding="utf-8").splitlines() == _tiny_reviews()
+    assert SHIPPED.read_text(encoding="utf-8").splitlines() == _tiny_reviews(rng=0)
 
 
 def test_deterministic_and_seed_dependent():
@@ -16,7 +16,7 @@ def test_deterministic_and_seed_dependent():
     assert first == _tiny_reviews(n_reviews=50, rng=3) != _tiny_reviews(n_reviews=50, rng=4)
 
 
-@pytest.mark.parametrize("kwargs", [dict(n_reviews=0), dict(rng=-1)])
+@pytest.mark.parametrize("kwargs", [dict(n_reviews=0, rng=0), dict(rng=-1)])
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         _tiny_reviews(**kwargs)

@@ -144,7 +144,7 @@ def test_estimator_bootstrap_by_groups_matches_the_sampling_spread():
         for name, g in (("texts", None), ("groups", groups)):
             b = CrossFitted(n_splits=10).bootstrap(inc, rng=r, n_resamples=100, statistic=lambda Q: Q[0, 3],
                                                    groups=g)
-            se[name].append(b.standard_error)
+            se[name].append(np.std(b.replicates, ddof=1))
         estimates.append(b.estimate)
     spread = np.std(estimates, ddof=1)
     ratio = {name: np.sqrt(np.mean(np.square(v))) / spread for name, v in se.items()}

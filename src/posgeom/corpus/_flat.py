@@ -37,8 +37,7 @@ def check_arguments(n_positions, vocab_size, pad_id):
 
 
 def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
-    """Validated flat ``(positions, ids)`` int64 arrays, truncated and padded as ``position_counts`` states."""
-    n_positions, vocab_size, pad_id = check_arguments(n_positions, vocab_size, pad_id)
+    """Flat int64 ``(positions, ids)``, ids checked, of arguments that ``check_arguments`` passed."""
     positions, ids = _flatten(sequences, n_positions, pad_id)
     check_ids(ids, vocab_size)
     return positions.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)

@@ -123,7 +123,7 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
     return sp.csr_matrix((values.astype(np.int64), (rows, cols)), shape=(n_positions, vocab_size))
 
 
-def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.ndarray:
+def position_distributions(counts: ArrayLike) -> np.ndarray:
     """The positional distributions ``mu_i`` from position counts (row-stochastic).
 
     ``mu_i`` is the distribution of the token at position ``i`` over the sequences that reach ``i``.
@@ -131,8 +131,6 @@ def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.n
     Parameters
     ----------
     counts : (n, V) array or sparse matrix
-    smoothing : float, default 0.0
-        Additive: ``mu_i = (c_i + smoothing) / (sum(c_i) + V * smoothing)``.
 
     Returns
     -------
@@ -144,9 +142,6 @@ def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.n
     array([0.5, 0.5])
     """
     counts = check_matrix(counts, "counts", allow_sparse=True)
-    smoothing = float(smoothing)
-    if not np.isfinite(smoothing) or smoothing < 0:
-        raise ValueError(f"smoothing must be a finite number >= 0, got {smoothing}")
     values = counts.data if sp.issparse(counts) else counts
     if values.size and values.min() < 0:
         raise ValueError("counts must be non-negative")
@@ -155,7 +150,4 @@ def position_distributions(counts: ArrayLike, *, smoothing: float = 0.0) -> np.n
     if empty.size:
         raise ValueError(f"{empty.size} position(s) have no observations (first: position {int(empty[0])}); mu_i "
                          "is undefined there. Use fewer positions, longer sequences, or count padding (pad_id)")
-    if smoothing == 0:
-        return sp.csr_matrix(sp.diags(1.0 / totals) @ sp.csr_matrix(counts))
-    dense = counts.toarray() if sp.issparse(counts) else counts
-    return sp.csr_matrix((dense + smoothing) / (totals + smoothing * dense.shape[1])[:, None])
+    return sp.csr_matrix(sp.diags(1.0 / totals) @ sp.csr_matrix(counts))

@@ -80,7 +80,7 @@ class SequenceIncidence:
         >>> SequenceIncidence.from_sequences(np.array([[1, 2], [1, 0]]), 2, 3).lengths
         array([2, 2])
         """
-        n, V, _ = check_arguments(n_positions, vocab_size, pad_id)
+        n, V, pad_id = check_arguments(n_positions, vocab_size, pad_id)
         positions, ids = flat_tokens(sequences, n, V, pad_id=pad_id)
         if ids.size == 0:
             raise ValueError("the sequences hold no token within the first n_positions positions")

@@ -19,7 +19,7 @@ _VERDICTS_POS = ["i loved it .", "see it twice .", "a small triumph .", "highly 
 _VERDICTS_NEG = ["i want my money back .", "skip it .", "a long two hours .", "not recommended .", "avoid ."]
 
 
-def _tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator = 0) -> list[str]:
+def _tiny_reviews(*, n_reviews: int = 2000, rng: int | np.random.Generator) -> list[str]:
     """Generate ``n_reviews`` short, lowercased, space-tokenised reviews (deterministic for a given seed)."""
     n_reviews = check_positive_int(n_reviews, "n_reviews")
     rng = check_rng(rng)

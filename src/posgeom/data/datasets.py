@@ -63,7 +63,7 @@ class Corpus:
         Parameters
         ----------
         indices : 1-D int array_like
-            Positions of the documents to keep, in ``[0, len(self))``; repeats are allowed.
+            In ``[0, len(self))``; repeats are allowed.
 
         Returns
         -------
@@ -92,7 +92,6 @@ class Corpus:
         size : int
             Number of documents, ``1 <= size <= len(self)``.
         rng : int or numpy.random.Generator
-            Seed or generator of the draw.
 
         Returns
         -------

@@ -67,7 +67,7 @@ def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
 
 
 def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: str = "pad",
-                 rng: int | np.random.Generator = 0, tol: float | None = None) -> np.ndarray:
+                 rng: int | np.random.Generator, tol: float | None = None) -> np.ndarray:
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
 
     ``P = X W^T`` with ``X = U_r L_r^{1/2}`` (``posgeom.classical_mds``) and ``W`` (d x r) orthonormal, so distances
@@ -83,7 +83,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
         MDS dimensions ``r``; ``None`` keeps the positive part of ``B``.
     frame : {"pad", "random"}, default "pad"
         ``W``: zero padding after the first ``r`` coordinates, or a random orthonormal frame drawn from ``rng``.
-    rng : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator
         Used only with ``frame="random"``.
     tol : float, optional
         Eigenvalue tolerance of ``classical_mds``.
@@ -94,7 +94,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
 
     Examples
     --------
-    >>> mds_encoding(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), d_model=3).shape
+    >>> mds_encoding(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), d_model=3, rng=0).shape
     (4, 3)
     """
     if frame not in ("pad", "random"):
@@ -127,17 +127,12 @@ class LowRankFactors:
     Examples
     --------
     >>> f = low_rank_factors(sinusoidal_encoding(16, 8), 2)
-    >>> f.rank, f.n_parameters, f.n_full_parameters
-    (2, 48, 128)
+    >>> f.n_parameters, f.n_full_parameters
+    (48, 128)
     """
 
     left: np.ndarray
     right: np.ndarray
-
-    @property
-    def rank(self) -> int:
-        """The number of factors ``r``."""
-        return int(self.left.shape[1])
 
     @property
     def n_parameters(self) -> int:

@@ -11,16 +11,17 @@ from scipy import stats
 from .._validation import check_rng
 from ..corpus.incidence import SequenceIncidence, check_incidence
 from ..inference import Decision, decide, decide_ladder
-from ..inference._bootstrap import difference
+from ..inference._bootstrap import Units, difference
 
 __all__ = ["flat_corpus", "subsample", "stability_ladder"]
 
 
 def contiguous_tokens(inc: SequenceIncidence) -> np.ndarray:
+    """The tokens text after text; raises unless the texts fill positions ``0 .. length - 1``."""
     position = inc.positions[inc.cell]
     starts = np.repeat(inc.indptr[:-1], inc.lengths)
     if not np.array_equal(position, np.arange(inc.cell.size) - starts):
-        raise ValueError("the texts must fill positions 0, 1, ..., length - 1 (no gaps) to be dealt back")
+        raise ValueError("the texts must fill positions 0, 1, ..., length - 1 (no gaps)")
     return inc.tokens[inc.cell]
 
 
@@ -65,19 +66,11 @@ def _kept(inc: SequenceIncidence, fraction: float, gen: np.random.Generator, gro
     """The texts a rung keeps (sorted indices; ``None``: all of them), whole groups when ``groups`` is given."""
     if not 0 < float(fraction) <= 1:
         raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
-    if groups is None:
-        n_units, k = inc.n_sequences, int(round(float(fraction) * inc.n_sequences))
-    else:
-        labels = np.asarray(groups)
-        if labels.shape != (inc.n_sequences,):
-            raise ValueError(f"groups must hold one label per text ({inc.n_sequences}), got shape {labels.shape}")
-        _, inverse = np.unique(labels, return_inverse=True)
-        n_units = int(inverse.max()) + 1
-        k = int(round(float(fraction) * n_units))
-    if k == n_units and inc.n_sequences >= 4:
+    units = Units(inc.n_sequences, groups=groups)
+    k = int(round(float(fraction) * units.n_units))
+    if k == units.n_units and inc.n_sequences >= 4:
         return None
-    chosen = np.sort(gen.choice(n_units, size=k, replace=False))
-    keep = chosen if groups is None else np.flatnonzero(np.isin(inverse, chosen))
+    keep = np.sort(units.texts(np.sort(gen.choice(units.n_units, size=k, replace=False))))
     if keep.size < 4:
         raise ValueError(f"fraction {fraction} keeps {keep.size} of {inc.n_sequences} texts; at least 4 are needed")
     return keep

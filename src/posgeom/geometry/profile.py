@@ -14,6 +14,7 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..corpus.incidence import SequenceIncidence, check_incidence
+from .ladder import contiguous_tokens
 
 __all__ = ["LagStatistics", "pad_texts", "ladder_sign"]
 
@@ -194,13 +195,10 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
     pad_id = int(pad_id)
     if not 0 <= pad_id < data.vocab_size:
         raise ValueError(f"pad_id {pad_id} is outside the vocabulary 0 .. {data.vocab_size - 1}")
-    position = data.positions[data.cell]
-    starts = np.repeat(data.indptr[:-1], data.lengths)
-    if not np.array_equal(position, np.arange(data.cell.size) - starts):
-        raise ValueError("the texts must fill positions 0, 1, ..., length - 1 (no gaps) to be padded")
+    tokens = contiguous_tokens(data)
     n, m = data.n_positions, data.n_sequences
     padded = np.full(m * n, pad_id, dtype=np.int64)
-    padded[np.repeat(np.arange(m) * n, data.lengths) + position] = data.tokens[data.cell]
+    padded[np.repeat(np.arange(m) * n, data.lengths) + data.positions[data.cell]] = tokens
     return SequenceIncidence.from_contiguous(padded, np.full(m, n), n, data.vocab_size)
 
 

@@ -2,7 +2,7 @@
 
 The one decision rule ``decide`` (a < b, a > b, a ≈ b within a margin, or undetermined) with ``decide_ladder`` and
 ``family_confidence``; ``BootstrapEstimate`` (the one bootstrap result); ``spearman``, ``permutation_p_value``,
-``sign_flip_p_value``; intervals over seeds (``t_interval``, ``power_law_fit``, ``equivalence_test``) and power
+``sign_flip_p_value``; intervals over seeds (``t_interval``, ``power_law_fit``) and power
 (``t_test_power``, ``detectable_effect``, ``tost_power``).
 """
 from __future__ import annotations
@@ -14,10 +14,9 @@ from ._correlation import permutation_p_value, sign_flip_p_value, spearman
 from ._decision import Decision as Decision
 from ._decision import decide, decide_ladder
 from ._decision import family_confidence as family_confidence
-from ._intervals import Equivalence as Equivalence
 from ._intervals import Interval as Interval
 from ._intervals import SlopeFit as SlopeFit
-from ._intervals import detectable_effect, equivalence_test, power_law_fit, t_interval, t_test_power, tost_power
+from ._intervals import detectable_effect, power_law_fit, t_interval, t_test_power, tost_power
 
 __all__ = ["spearman", "permutation_p_value", "sign_flip_p_value", "t_interval", "power_law_fit", "t_test_power",
-           "detectable_effect", "tost_power", "equivalence_test", "decide", "decide_ladder"]
+           "detectable_effect", "tost_power", "decide", "decide_ladder"]

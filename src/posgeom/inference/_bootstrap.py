@@ -61,11 +61,6 @@ class BootstrapEstimate:
         return np.mean(self.replicates, axis=0) - self.estimate
 
     @property
-    def standard_error(self):
-        """Standard deviation of the replicates (ddof=1)."""
-        return np.std(self.replicates, axis=0, ddof=1)
-
-    @property
     def interval(self) -> Interval:
         """The interval of a scalar statistic as an ``Interval`` (raises for arrays)."""
         if np.ndim(self.estimate) != 0:

@@ -1,4 +1,4 @@
-"""Intervals: a mean over seeds, a proportion, a power-law exponent, and equivalence tests."""
+"""Intervals: a mean over seeds, a proportion, a power-law exponent; power of t tests and TOST."""
 from __future__ import annotations
 
 import math
@@ -163,42 +163,6 @@ def power_law_fit(x: ArrayLike, y: ArrayLike, *, confidence: float = 0.95) -> Sl
                     int(x.size), confidence)
 
 
-@dataclass(frozen=True)
-class Equivalence:
-    """Result of ``equivalence_test`` (TOST of a mean against ``+-margin``, fixed in advance).
-
-    Attributes
-    ----------
-    estimate, lower, upper : float
-        The mean and its two-sided Student-t interval at level ``confidence``.
-    margin, confidence, sd : float
-    n_samples : int
-    p_value : float
-        The larger of the two one-sided p-values.
-    equivalent : bool
-        Whether the interval lies inside ``(-margin, margin)``.
-    power, power_at_margin : float
-        At SD ``sd``: probability of declaring equivalence at a true mean of 0; probability that the two-sided t
-        test detects a true mean of ``margin``.
-
-    Examples
-    --------
-    >>> equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05).equivalent
-    True
-    """
-    estimate: float
-    lower: float
-    upper: float
-    margin: float
-    confidence: float
-    n_samples: int
-    sd: float
-    p_value: float
-    equivalent: bool
-    power: float
-    power_at_margin: float
-
-
 def _nct_sf(q: float, df: int, nc: float) -> float:
     """Noncentral-t ``P(T > q)``, integrated from its definition where scipy returns nan."""
     value = float(stats.nct.sf(q, df, nc))
@@ -270,7 +234,7 @@ def detectable_effect(n_seeds: int, *, power: float = 0.8, alpha: float = 0.05,
 
 
 def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 0.0, confidence: float = 0.95) -> float:
-    """Exact power of the TOST of ``equivalence_test`` for a normal sample.
+    """Exact power of two one-sided t tests (TOST) of a normal mean against ``+-margin``.
 
     Parameters
     ----------
@@ -303,44 +267,3 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
         return (stats.norm.cdf(h - theta) - stats.norm.cdf(-h - theta)) * stats.chi2.pdf(v, df)
     value, _ = integrate.quad(integrand, 0.0, v_max, limit=200)
     return float(min(max(value, 0.0), 1.0))
-
-
-def equivalence_test(x: ArrayLike, margin: float, *, confidence: float = 0.95) -> Equivalence:
-    """Two one-sided t tests (TOST, Schuirmann 1987): is the mean of ``x`` within ``+-margin``?
-
-    Equivalence: the two-sided Student-t interval at level ``confidence`` lies inside ``(-margin, margin)``.
-
-    Parameters
-    ----------
-    x : (n,) array with n >= 2
-        The differences, one per independent replicate (seed).
-    margin : float, > 0
-    confidence : float, default 0.95
-
-    Returns
-    -------
-    Equivalence
-
-    Examples
-    --------
-    >>> round(equivalence_test([0.01, -0.02, 0.0, 0.015, -0.005], margin=0.05).p_value, 4)
-    0.0006
-    """
-    interval = t_interval(x, confidence=confidence)
-    x = np.asarray(x, dtype=float)
-    margin = check_real(margin, "margin")
-    n, sd = int(x.size), float(x.std(ddof=1))
-    df, m = n - 1, interval.estimate
-    if sd == 0:  # a degenerate sample: the interval is the point itself
-        p_value = 0.0 if abs(m) < margin else 1.0
-        power = power_at_margin = 1.0
-    else:
-        se = sd / math.sqrt(n)
-        p_value = float(max(stats.t.sf((m + margin) / se, df), stats.t.cdf((m - margin) / se, df)))
-        power = tost_power(sd, n, margin, confidence=confidence)
-        q = float(stats.t.ppf((1 + confidence) / 2, df))
-        nc = margin / se
-        power_at_margin = float(stats.nct.sf(q, df, nc) + stats.nct.cdf(-q, df, nc))
-    equivalent = bool(-margin < interval.lower and interval.upper < margin)
-    return Equivalence(m, interval.lower, interval.upper, float(margin), interval.confidence, n, sd, p_value,
-                       equivalent, power, power_at_margin)

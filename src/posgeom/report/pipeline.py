@@ -207,7 +207,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             D = np.array(table.target)
         else:
             D = estimator.distances(data, rng=settings.rng, groups=groups).distances
-            table = stress_table(D, candidates, title=title, estimator=estimator)
+            table = stress_table(D, candidates, title=title, estimator=estimator, rng=0)
     except ValueError as exc:
         raise ValueError(f"the {estimator.label} estimator cannot estimate this corpus{rung}: {exc}; use more "
                          "texts, fewer positions (--positions) or another --estimator") from None
@@ -251,7 +251,7 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     ax.figure.savefig(out / "mds_spectrum.png", dpi=120, bbox_inches="tight")
     ranks = list(range(1, min(10, mds.rank) + 1))
     ax = Figure(figsize=(5, 3.4)).subplots()
-    ax.plot(ranks, stress_by_rank(D, ranks, method="classical").stress_raw, "o-", label="classical MDS")
+    ax.plot(ranks, stress_by_rank(D, ranks, method="classical", rng=0).stress_raw, "o-", label="classical MDS")
     ax.set(xlabel="rank $r$", ylabel="raw stress", yscale="log")
     ax.legend()
     ax.figure.savefig(out / "stress_vs_rank.png", dpi=120, bbox_inches="tight")

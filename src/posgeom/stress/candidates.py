@@ -135,8 +135,7 @@ def standard_candidates(n_positions: int, *, d_model: int = 384, n_heads: int = 
     """The book's rows, in the book's order: sinusoidal, RoPE, ALiBi, T5 buckets, learned (pretrained, from
     scratch), constant, MDS full rank, MDS at each of ``mds_ranks``.
 
-    RoPE, ALiBi and T5 use the induced distances of ``posgeom.encodings._schemes``; "constant (no order)"
-    (``E_ij = 1``, ``i != j``) is a reference row that separates every position equally.
+    Relative schemes enter by their induced distances; "constant (no order)" (``E_ij = 1``, ``i != j``) is a reference.
 
     Parameters
     ----------

@@ -33,6 +33,14 @@ def _upper(E, D):
     return E[iu], d
 
 
+def stress_terms(e: np.ndarray, d: np.ndarray) -> tuple[float, float, float]:
+    """Raw stress, scale-optimal stress and ``a*`` of upper triangles ``e`` against ``d`` (``d`` not all zero)."""
+    ee, ed, dd = float(e @ e), float(e @ d), float(d @ d)
+    a = ed / ee if ee > 0 else 0.0
+    r_raw, r_opt = e - d, e * a - d
+    return float(r_raw @ r_raw) / dd, float(r_opt @ r_opt) / dd, a
+
+
 def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
     """The scale ``a* = sum E D / sum E^2`` (over ``i < j``) that minimises ``stress(a E, D)``; 0 if ``E == 0``.
 
@@ -52,9 +60,7 @@ def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
     >>> optimal_scale(4 * np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]]))
     0.25
     """
-    e, d = _upper(E, D)
-    ee = float(e @ e)
-    return float(e @ d) / ee if ee > 0 else 0.0
+    return stress_terms(*_upper(E, D))[2]
 
 
 def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> float:
@@ -82,12 +88,8 @@ def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> fl
     """
     if scale not in _SCALES:
         raise ValueError(f"scale must be one of {_SCALES}, got {scale!r}")
-    e, d = _upper(E, D)
-    if scale == "optimal":
-        ee = float(e @ e)
-        e = e * (float(e @ d) / ee if ee > 0 else 0.0)
-    r = e - d
-    return float(r @ r) / float(d @ d)
+    raw, optimal, _ = stress_terms(*_upper(E, D))
+    return optimal if scale == "optimal" else raw
 
 
 def stress_of_encoding(P: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> float:

@@ -186,24 +186,6 @@ class StressTable:
                 "seed": self.seed}
         return [{**meta, **r.as_dict()} for r in self.rows]
 
-    def to_frame(self):
-        """A ``pandas.DataFrame`` of :meth:`to_records`.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> StressTable((StressRow("line", "", raw=0.25, optimal=0.0, scale=0.5),), 3).to_frame().shape
-        (1, 23)
-        """
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover
-            raise ImportError("to_frame needs pandas (`pip install pandas`); to_records/to_csv do not") from None
-        return pd.DataFrame(self.to_records())
-
     def to_csv(self, path: str | os.PathLike | None = None) -> str:
         """The records as CSV text (header row first); also written to ``path`` if given.
 
@@ -371,7 +353,7 @@ class StressTable:
         --------
         >>> from posgeom.stress import mds_candidate, stress_table
         >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> print(stress_table(D, [mds_candidate(rank=1)], title="toy").to_text().splitlines()[0])
+        >>> print(stress_table(D, [mds_candidate(rank=1)], title="toy", rng=0).to_text().splitlines()[0])
         toy
         """
         digits = check_positive_int(digits, "digits")

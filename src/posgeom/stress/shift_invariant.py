@@ -24,7 +24,8 @@ class ShiftInvariantStress:
     Attributes
     ----------
     defect : float
-        ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target.
+        ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target; ``delta^2`` is the
+        scale-optimal stress that no shift-invariant encoding can go below.
     profile_cosine : float
         ``c``: cosine between the lag profiles of ``D`` and ``E``, weighted by the ``n - k`` pairs at lag ``k``.
     stress : float
@@ -32,28 +33,20 @@ class ShiftInvariantStress:
 
     Examples
     --------
-    >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).floor
-    0.25
+    >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).stress
+    0.3925
     """
 
     defect: float
     profile_cosine: float
     stress: float
 
-    @property
-    def floor(self) -> float:
-        """``delta^2``: the scale-optimal stress that no shift-invariant encoding can go below."""
-        return self.defect**2
-
 
 def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1e-9) -> ShiftInvariantStress:
     """Split the scale-optimal stress of a shift-invariant encoding into shift and shape terms.
 
     If ``E_ij`` depends only on ``|i - j|``, then ``min_a stress(a E, D) = 1 - (1 - delta^2) c^2`` (``delta`` the
-    shift-equivariance defect of ``D``, ``c`` the pair-weighted cosine of the lag profiles). Proof: over the pairs
-    ``i < j``, replacing every diagonal of ``D`` by its mean (the Toeplitz part ``T``) is an orthogonal projection whose
-    range holds ``E``, so ``<E, D> = <E, T>``, and ``||T||^2 = (1 - delta^2) ||D||^2``. Hence ``delta^2`` is a floor
-    shared by all shift-invariant encodings, above which they rank by how well their lag profile matches the corpus's.
+    shift-equivariance defect of ``D``, ``c`` the pair-weighted cosine of the lag profiles; proof in Chapter 7).
 
     Parameters
     ----------

@@ -28,6 +28,7 @@ from .candidates import (
     mds_candidate,
     standard_candidates,
 )
+from .core import stress_terms
 from .results import StressRow, StressTable
 from .shift_invariant import ShiftInvariantStress, shift_invariant_decomposition
 
@@ -41,16 +42,13 @@ _REEXPORTED = (Candidate, fixed_distances, fixed_encoding, mds_candidate, standa
 
 
 def evaluate_rows(candidates, D) -> np.ndarray:
-    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` for every candidate against ``D``: the numbers of
-    ``stress_of_distances`` and ``optimal_scale``, ``D`` validated once, one eigendecomposition shared by MDS rows.
-    """
+    """``[raw_1, optimal_1, scale_1, raw_2, ...]`` of every candidate against ``D`` (one eigendecomposition shared)."""
     D = check_distance_matrix(D, "D")
     n = D.shape[0]
     iu = np.triu_indices(n, k=1)
     d = D[iu]
     if not np.any(d > 0):
         raise ValueError("D is zero for every pair of positions: stress is undefined (0/0)")
-    dd = float(d @ d)
     out = np.empty(3 * len(candidates))
     token = MDS_CACHE.set({})
     try:
@@ -61,20 +59,14 @@ def evaluate_rows(candidates, D) -> np.ndarray:
                     f"candidate {c.name!r} induces distances of shape {E.shape}, but D describes n={n} positions; "
                     "build the candidates for the same n"
                 )
-            e = check_distance_matrix(E, "E")[iu]
-            ee, ed = float(e @ e), float(e @ d)
-            a = ed / ee if ee > 0 else 0.0
-            r_raw, r_opt = e - d, e * a - d
-            out[3 * k] = float(r_raw @ r_raw) / dd
-            out[3 * k + 1] = float(r_opt @ r_opt) / dd
-            out[3 * k + 2] = a
+            out[3 * k:3 * k + 3] = stress_terms(check_distance_matrix(E, "E")[iu], d)
     finally:
         MDS_CACHE.reset(token)
     return out
 
 
 def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: SequenceIncidence | None = None,
-                 estimator: Estimator | None = None, rng: int | np.random.Generator = 0, n_resamples: int = 500,
+                 estimator: Estimator | None = None, rng: int | np.random.Generator, n_resamples: int = 500,
                  confidence: float = 0.95, title: str = "", groups: ArrayLike | None = None) -> StressTable:
     """Raw and scale-optimal stress of every candidate against ``D``, with bootstrap intervals if data are given.
 
@@ -90,7 +82,7 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     estimator : PlugIn, CrossFitted or Resolved, optional
         The estimator of ``D`` (default ``Resolved()``), recorded on the table with its estimand; with a given
         ``D``, the estimator the caller used.
-    rng : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator
         Randomness of the estimator's splits and of the resampling; an int is stored as the table's ``seed``.
     n_resamples : int, default 500
     confidence : float, default 0.95

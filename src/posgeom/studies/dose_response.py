@@ -36,7 +36,7 @@ def _split_pairs(data: TaskData, n_first: int) -> tuple[TaskData, TaskData]:
 def _scaled_mds_encoding(D: np.ndarray, d_model: int) -> np.ndarray:
     """The MDS encoding of ``D`` in width ``d_model``, scaled to the RMS pair distance of the sinusoidal one."""
     D = check_distance_matrix(D, "D")
-    P = mds_encoding(D, d_model, rank=min(classical_mds(D).rank, d_model))
+    P = mds_encoding(D, d_model, rank=min(classical_mds(D).rank, d_model), rng=0)
     spread = np.mean(pairwise_distances(P) ** 2)
     if spread == 0:
         raise ValueError("D is zero: every position has the same distribution and the MDS encoding is a point")
