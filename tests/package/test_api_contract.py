@@ -46,11 +46,11 @@ NAMES_CEILING = 117
 #: when the appendix's, Chapter 3's and Chapter 4's confirmatory commands arrived (``design_runs`` of ``ntk_rates``,
 #: ``necessity_analysis``, ``separation_seeds``; ``Design.store``) and Chapters 4 and 9 loaded stored runs to stay
 #: within 60 s (``RegularisedRuns.stored``, ``dose_response.stored_exploratory``); 1,648 with Chapter 7's
-#: calibration command (``studies.ranking_null``); 1,535 after the docstring diet and Chapter 10's calibration command
+#: calibration command (``studies.ranking_null``); 1,516 after the docstring diet and Chapter 10's calibration command
 #: (``studies.report_null``, a design file's). The ceiling may only go down, except for a confirmatory command a
 #: design file requires.
 STUDIES_LINES_TARGET = 1500
-STUDIES_LINES_CEILING = 1535
+STUDIES_LINES_CEILING = 1516
 
 #: Targets of issue #32: ``src/`` at most 12,000 lines in all (17,628 when the issue was written; 16,449 when this
 #: ceiling was written, after the one bootstrap engine, the report subpackage and the first docstring diet; 15,526
@@ -63,11 +63,11 @@ STUDIES_LINES_CEILING = 1535
 #: ``posgeom.studies`` (its own ceiling's exception, above); 15,779 once issue 33's resolution verdicts
 #: (``stress.resolution``) and resampling by group through the ladder, the resolved estimator and the CLI
 #: (``--groups``) arrived; 15,864 with the ranking rule's calibration on a null of equal stress
-#: (``stress.calibration``); 12,604 after the docstring diet of every subpackage (one-line private docstrings, numpydoc
+#: (``stress.calibration``); 12,585 after the docstring diet of every subpackage (one-line private docstrings, numpydoc
 #: with one example on public names), the code only tests reached removed, and one stress formula; 16 underscore
 #: imports then. The ceilings may only go down.
 SRC_LINES_TARGET = 12_000
-SRC_LINES_CEILING = 12_604
+SRC_LINES_CEILING = 12_585
 PRIVATE_IMPORTS_TARGET = 20
 PRIVATE_IMPORTS_CEILING = 16
 

@@ -117,19 +117,3 @@ def test_real_text_alignment_is_aligned_on_smooth_text_and_not_on_its_flat_contr
     assert real_text_alignment(noise, rank=2, ranks=(1, 2, 3), d_model=64, rng=0, n_resamples=40).verdict != "aligned"
     with pytest.raises(ValueError):
         real_text_alignment(inc, rank=4, ranks=(1, 2, 3), d_model=64, rng=0)
-
-
-def test_real_text_alignment_across_resolutions_leaves_the_ladder_unchanged():
-    from posgeom.corpus import SequenceIncidence
-    from posgeom.studies.sinusoid import real_text_alignment
-
-    inc = SequenceIncidence.from_sequences(pg.synthetic_corpus(4000, 12, 30, rng=0, regime="smooth"), 12, 30)
-    plain = real_text_alignment(inc, rank=2, ranks=(1, 2, 3), d_model=64, rng=0, n_resamples=20)
-    swept = real_text_alignment(inc, rank=2, ranks=(1, 2, 3), d_model=64, rng=0, n_resamples=20, n_tokens=(20, 5),
-                                n_resamples_k=20)
-    assert plain.across is None and np.array_equal(plain.ladder.estimates, swept.ladder.estimates)
-    a = swept.across
-    assert a.n_tokens == (5, 20) and a.intervals["corpus"].shape == (2, 1, 3) and np.all(np.diff(a.mass_kept) > 0)
-    assert a.verdict("alignment", "random 99%") == "alignment > random 99%"  # smooth text: aligned at every K
-    lo, est, hi = a.intervals["corpus"][:, 0, 1], a.intervals["corpus"][:, 0, 0], a.intervals["corpus"][:, 0, 2]
-    assert np.all((lo <= est) & (est <= hi))

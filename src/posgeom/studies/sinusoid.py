@@ -184,8 +184,7 @@ class RealTextAlignment:
     """Result of :func:`real_text_alignment`: the alignment at every one of ``ranks`` on every rung of the ``ladder``
     and of its ``flat_ladder`` control, the null ``thresholds`` (``threshold`` at the verdict's ``rank``), ``verdict``
     and ``flat_verdict`` ("aligned"/"not aligned" if the ladder holds still and every rung lies above/below the
-    threshold, else "undetermined"), ``estimand``, the corpus's two ``leading_directions`` (MDS), ``across``
-    (alignment minus threshold on all texts at each ``n_tokens``, ``posgeom.stress.ResolutionVerdicts``)."""
+    threshold, else "undetermined"), ``estimand`` and the corpus's two ``leading_directions`` (MDS)."""
     estimand: str
     ranks: tuple
     rank: int
@@ -196,7 +195,6 @@ class RealTextAlignment:
     verdict: str
     flat_verdict: str
     leading_directions: np.ndarray
-    across: object = None
 
 
 def _verdict(ladder: Ladder, k: int, threshold: float) -> str:
@@ -206,14 +204,11 @@ def _verdict(ladder: Ladder, k: int, threshold: float) -> str:
 
 def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Generator, rank: int = 3,
                         ranks: Sequence[int] = (1, 2, 3, 4, 5, 6), d_model: int = 768,
-                        n_resamples: int = 100, n_tokens: Sequence[int] = (), groups: ArrayLike | None = None,
-                        n_resamples_k: int = 25) -> RealTextAlignment:
+                        n_resamples: int = 100) -> RealTextAlignment:
     """The sinusoid-MDS alignment at ``ranks`` of the resolved estimand (fixed at the smallest rung's resolution) on
     all, 1/2, 1/4 and 1/8 of the texts (95% bootstrap, ``n_resamples``), and on ``posgeom.geometry.flat_corpus``.
 
-    The verdict is at ``rank``, against the 99th percentile of 2,000 random centred subspaces; at each resolution
-    of ``n_tokens`` (``m*`` of the ladder) the alignment is also bootstrapped on all texts (``groups`` resampled
-    together, 5 splits, ``n_resamples_k`` resamples).
+    The verdict is at ``rank``, against the 99th percentile of 2,000 random centred subspaces.
     """
     from ..geometry.estimators import Resolved
     ranks = tuple(int(r) for r in ranks)
@@ -229,18 +224,4 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     k, threshold = ranks.index(int(rank)), float(stat.thresholds[ranks.index(int(rank))])
     return RealTextAlignment(estimator.describe_estimand(), ranks, int(rank), ladder, flat_ladder, stat.thresholds,
                              threshold, _verdict(ladder, k, threshold), _verdict(flat_ladder, k, threshold),
-                             leading, _across(incidence, estimator, stat, k, threshold, tuple(sorted(n_tokens)), gen,
-                                              n_resamples_k, groups) if len(n_tokens) else None)
-
-
-def _across(inc, estimator, stat, k, threshold, ks, gen, n_resamples, groups):
-    """Alignment minus threshold on all texts at each resolution ``K`` (``m*`` fixed), as ResolutionVerdicts."""
-    from ..geometry import Resolved, choose_resolution, resolution_sweep
-    from ..inference._bootstrap import difference
-    from ..stress.resolution import ResolutionVerdicts
-    m = estimator.resolution.texts_per_position
-    boots = [Resolved(resolution=choose_resolution(inc, texts_per_position=m, n_tokens=K), n_splits=5).bootstrap(
-        inc, rng=gen, n_resamples=n_resamples, statistic=stat, groups=groups) for K in ks]
-    rows = [[(d.estimate, d.lower, d.upper)] for d in (difference(b, k, threshold=threshold) for b in boots)]
-    mass = resolution_sweep(inc, rng=gen, n_tokens=ks, texts_per_position=(m,), n_splits=2).mass_kept
-    return ResolutionVerdicts((("alignment", "random 99%"),), ks, mass, m, {"corpus": np.array(rows)})
+                             leading)
