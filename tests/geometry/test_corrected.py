@@ -146,6 +146,7 @@ def test_exact_expectation_with_within_sequence_dependence():
 
 
 
+@pytest.mark.slow
 def test_remaining_bias_is_the_propositions_second_order_term():
     """On the d_H^2 scale (no clipping) the corrected estimates average to ||alpha_i - alpha_j||^2 / 2, with
     alpha_i = E sqrt(mu_i^half) computed exactly from binomial marginals: the Proposition, pair by pair, to 4
@@ -253,6 +254,7 @@ def test_equal_distributions_unbiased_on_average():
     assert plugin_distances(_incidence(X, n, V))[0, 1] ** 2 > 10 * se
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 1000), regime=st.sampled_from(["smooth", "abrupt"]))
 def test_corrected_and_plugin_agree_as_the_sample_grows(seed, regime):

@@ -111,6 +111,7 @@ def _nested_corpus(mu, n_groups, k, gen):
     return np.repeat(sources, k, axis=0), np.repeat(np.arange(n_groups), k)
 
 
+@pytest.mark.slow
 def test_groups_make_the_bootstrap_honest_on_nested_texts():
     """Each source text appears as 4 texts. Resampling texts treats them as independent: its intervals for a share
     are too narrow (coverage far below nominal); resampling the groups restores it. 300 replications."""
@@ -131,6 +132,7 @@ def test_groups_make_the_bootstrap_honest_on_nested_texts():
     assert coverage["texts"] < 0.85, coverage
 
 
+@pytest.mark.slow
 def test_estimator_bootstrap_by_groups_matches_the_sampling_spread():
     """The cross-fitted estimator on nested corpora: the bootstrap standard error over groups matches the spread
     of the estimate over independent corpora; over texts it is about half of it (4 copies per source)."""

@@ -98,6 +98,7 @@ def test_rule_catches_a_violation(tmp_path):
     assert "posgeom.data" in names
 
 
+@pytest.mark.slow
 def test_import_posgeom_does_not_import_torch():
     code = "import sys, posgeom, posgeom.data, posgeom.report.pipeline; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -147,6 +147,7 @@ def test_settings_take_an_estimator_object():
         ReportSettings("sst2", estimator="plug-in")
 
 
+@pytest.mark.slow
 def test_sample_texts_draws_a_seeded_subset(reviews_file, tmp_path):
     from posgeom.geometry import Resolved
 
