@@ -122,7 +122,8 @@ def test_ledger_rows_are_read_from_the_ledger():
 def test_a_verdict_line_can_leave_the_number_out():
     import ledger_rows
 
-    row = {"label": "ledger-t1", "verdict": "{bdg-success}`reproduced`", "number": "0.5", "why": "Why.", "title": "a title"}
+    row = {"label": "ledger-t1", "verdict": "{bdg-success}`reproduced`", "number": "0.5", "why": "Why.",
+           "title": "a title"}
     full = ledger_rows.verdict_line("T1", row)
     assert full == "{bdg-success}`reproduced` **a title**: 0.5 ({ref}`ledger row T1 <ledger-t1>`). Why."
     plain = ledger_rows.verdict_line("T1", row, with_number=False)
