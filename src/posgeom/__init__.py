@@ -13,11 +13,10 @@ The subpackages follow the book's path; each layer imports only the layers befor
 ``report``          the ``posgeom report`` command and its pipeline (the top: it imports the others)
 ==================  =====================================================================================
 
-At the top beside it: :mod:`posgeom.plotting`, :mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy
-core (``pg.hellinger_distances``, ``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
-
+Beside them: :mod:`posgeom.plotting`, :mod:`posgeom.glue`. ``import posgeom as pg`` gives the numpy core
+(``pg.hellinger_distances``, ``pg.classical_mds``, ``pg.stress_of_encoding``, ...) without importing torch.
 Randomness: a numpy function that draws takes ``rng`` (an int seed or a ``numpy.random.Generator``), keyword-only
-and required; ``seed`` appears only at the torch boundary (``posgeom.nn``).
+and required (never ``None``: no result depends on the clock); ``seed`` appears only at the torch boundary.
 """
 
 from .corpus import REGIMES, position_counts, position_distributions, synthetic_corpus, synthetic_distributions

@@ -7,10 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = [
-    "aligned_text",
-    "atomic_open",
-]
+__all__ = ["aligned_text", "atomic_open"]
 
 
 @contextlib.contextmanager

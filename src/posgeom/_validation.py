@@ -22,11 +22,8 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
 
 
 def check_rng(rng, name: str = "rng") -> np.random.Generator:
-    """Return a ``numpy.random.Generator`` for ``rng``: an int ``>= 0`` seeds a new one, a Generator is used as is.
-
-    The one randomness convention of the package: every random function takes ``rng`` (keyword-only), the same int
-    gives the same numbers, and ``None`` is refused so that no result depends on the clock.
-    """
+    """A ``numpy.random.Generator`` for ``rng`` (an int ``>= 0`` seeds a new one; ``None`` is refused): the
+    package's randomness convention, stated in ``posgeom``'s docstring."""
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None:

@@ -15,12 +15,7 @@ def check(claim: str, condition: object, detail: str = "") -> None:
     condition : bool-like
         The test; numpy booleans are accepted, arrays are refused (use ``.all()`` or ``.any()``).
     detail : str, optional
-        The numbers behind the claim, printed after it and included in the error.
-
-    Raises
-    ------
-    AssertionError
-        If ``condition`` is false, with the claim and the detail.
+        The numbers behind the claim, printed after it and in the ``AssertionError`` raised when it fails.
 
     Examples
     --------

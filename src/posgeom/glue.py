@@ -1,8 +1,4 @@
-"""Hand a chapter's numbers and figures to the book's text and claims ledger (myst-nb ``glue``).
-
-* :func:`record`: glue a value under a name while the book builds (a no-op elsewhere).
-* :func:`figure`: glue a figure under a name, and show it.
-"""
+"""Hand a chapter's numbers (:func:`record`) and figures (:func:`figure`) to the book and its ledger (myst-nb glue)."""
 
 from __future__ import annotations
 
@@ -44,16 +40,13 @@ def record(name: str, value: object) -> object:
 
 
 def figure(name: str, fig: Figure) -> None:
-    """Hand a matplotlib figure to the book under ``name``, for a captioned ``{glue:figure}`` block.
-
-    In a book build (myst-nb available) the figure is glued without being displayed; elsewhere it is displayed
-    inline. Either way it is closed afterwards, so it is shown exactly once.
+    """Hand a matplotlib figure to the book under ``name`` for a ``{glue:figure}`` block (glued in a book build,
+    displayed inline elsewhere), then close it, so that it is shown exactly once.
 
     Parameters
     ----------
-    name : str
-        The glue key, a Python identifier unique within the chapter.
-    fig : matplotlib.figure.Figure
+    name, fig : str, matplotlib.figure.Figure
+        The glue key (an identifier unique within the chapter); the figure.
 
     Returns
     -------

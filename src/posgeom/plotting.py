@@ -1,8 +1,4 @@
-"""Figures used throughout the book (matplotlib).
-
-* :func:`distance_heatmap`: a distance matrix between positions as a heatmap.
-* :func:`lag_profile_plot`: mean distance against the gap ``|i - j|``.
-"""
+"""Figures used throughout the book: :func:`distance_heatmap`, :func:`lag_profile_plot` (distance against lag)."""
 
 from __future__ import annotations
 
@@ -33,13 +29,10 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     Parameters
     ----------
     D : (n, n) array_like
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new 4 x 3.4 inch figure if ``None``.
-    title : str, optional
-    vmax : float, optional
-        Upper end of the colour scale (default: the largest entry); the lower end is 0.
-    label : str, optional
-        Colour bar label (mathtext allowed); default the Hellinger distance symbol.
+    ax, title : matplotlib.axes.Axes, str, optional
+        Where to draw (a new 4 x 3.4 inch figure if ``None``); the title.
+    vmax, label : float, str, optional
+        Top of the colour scale (from 0; default the largest entry); colour bar label (default ``$d_H$``).
 
     Returns
     -------
@@ -71,10 +64,8 @@ def lag_profile_plot(D: ArrayLike, *, ax: Axes | None = None, label: str | None 
     Parameters
     ----------
     D : (n, n) array_like
-    ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure if ``None``.
-    label : str, optional
-        Legend label of the line.
+    ax, label : matplotlib.axes.Axes, str, optional
+        Where to draw (a new figure if ``None``); the line's legend label.
 
     Returns
     -------

@@ -29,7 +29,7 @@ def test_shapes_and_dtypes(scheme):
     assert model(ids, pooled=False).shape == (4, 7, 3)
     assert model(ids).dtype == torch.float32
     assert model(ids.int()).shape == (4, 3)
-    assert model.scheme == scheme
+    assert model.positional.name == scheme
 
 
 def test_none_encoder_is_permutation_equivariant_and_pooled_invariant():

@@ -14,6 +14,7 @@ from posgeom.corpus import SequenceIncidence
 from posgeom.encodings._relative import _alibi_distances, _t5_bucket_distances
 from posgeom.geometry import CrossFitted, PlugIn
 from posgeom.geometry._crossfit import corrected_distances, plugin_distances
+from posgeom.inference import decide
 from posgeom.stress import (
     Candidate,
     mds_candidate,
@@ -298,9 +299,9 @@ def test_resolved_table_states_its_estimand_and_compares_rows_on_its_resamples()
     assert "Estimand: resolved d_H^2" in table.to_markdown()
     assert table.replicates.shape == (60, 9)
     assert np.allclose(table.target, Resolved().distances(inc, rng=0).distances)
-    assert table.ranked("MDS", "constant") and table.contrast("MDS", "constant").upper < 0
+    assert decide(table.contrast("MDS", "constant")).ranked and table.contrast("MDS", "constant").upper < 0
     # identical rows: equivalent within any margin and never ranked (negative control of ranked)
-    assert table.equivalent("MDS", "MDS again", 1e-9) and not table.ranked("MDS", "MDS again")
+    assert table.equivalent("MDS", "MDS again", 1e-9) and not decide(table.contrast("MDS", "MDS again")).ranked
     # a margin smaller than the real gap is not equivalence (negative control of equivalent)
     gap = abs(table.contrast("MDS", "constant").estimate)
     assert not table.equivalent("MDS", "constant", gap / 2)
@@ -318,8 +319,6 @@ def test_stress_modules_are_short_and_every_public_name_stays_importable():
         assert len(path.read_text(encoding="utf-8").splitlines()) <= 500, path.name
     for name in stress.__all__:
         assert getattr(stress, name) is not None
-    # report.py and older code import from the table module
-    from posgeom.stress.table import standard_candidates, stress_table  # noqa: F401
 
 
 def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in_a_flat_corpus():

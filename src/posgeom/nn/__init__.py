@@ -1,14 +1,9 @@
-"""Small Transformers in torch; the only library layer that imports torch. Seed ``s`` means: parameters
-initialised after ``seed_everything(s)``, mini-batch order from a generator seeded with ``s``.
+"""Small Transformers in torch, the only library layer that imports torch (seeding: ``posgeom.nn.training``).
 
-* :class:`ModelSpec`, :class:`TrainConfig` -- what is trained and how; :func:`fit` trains one seed,
-  :func:`fit_ensemble` many at once, each returning :class:`FitResult`;
-* :class:`TransformerClassifier`, :func:`seed_everything`, :func:`predict` -- the model, seeding, prediction;
-* :mod:`~posgeom.nn.tasks` -- the synthetic tasks: :func:`order_task`, :func:`centre_task`, :func:`probe_data`,
-  :func:`transposition_task`, :func:`pair_distributions`;
-* :mod:`~posgeom.nn.conditions` -- Theorem 4's conditions on data: :func:`non_stationarity`, :func:`multiset_bound`,
-  :func:`sequence_bound`, :func:`order_sensitivity`, :func:`non_degeneracy`;
-* :func:`output_trajectory`, :func:`kernel_regime_distances` -- the NTK appendix's infinite-width predictions.
+* :class:`ModelSpec`, :class:`TrainConfig`: what is trained and how; :func:`fit` (one seed), :func:`fit_ensemble`
+  (many at once); :class:`TransformerClassifier`, :func:`seed_everything`, :func:`predict`;
+* :mod:`~posgeom.nn.tasks`: the synthetic tasks; :mod:`~posgeom.nn.conditions`: Theorem 4's conditions on data;
+  :mod:`~posgeom.nn.ntk`: the NTK appendix's infinite-width predictions.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -16,13 +16,6 @@ from .spec import ModelSpec, TrainConfig
 from .training import TrainingHistory, _accuracy, _as_tensors, _train_classifier
 
 __all__ = ["fit"]
-
-
-def plateau_reached(history: list[float], patience: int, tol: float) -> bool:
-    """The plateau rule of :class:`~posgeom.nn.TrainConfig` on an accuracy history (False while it is short)."""
-    if len(history) < 2 * patience:
-        return False
-    return max(history[-patience:]) - max(history[-2 * patience : -patience]) < tol
 
 
 def _unpack(data):
@@ -71,9 +64,8 @@ class FitResult:
 
     Attributes
     ----------
-    model : posgeom.nn.TransformerClassifier
-        The trained model, in eval mode.
-    history : posgeom.nn.TrainingHistory
+    model, history : posgeom.nn.TransformerClassifier, posgeom.nn.TrainingHistory
+        The trained model (eval mode) and its training.
     train_accuracy : float
         Accuracy on the training data after training.
 
@@ -104,8 +96,7 @@ class FitResult:
 
         Parameters
         ----------
-        data : TaskData-like or tuple
-            As in :func:`posgeom.nn.fit`.
+        data : TaskData-like or tuple, as in ``fit``
 
         Returns
         -------
@@ -129,11 +120,10 @@ def fit(spec: ModelSpec, data: object, *, seed: int, config: TrainConfig,
     Parameters
     ----------
     spec : ModelSpec
-    data : TaskData-like or tuple
-        ``X`` (N, L) token ids, ``y`` labels -- (N,) per sequence, or (N, L) per token with ``-100`` ignored -- and
-        optionally ``padding_mask`` (N, L); or a tuple ``(X, y[, padding_mask])``.
-    seed : int
-        Seed of ``spec.build`` and of the mini-batch order, ``>= 0``: same arguments, same numbers.
+    data : TaskData-like or tuple ``(X, y[, padding_mask])``
+        ``X`` (N, L) token ids; ``y`` labels (N,) per sequence, or (N, L) per token with ``-100`` ignored.
+    seed : int >= 0
+        Of ``spec.build`` and of the mini-batch order: same arguments, same numbers.
     config : TrainConfig
     on_epoch_end : callable, optional
         ``on_epoch_end(epoch, model)`` after every epoch; returning ``True`` stops training.
@@ -155,21 +145,7 @@ def fit(spec: ModelSpec, data: object, *, seed: int, config: TrainConfig,
         raise TypeError(f"on_epoch_end must be callable(epoch, model) or None, got {type(on_epoch_end).__name__}")
     torch.set_num_threads(config.threads)
     model = spec.build(seed=seed)
-    measured = []
-
-    def epoch_end(epoch, model):
-        stop = False
-        if config.patience is not None:
-            measured.append(_accuracy(model, X, y, padding_mask=mask))
-            stop = plateau_reached(measured, config.patience, config.tol)
-        if on_epoch_end is not None and on_epoch_end(epoch, model) is True:
-            stop = True
-        return stop
-
-    watch = config.patience is not None or on_epoch_end is not None
     history = _train_classifier(model, X, y, epochs=config.epochs, lr=config.lr, seed=seed,
                                batch_size=config.batch(X.shape[0]), weight_decay=config.weight_decay,
-                               padding_mask=mask, schedule=config.schedule, on_epoch_end=epoch_end if watch else None)
-    history = replace(history, accuracy=tuple(measured))
-    train_acc = measured[-1] if measured else _accuracy(model, X, y, padding_mask=mask)
-    return FitResult(model=model.eval(), history=history, train_accuracy=train_acc)
+                               padding_mask=mask, schedule=config.schedule, on_epoch_end=on_epoch_end)
+    return FitResult(model=model.eval(), history=history, train_accuracy=_accuracy(model, X, y, padding_mask=mask))

@@ -81,7 +81,6 @@ def train_masked_slot(params: MaskedSlot, targets: np.ndarray, *, loss: str, lr:
     """Full-batch gradient descent on the network (or, ``linearised``, on ``f(theta_0) + J(theta_0)(theta -
     theta_0)``); targets ``y_i`` ("mse") or ``mu_i`` ("cross_entropy"); ``lr`` below ``2 / lambda_max`` of the NTK."""
     from torch.func import jvp, vjp
-
     loss = _check_loss(loss)
     lr = check_real(lr, "lr")
     steps = check_positive_int(steps, "steps")

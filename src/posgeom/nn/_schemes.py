@@ -1,10 +1,6 @@
-"""The positional schemes of ``TransformerClassifier``, one ``nn.Module`` each, built by :func:`make_positional`.
-
-A scheme acts through one hook of :class:`PositionalScheme` (the others are the identity): ``embed`` adds ``p_i``
-(absolute schemes: ``"sinusoidal"``, ``"learned"``, ``"fixed"``, ``"low_rank"``), ``rotate`` rotates queries and keys
-(``"rope"``), ``bias`` adds ``-m_h |i - j|`` to the logits of head ``h`` (``"alibi"``); ``"none"`` uses none.
-Positions are ``0..L-1``, ``L <= n_positions``; frequencies and slopes come from ``posgeom.encodings._relative``.
-"""
+"""The positional schemes of ``TransformerClassifier`` (:func:`make_positional`), each acting through one hook of
+:class:`PositionalScheme`: ``embed`` adds ``p_i`` (absolute schemes), ``rotate`` turns queries and keys (RoPE),
+``bias`` adds ``-m_h |i - j|`` to head ``h``'s logits (ALiBi); positions are ``0..L-1``, ``L <= n_positions``."""
 
 from __future__ import annotations
 

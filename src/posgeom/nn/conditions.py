@@ -22,10 +22,9 @@ class NonStationarity:
 
     Attributes
     ----------
-    distances : (n, n) array
-        Plug-in Hellinger distances between the positions' empirical laws.
-    floor : (n, n) array
-        The permutation null's ``1 - alpha`` quantile, per pair.
+    distances, floor : (n, n) arrays
+        Plug-in Hellinger distances between the positions' empirical laws; the permutation null's ``1 - alpha``
+        quantile per pair.
     p_values, distinct : (n, n) arrays
         Permutation p-values, and ``p_values <= alpha`` off the diagonal.
     alpha : float
@@ -54,11 +53,9 @@ def non_stationarity(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gene
 
     Parameters
     ----------
-    X : (N, n) int array
-    vocab_size : int
+    X, vocab_size : (N, n) int array, int
     rng : int or numpy.random.Generator
-    n_permutations : int, default 200
-    alpha : float, default 0.05
+    n_permutations, alpha : int, float
     permutation : {"pooled", "within"}, default "pooled"
         Re-split the ``2N`` tokens at ``i`` and ``j``, or exchange each sequence's pair with probability 1/2
         (exact for dependent pairs, as on real text).
@@ -213,10 +210,8 @@ class NonDegeneracy:
 
     Attributes
     ----------
-    n_classes : int
-        Labels that occur.
-    min_class_fraction : float
-        Share of the rarest label.
+    n_classes, min_class_fraction : int, float
+        Labels that occur; the share of the rarest.
     constant_positions : tuple of int
         Positions holding the same token in every sequence.
 

@@ -1,8 +1,9 @@
-"""Many seeds at once: :func:`fit_ensemble` trains ``S`` copies of one architecture as a single batched model
-(parameters stacked, forward pass in ``posgeom.nn._batched``, one AdamW: elementwise, so each member's own step)."""
+"""Many seeds at once: :func:`fit_ensemble` trains ``S`` copies of one architecture as one batched model (parameters
+stacked, forward pass in ``posgeom.nn._batched``; AdamW is elementwise, so each member takes its own step)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ from torch.func import stack_module_state
 from .._validation import check_seeds
 from ._batched import batched_logits, member_losses
 from ._checks import IGNORE_INDEX
-from ._fit import FitResult, check_inputs, plateau_reached
+from ._fit import FitResult, check_inputs
 from .spec import ModelSpec, TrainConfig
 from .training import TrainingHistory
 
@@ -78,7 +79,6 @@ def _is_dataset_sequence(data) -> bool:
         if hasattr(item, "X") and hasattr(item, "y"):
             return True
         return isinstance(item, (list, tuple)) and len(item) in (2, 3) and np.ndim(item[0]) == 2
-
     return all(one(item) for item in data)
 
 
@@ -95,16 +95,14 @@ def _logits(model, params, buffers, X, mask, pooled, chunk=1024):
     return torch.cat(members)  # (S, N, C) or (S, N, L, C)
 
 
-def _evaluate(model, params, buffers, X, y, mask, *, loss: bool):
-    """Per-member accuracy (S,) and, with ``loss``, mean cross-entropy (S,) (else None)."""
+def _evaluate(model, params, buffers, X, y, mask):
+    """Per-member accuracy (S,) and mean cross-entropy (S,)."""
     with torch.no_grad():
         logits = _logits(model, params, buffers, X, mask, y.ndim == 2)
         S = logits.shape[0]
         flat, target = logits.reshape(S, -1, logits.shape[-1]), y.reshape(S, -1)
         keep = target != IGNORE_INDEX
         acc = ((flat.argmax(dim=-1) == target) & keep).sum(dim=1).double() / keep.sum(dim=1).double()
-        if not loss:
-            return acc, None
         return acc, torch.stack([nn.functional.cross_entropy(f, t, ignore_index=IGNORE_INDEX)
                                  for f, t in zip(flat, target)])
 
@@ -113,9 +111,8 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
                  config: TrainConfig) -> tuple[FitResult, ...]:
     """Train one model per seed, all at once in one batched model: :func:`posgeom.nn.fit` for many seeds.
 
-    Member ``k`` is the run ``fit(spec, data, seed=seeds[k], config=config)`` would make (on ``data[k]`` when one
-    dataset per seed is given), up to rounding: batched kernels sum in another order (about 1e-8 after a run in
-    float64; in float32 training carries the differences along, as a change of ``fit``'s thread count does).
+    Member ``k`` is the run ``fit(spec, data, seed=seeds[k], config=config)`` (on ``data[k]`` if one dataset per
+    seed is given), up to rounding: batched kernels sum in another order, as a change of thread count does.
 
     Parameters
     ----------
@@ -123,8 +120,7 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
         One spec, or one per seed differing only in the values of ``encoding`` or ``init_encoding``.
     data : TaskData-like or tuple, or a list or tuple of them
         One dataset as in :func:`posgeom.nn.fit`, or one per seed (all of the same shapes, all or none masked).
-    seeds : sequence of int
-        Distinct seeds ``>= 0``.
+    seeds : sequence of distinct int >= 0
     config : TrainConfig
 
     Returns
@@ -156,14 +152,10 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
     generators = [torch.Generator().manual_seed(s) for s in seeds]
     optimiser = torch.optim.AdamW(list(params.values()), lr=config.lr, weight_decay=config.weight_decay,
                                   foreach=True)
-    scheduler = (torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=config.steps(n))
+    scheduler = (torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=config.epochs * math.ceil(n / batch))
                  if config.schedule == "cosine" else None)
     losses = [[] for _ in seeds]
-    measured = [[] for _ in seeds]
-    final = [None] * S  # a member's parameters when it stopped
-    stopped = [False] * S
-    for epoch in range(1, config.epochs + 1):
-        active = [k for k in range(S) if final[k] is None]
+    for _ in range(config.epochs):
         order = torch.stack([torch.randperm(n, generator=g) for g in generators])
         total = torch.zeros(S, dtype=torch.float64)
         for start in range(0, n, batch):
@@ -179,35 +171,21 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
                 part.sum().backward()
                 parts.append(part.detach())
             loss = torch.cat(parts)
-            if not bool(torch.isfinite(loss[active]).all()):
+            if not bool(torch.isfinite(loss).all()):
                 raise FloatingPointError(f"training loss became {loss.tolist()}; lower lr (now {config.lr})")
             optimiser.step()
             if scheduler is not None:
                 scheduler.step()
             total += loss.detach().double() * idx.shape[1]
-        for k in active:
+        for k in range(S):
             losses[k].append(float(total[k] / n))
-        if config.patience is not None:
-            acc, _ = _evaluate(model0, params, buffers, X, y, mask, loss=False)
-            for k in active:
-                measured[k].append(float(acc[k]))
-                if plateau_reached(measured[k], config.patience, config.tol):
-                    stopped[k] = epoch < config.epochs
-                    final[k] = {name: v[k].detach().clone() for name, v in params.items()}
-        if all(f is not None for f in final):
-            break
-    for k in range(S):
-        if final[k] is None:
-            final[k] = {name: v[k].detach().clone() for name, v in params.items()}
-    stacked = {name: torch.stack([f[name] for f in final]) for name in params}
-    final_acc, final_loss = _evaluate(model0, stacked, buffers, X, y, mask, loss=True)
+    final_acc, final_loss = _evaluate(model0, params, buffers, X, y, mask)
     results = []
     for k, (model, seed) in enumerate(zip(models, seeds)):
         with torch.no_grad():
             for name, p in model.named_parameters():
-                p.copy_(final[k][name])
+                p.copy_(params[name][k])
         history = TrainingHistory(loss=tuple(losses[k]), final_loss=float(final_loss[k]), epochs=len(losses[k]),
-                                  stopped_early=stopped[k], seed=seed, accuracy=tuple(measured[k]))
-        train_acc = measured[k][-1] if measured[k] else float(final_acc[k])
-        results.append(FitResult(model=model.eval(), history=history, train_accuracy=train_acc))
+                                  stopped_early=False, seed=seed)
+        results.append(FitResult(model=model.eval(), history=history, train_accuracy=float(final_acc[k])))
     return tuple(results)

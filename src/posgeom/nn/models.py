@@ -1,4 +1,4 @@
-"""* :class:`TransformerClassifier` -- a small Transformer with a classification head, its positional scheme named."""
+"""* :class:`TransformerClassifier`: a small Transformer with a classification head and a named positional scheme."""
 
 from __future__ import annotations
 
@@ -78,25 +78,16 @@ class TransformerClassifier(nn.Module):
 
     Parameters
     ----------
-    vocab_size, n_positions : int
-        Number of token ids; largest input length ``L``.
-    d_model, n_heads, n_layers : int
-        Width (divisible by ``n_heads``; even per head for ``"rope"``), heads per layer, blocks.
+    vocab_size, n_positions, d_model, n_heads, n_layers : int
+        Token ids; the largest input length; the width (divisible by ``n_heads``, even per head for RoPE); blocks.
     positional : str, default "learned"
         One of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``, ``"fixed"``, ``"low_rank"``.
-    causal : bool, default False
-        Position ``i`` attends to ``j <= i`` only.
+    causal, n_classes : bool, int
+        Position ``i`` attends to ``j <= i`` only; output classes.
     rank, encoding : int, (n_positions, d_model) array, optional
         The rank of ``"low_rank"``, the frozen matrix of ``"fixed"`` (each required there, rejected elsewhere).
-    n_classes : int, default 2
     layer_norm : bool, default True
-        With False every ``LN`` is the identity: the loss sees the scale of every weight, so a weight penalty has
-        well-posed stationary points.
-
-    Attributes
-    ----------
-    positional : torch.nn.Module
-        The scheme's module.
+        With False every ``LN`` is the identity (a weight penalty then has well-posed stationary points).
 
     Examples
     --------
@@ -125,11 +116,6 @@ class TransformerClassifier(nn.Module):
         self.blocks = nn.ModuleList(_Block(self.d_model, self.n_heads, layer_norm) for _ in range(self.n_layers))
         self.ln_final = nn.LayerNorm(self.d_model) if layer_norm else nn.Identity()
         self.head = nn.Linear(self.d_model, self.n_classes)
-
-    @property
-    def scheme(self) -> str:
-        """The name of the positional scheme."""
-        return self.positional.name
 
     def positional_encoding(self) -> torch.Tensor | None:
         """``P`` (n_positions x d_model) for absolute schemes (a view of a learned table), ``None`` otherwise.
@@ -187,9 +173,8 @@ class TransformerClassifier(nn.Module):
 
         Parameters
         ----------
-        ids : (batch, L) integer tensor
-        padding_mask : (batch, L) bool tensor, optional
-            True at padding tokens (not attended to, left out of the mean).
+        ids, padding_mask : (batch, L) integer and bool tensors
+            Token ids; optionally True at padding tokens (not attended to, left out of the mean).
         pooled : bool, default True
 
         Returns

@@ -28,8 +28,7 @@ def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) 
     targets : (n, V) array
         ``y_i`` for ``"mse"``; distributions ``mu_i`` for ``"cross_entropy"``.
     loss : {"mse", "cross_entropy"}
-    lr : float
-    steps : int
+    lr, steps : float, int
 
     Returns
     -------
@@ -64,9 +63,8 @@ def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps:
 
     Parameters
     ----------
-    targets, loss, lr, steps
-        As in :func:`output_trajectory`.
-    sigma0 : float
+    targets, loss, lr, steps, sigma0
+        As in :func:`output_trajectory`; the initial norm ``||p_i(0)||``.
 
     Returns
     -------
@@ -75,8 +73,6 @@ def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps:
 
     Examples
     --------
-    With ``sigma0 = 0`` and the squared loss on ``sqrt(mu)``, ``sqrt(2)`` times the Hellinger distance (here 1):
-
     >>> round(float(kernel_regime_distances(np.eye(2), loss="mse", lr=1.0, steps=1, sigma0=0.0)[0, 1]), 6)
     1.414214
     """

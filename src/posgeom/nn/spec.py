@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,15 +26,14 @@ class ModelSpec:
     Parameters
     ----------
     vocab_size, n_positions, d_model, n_heads, n_layers, positional, causal, rank, encoding, n_classes, layer_norm
-        As in :class:`~posgeom.nn.TransformerClassifier`, with the defaults ``d_model=32``, ``n_heads=2``,
-        ``n_layers=1``.
+        As in :class:`~posgeom.nn.TransformerClassifier` (defaults ``d_model=32``, ``n_heads=2``, ``n_layers=1``).
     init_encoding : (n_positions, d_model) array, optional
-        Start of a trained table instead of the random one: ``"learned"`` starts at ``P = init_encoding``,
-        ``"low_rank"`` at its best rank-``rank`` approximation (:func:`posgeom.encodings.low_rank_factors`).
+        Start of a trained table: ``"learned"`` at ``P = init_encoding``, ``"low_rank"`` at its best rank-``rank``
+        approximation.
 
     Examples
     --------
-    >>> ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope").build(seed=0).scheme
+    >>> ModelSpec(vocab_size=10, n_positions=6, d_model=8, positional="rope").build(seed=0).positional.name
     'rope'
     """
     vocab_size: int
@@ -127,20 +125,12 @@ class TrainConfig:
 
     Parameters
     ----------
-    epochs : int
-        Passes over the data (the most, when ``patience`` is set).
-    lr : float
-        Learning rate (the peak of the cosine schedule).
-    batch_size : int or None, default 64
-        Sequences per optimiser step; ``None`` trains full-batch.
-    weight_decay : float, default 0.0
+    epochs, lr : int, float
+        Passes over the data; the learning rate (the peak of the cosine schedule).
+    batch_size, weight_decay : int or None, float
+        Sequences per optimiser step (``None``: full batch); AdamW's weight decay.
     schedule : {"constant", "cosine"}, default "constant"
         Constant ``lr``, or cosine decay to 0 over all steps.
-    patience : int or None, default None
-        Plateau rule on the training accuracy, measured after every epoch: stop at the first epoch
-        ``e >= 2 patience`` at which the best accuracy of the last ``patience`` epochs exceeds the best of the
-        ``patience`` epochs before by less than ``tol``. ``None`` trains all ``epochs``.
-    tol : float, default 0.01
     threads : int, default 1
         Torch intra-op threads; bit-identical results need the same value across runs.
 
@@ -154,19 +144,14 @@ class TrainConfig:
     batch_size: int | None = 64
     weight_decay: float = 0.0
     schedule: str = "constant"
-    patience: int | None = None
-    tol: float = 0.01
     threads: int = 1
 
     def __post_init__(self):
         check_positive_int(self.epochs, "epochs")
         object.__setattr__(self, "lr", check_real(self.lr, "lr"))
         object.__setattr__(self, "weight_decay", check_real(self.weight_decay, "weight_decay", strict=False))
-        object.__setattr__(self, "tol", check_real(self.tol, "tol", strict=False))
         if self.batch_size is not None:
             check_positive_int(self.batch_size, "batch_size")
-        if self.patience is not None:
-            check_positive_int(self.patience, "patience")
         check_positive_int(self.threads, "threads")
         if self.schedule not in ("constant", "cosine"):
             raise ValueError(f"schedule must be 'constant' or 'cosine', got {self.schedule!r}")
@@ -189,21 +174,3 @@ class TrainConfig:
         """
         n = check_positive_int(n_sequences, "n_sequences")
         return n if self.batch_size is None else min(self.batch_size, n)
-
-    def steps(self, n_sequences: int) -> int:
-        """Optimiser steps ``epochs * ceil(n_sequences / batch)`` of a run over all ``epochs``.
-
-        Parameters
-        ----------
-        n_sequences : int
-
-        Returns
-        -------
-        int
-
-        Examples
-        --------
-        >>> TrainConfig(epochs=3, lr=0.1, batch_size=32).steps(100)
-        12
-        """
-        return self.epochs * math.ceil(n_sequences / self.batch(n_sequences))

@@ -21,10 +21,8 @@ class TaskData:
 
     Attributes
     ----------
-    X, y : (N, L) and (N,) int arrays
-        Token ids, one sequence per row, and class labels.
-    padding_mask : (N, L) bool array, optional
-        True at padding; every row keeps at least one real token.
+    X, y, padding_mask : (N, L) int, (N,) int and (N, L) bool arrays
+        Token ids, one sequence per row; class labels; optionally True at padding (a real token in every row).
 
     Examples
     --------
@@ -84,9 +82,8 @@ def order_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | np
     ----------
     n_pairs, n_positions, vocab_size : int
         Base sequences (the result holds them, then their partners); length >= 3; ids >= 4 (markers 0 and 1).
-    rng : int or numpy.random.Generator
-    regime : {"smooth", "abrupt", "stationary", "uniform"}, default "smooth"
-        Background: :func:`posgeom.corpus.synthetic_corpus` in that regime, or i.i.d. uniform.
+    rng, regime : int or numpy.random.Generator, {"smooth", "abrupt", "stationary", "uniform"}
+        The background: ``posgeom.corpus.synthetic_corpus`` in that regime, or i.i.d. uniform.
 
     Returns
     -------
@@ -151,8 +148,7 @@ def probe_data(n_sequences: int, n_positions: int, *, bos: int,
 
     Parameters
     ----------
-    n_sequences, n_positions : int
-    bos : int
+    n_sequences, n_positions, bos : int
     rng : int or numpy.random.Generator
 
     Returns
@@ -178,7 +174,7 @@ def pair_distributions(vocab_size: int, shift: float) -> tuple[np.ndarray, np.nd
     Parameters
     ----------
     vocab_size, shift : int, float
-        ``V`` (even) and ``s`` in ``[0, 1]``: 0 gives equal laws, 1 disjoint ones.
+        ``V`` (even) and ``s`` in ``[0, 1]`` (0: equal laws, 1: disjoint ones).
 
     Returns
     -------
@@ -206,10 +202,9 @@ def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8,
 
     Parameters
     ----------
-    n_sequences : int
+    n_sequences, vocab_size : int
     shift : float
         Non-stationarity of the pair (:func:`pair_distributions`), in ``[0, 1]``.
-    vocab_size : int, default 8
     rng : int or numpy.random.Generator
 
     Returns

@@ -1,11 +1,8 @@
-"""Deterministic training of the book's small Transformers on CPU: :func:`seed_everything`, :func:`predict`, the
-loop under ``fit`` and its :class:`TrainingHistory`.
+"""Deterministic CPU training: :func:`seed_everything`, :func:`predict`, the loop under ``fit``, its history.
 
-Reproducibility contract: the same seed, data, model arguments and number of threads give bit-identical parameters
-and histories, because :func:`seed_everything` seeds torch's global generator (the initialisation), the loop draws
-its mini-batch order from its own generator seeded with ``seed``, algorithms are deterministic and the number of
-intra-op threads is fixed (CPU reductions may sum in a thread-dependent order). Labels (N,) train the pooled output,
-(N, L) the per-token output with ``-100`` ignored.
+Seed ``s`` means: parameters initialised after ``seed_everything(s)`` (torch's global generator), mini-batch order
+from a generator seeded with ``s``; with deterministic algorithms and a fixed thread count (CPU sums depend on it),
+the same seed, data and model give bit-identical runs. Labels (N,) train the pooled output, (N, L) each token's.
 """
 
 from __future__ import annotations
@@ -28,8 +25,7 @@ def seed_everything(seed: int, *, threads: int | None = 1) -> None:
 
     Parameters
     ----------
-    seed : int
-        Seed ``>= 0``.
+    seed : int >= 0
     threads : int or None, default 1
         Torch intra-op threads to fix (``None`` leaves them unchanged).
 
@@ -86,11 +82,8 @@ class TrainingHistory:
         The mean mini-batch loss of each epoch.
     final_loss : float
         The loss on all the training data after training (eval mode).
-    epochs, seed : int
-    stopped_early : bool
-        Whether the plateau rule or ``on_epoch_end`` stopped training before the last epoch.
-    accuracy : tuple of float, default ()
-        The training accuracy after each epoch, when the plateau rule measured it.
+    epochs, seed, stopped_early : int, int, bool
+        Epochs run, the seed; whether ``on_epoch_end`` stopped training before the last epoch.
 
     Examples
     --------
@@ -102,7 +95,6 @@ class TrainingHistory:
     epochs: int
     stopped_early: bool
     seed: int
-    accuracy: tuple = ()
 
 
 def _train_classifier(model: nn.Module, X: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor, *, epochs: int,
@@ -155,13 +147,10 @@ def predict(model: nn.Module, X: np.ndarray | torch.Tensor, *, padding_mask: np.
 
     Parameters
     ----------
-    model : nn.Module
-        Called as ``model(X, padding_mask=..., pooled=...)``.
-    X : (N, L) int array or tensor
-    padding_mask : (N, L) bool array or tensor, optional
-    pooled : bool, default True
-    batch_size : int, default 1024
-        Sequences per forward pass.
+    model : nn.Module, called as ``model(X, padding_mask=..., pooled=...)``
+    X, padding_mask : (N, L) int and bool arrays or tensors (``padding_mask`` optional)
+    pooled, batch_size : bool, int
+        Pooled logits or per token; sequences per forward pass.
 
     Returns
     -------

@@ -12,13 +12,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import __version__
 from ..geometry.estimators import ESTIMATORS, estimator_from_name
 from .ladder import LADDER_RESAMPLES as LADDER_RESAMPLES
 from .pipeline import MAX_POSITIONS, ReportSettings
 
-__all__ = [
-    "main",
-]
+__all__ = ["main"]
 
 
 _EXAMPLES = """examples:
@@ -37,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         description="The geometry of positional encodings: stress reports for any corpus and model.",
         epilog="Run 'posgeom report --help' for the report's options.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     report = sub.add_parser(
         "report",
@@ -107,12 +106,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``posgeom`` command; returns the exit code.
 
@@ -124,8 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 for bad arguments or unusable input (the error is printed to stderr), 1 for an unexpected
-        error.
+        0 on success, 2 for bad arguments or unusable input (printed to stderr), 1 for an unexpected error.
 
     Examples
     --------
@@ -148,7 +140,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             sample_texts=args.sample_texts, ladder=args.ladder, groups=args.groups,
         )
         from .pipeline import make_report
-
         table = make_report(settings, args.out, progress=args.progress)
     except (ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError, UnicodeDecodeError,
             ImportError, OSError) as exc:
@@ -169,7 +160,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"posgeom report: warning: {floor['warning']}", file=sys.stderr)
     if summary["ladder"]:
         from .ladder import ladder_line, ladder_table
-
         print(f"\n{ladder_line(summary['ladder'])}\n\n{ladder_table(summary['ladder'])}")
     print(f"\nwritten to {args.out}: stress_table.csv, stress_table.md, distances.png, mds_spectrum.png, "
           f"stress_vs_rank.png, {'ladder.png, ' if summary['ladder'] else ''}distances.npy, report.json")

@@ -19,7 +19,6 @@ _FLOOR_WARNING_SHARE = 0.5
 @dataclass(frozen=True)
 class NoiseFloorSummary:
     """The noise-floor share of a report's distances (:func:`noise_floor_summary`); ``None`` where not measured."""
-
     median_floor: float | None
     median_distance: float
     share: float | None

@@ -1,10 +1,8 @@
-"""The subsampling ladder of a report (``posgeom report --ladder``): which rankings of the encodings a corpus decides.
+"""The ladder of ``posgeom report --ladder``: :func:`report_ladder` (the dict in ``report.json``), its writers
+``ladder_markdown``, ``ladder_line``, ``ladder_table``, and :func:`plot_ladder` (``ladder.png``).
 
-A pair is ranked only when the mean squared distance between positions excludes 0 on every rung (a geometry at
-this resolution) and the centred paired interval of the two scale-optimal stresses excludes 0 on the same side on
-every rung (:meth:`posgeom.geometry.Ladder.decide`); otherwise it is *undetermined*. ``holds_still`` is reported,
-not required. :func:`report_ladder` computes the JSON-ready dict (``report.json``, key ``"ladder"``);
-``ladder_markdown``, ``ladder_line`` and ``ladder_table`` write it; :func:`plot_ladder` draws ``ladder.png``.
+A pair is ranked only when the mean squared distance between positions excludes 0 on every rung and the centred
+paired interval of the two stresses excludes 0 on one side on every rung; else it is *undetermined*.
 """
 
 from __future__ import annotations
@@ -28,10 +26,7 @@ from ..geometry.ladder import Ladder, stability_ladder
 from ..inference import decide
 from ..inference._bootstrap import difference
 
-__all__ = [
-    "report_ladder",
-    "plot_ladder",
-]
+__all__ = ["report_ladder", "plot_ladder"]
 
 #: The rungs (shares of the texts), the whole corpus first.
 FRACTIONS = (1.0, 0.5, 0.25, 0.125)
@@ -67,13 +62,12 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     Parameters
     ----------
     candidates, data : sequence of posgeom.stress.Candidate, posgeom.corpus.SequenceIncidence
-        The rows of the report's table, and the texts.
     estimator : PlugIn, CrossFitted or Resolved
-        The report's estimator (a :class:`~posgeom.geometry.Resolved` one fixed for the smallest rung).
+        The report's estimator (a ``Resolved`` one fixed for the smallest rung).
     rng, n_resamples, fractions : int, int, sequence of float
-        Seed (both ladders draw the same rungs and resamples); resamples per rung (200); rungs ``(1, 1/2, 1/4, 1/8)``.
+        Seed (both ladders draw the same rungs and resamples); resamples per rung; the rungs.
     groups : (n_texts,) array, optional
-        A label per text: texts with one label are kept, resampled and split together on every rung.
+        One label per text, the unit of resampling on every rung.
 
     Returns
     -------
@@ -82,12 +76,10 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
 
     Examples
     --------
-    Eight positions whose token law drifts linearly from one end to the other:
-
     >>> from posgeom.corpus import SequenceIncidence
     >>> from posgeom.geometry import Resolved
     >>> from posgeom.stress import Candidate
-    >>> p = np.array([[1 + 3 * i, 3, 3, 1 + 3 * (7 - i)] for i in range(8)], dtype=float)
+    >>> p = np.array([[1 + 3 * i, 3, 3, 1 + 3 * (7 - i)] for i in range(8)], dtype=float)  # a linear drift
     >>> p /= p.sum(axis=1, keepdims=True)
     >>> gen = np.random.default_rng(0)
     >>> inc = SequenceIncidence.from_sequences(np.stack([gen.choice(4, 1600, p=q) for q in p], axis=1), 8, 4)
@@ -98,7 +90,6 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
     (True, 'line < constant')
     """
     from ..stress import stress_ladder
-
     stresses = stress_ladder(candidates, data, estimator=estimator, rng=rng, fractions=fractions,
                              n_resamples=n_resamples, groups=groups)
     iu = np.triu_indices(data.n_positions, 1)
@@ -203,7 +194,7 @@ def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -
     Parameters
     ----------
     summary : dict
-        From :func:`report_ladder` (or the ``"ladder"`` entry of a report's ``report.json``).
+        From :func:`report_ladder` (or ``report.json``'s ``"ladder"``).
     ax, fitted : matplotlib.axes.Axes, bool
         Where to draw (default a new figure); whether to draw the fitted rows (MDS, default True).
 
@@ -213,19 +204,11 @@ def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> summary = {"fractions": [1.0, 0.5], "n_texts": [8, 4],
-    ...            "rows": [{"encoding": "x", "fitted": False, "optimal_stress": [0.5, 0.4], "lower": [0.4, 0.3],
-    ...                      "upper": [0.6, 0.5]}]}
-    >>> fig = plot_ladder(summary)
-    >>> fig.axes[0].get_xlabel()
+    >>> row = {"encoding": "x", "fitted": False, "optimal_stress": [0.5], "lower": [0.4], "upper": [0.6]}
+    >>> plot_ladder({"fractions": [1.0], "n_texts": [8], "rows": [row]}).axes[0].get_xlabel()
     'scale-optimal stress'
-    >>> plt.close("all")
     """
     import matplotlib.pyplot as plt
-
     rows = [r for r in summary["rows"] if fitted or not r["fitted"]]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 0.45 * len(rows) + 1.2))

@@ -1,6 +1,5 @@
-"""The pipeline behind ``posgeom report``: corpus -> tokens under a counting convention -> Hellinger distances ->
-stress table -> ``stress_table.csv``/``.md``, ``distances.png``/``.npy``, ``mds_spectrum.png``, ``stress_vs_rank.png``,
-``report.json`` (every setting), and with ``ladder=B`` the subsampling ladder (:mod:`posgeom.report.ladder`)."""
+"""The pipeline behind ``posgeom report`` (``ReportSettings``, ``make_report``): corpus -> tokens under a counting
+convention -> Hellinger distances -> stress table -> the report's files, and with ``ladder=B`` the ladder."""
 
 from __future__ import annotations
 
@@ -33,24 +32,15 @@ _NAMED_CORPORA = ("sst2", "imdb")
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What a report computes; every field is written to ``report.json`` (the command line's options, ``--help``).
-
-    ``corpus``: ``"sst2"``, ``"imdb"``, or a text file, folder or glob of shards (``.txt`` one document per line,
-    ``.jsonl``/``.parquet`` field ``text_field``); ``n_positions``: default the most (at most 64) that half of the
-    texts reach, stated in the report; ``special_tokens``, ``count_padding``, ``truncation``, ``min_length``: the
-    counting convention; ``limit``: the first documents only; ``sample_texts``: a seeded subset (at least 4) after
-    ``limit``; ``n_resamples``: bootstrap resamples (0: none); ``rng``: every consumer draws from its own
-    ``default_rng(rng)``; ``scheduler``: tokenise shards on Dask (the report is identical, bit for bit);
-    ``estimator``: of the distances, its estimand stated; ``ladder``: resamples per rung (0: none, else >= 2; the
-    resolved estimator then fixes the resolution an eighth of the texts affords for the whole report); ``groups``:
-    a file of one label per document, texts with one label split and resampled together.
+    """What a report computes: the command line's options (``posgeom report --help``), each written to
+    ``report.json``; ``rng``: every consumer draws from its own ``default_rng(rng)``; ``n_resamples``, ``ladder``:
+    bootstrap resamples of the table, per rung of the ladder (0: none).
 
     Examples
     --------
     >>> ReportSettings("sst2", n_positions=16, special_tokens=False).convention().describe()
     'n=16, word pieces only, position i over sequences reaching it'
     """
-
     corpus: str
     n_positions: int | None = None
     model: str = "all-MiniLM-L6-v2"
@@ -91,7 +81,6 @@ class ReportSettings:
     def convention(self):
         """The counting convention of these settings (:class:`posgeom.data.CountingConvention`)."""
         from ..data.text import CountingConvention
-
         return CountingConvention(self.n_positions, special_tokens=self.special_tokens,
                                   count_padding=self.count_padding, truncation=self.truncation,
                                   min_length=self.min_length)
@@ -101,11 +90,9 @@ def _load_texts(corpus: str, *, split: str = "train", limit: int | None = None, 
     """The documents of a named corpus split or of a file/folder/glob of shards, optionally the first ``limit``."""
     if corpus in _NAMED_CORPORA:
         from ..data import datasets
-
         texts = (datasets.load_sst2 if corpus == "sst2" else datasets.load_imdb)(split).texts
     else:
         from ..data._shards import read_shard, shard_paths
-
         texts = [doc for path in shard_paths(corpus) for doc in read_shard(path, text_field=text_field)]
     if not texts:
         raise ValueError(f"the corpus {corpus!r} has no documents (empty files?)")
@@ -123,10 +110,10 @@ def _text_indices(n_texts: int, *, limit: int | None, sample_texts: int | None, 
 
 
 def _model_shape(model: str) -> tuple[int, int]:
+    """``(d_model, n_heads)`` of ``model``."""
     from transformers import AutoConfig
 
     from ..data.pretrained import _resolve_model
-
     config = AutoConfig.from_pretrained(str(_resolve_model(model)))
     return int(config.hidden_size), int(config.num_attention_heads)
 
@@ -142,7 +129,6 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     from ..plotting import distance_heatmap, spectrum_plot
     from ..stress import standard_candidates, stress_table
     from ..stress.rank_curve import stress_by_rank
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     d, n_heads = _model_shape(settings.model)
@@ -158,7 +144,6 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
         # only the tokenising runs on Dask: the shards' tokens, concatenated in the order of the one-pass route
         # (shards sorted by path, documents in file order), feed the same estimator code below
         from ..data._distributed import sharded_tokenized_corpus
-
         if settings.corpus in _NAMED_CORPORA:
             raise ValueError("--scheduler tokenises shards on disk: pass a folder or glob of text/JSONL/Parquet files")
         seen = {}  # the corpus's documents and those chosen (for --groups)
@@ -168,7 +153,6 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
             seen["chosen"] = _text_indices(total, limit=settings.limit, sample_texts=settings.sample_texts,
                                            rng=settings.rng)
             return seen["chosen"]
-
         chosen_only = settings.limit or settings.sample_texts is not None or settings.groups is not None
         tokens = sharded_tokenized_corpus(settings.corpus, cap, model=settings.model,
                                           scheduler=None if settings.scheduler == "local" else settings.scheduler,
@@ -230,7 +214,6 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     ladder = None
     if settings.ladder:  # the same estimator (and estimand) on every rung, fitted rows refitted per resample
         from .ladder import ladder_markdown, plot_ladder, report_ladder
-
         ladder = report_ladder(candidates, data, estimator, rng=settings.rng, n_resamples=settings.ladder,
                                groups=groups)
         lines.append(ladder_markdown(ladder))
@@ -242,7 +225,6 @@ def make_report(settings: ReportSettings, out: str | os.PathLike, *, progress: b
     (out / "stress_table.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     table.to_csv(out / "stress_table.csv")
     np.save(out / "distances.npy", D)
-
     distance_heatmap(D, ax=(ax := Figure(figsize=(5, 4.2)).subplots()), title=f"Hellinger distances, n={n}")
     ax.figure.savefig(out / "distances.png", dpi=120, bbox_inches="tight")
     mds = classical_mds(D)

@@ -1,10 +1,8 @@
 """Stress of an encoding against the positional geometry of a corpus.
 
-* :mod:`~posgeom.stress.core`: raw and scale-optimal stress, the optimal scale.
-* :mod:`~posgeom.stress.rank_curve`: stress and strain of MDS (or SMACOF) against its rank.
-* :mod:`~posgeom.stress.candidates`: the rows of a stress table (the encodings in use, MDS).
-* :mod:`~posgeom.stress.table` / :mod:`~posgeom.stress.results`: the stress table, its rows and paired comparisons.
-* :mod:`~posgeom.stress.ladder`: the stress table on each rung of the subsampling ladder, and its verdicts.
+* :mod:`~posgeom.stress.core`: raw and scale-optimal stress; :mod:`~posgeom.stress.rank_curve`: against rank.
+* :mod:`~posgeom.stress.candidates`, :mod:`~posgeom.stress.table`, :mod:`~posgeom.stress.results`: the stress
+  table (its rows, its evaluation, its result); :mod:`~posgeom.stress.ladder`: the table on each rung.
 * :mod:`~posgeom.stress.resolution`: paired stress differences across resolutions ``K``, net of a control.
 * :mod:`~posgeom.stress.split_half`: the out-of-sample test of MDS (fit on half A, score on half B).
 * :mod:`~posgeom.stress.shift_invariant`: the exact decomposition of a shift-invariant encoding's stress.

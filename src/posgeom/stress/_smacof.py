@@ -20,7 +20,6 @@ MAX_ITER, EPS = 3000, 1e-8  # scikit-learn's iteration cap and tolerance, explic
 @dataclass(frozen=True)
 class SmacofResult:
     """The best ``embedding`` (centred), its raw ``stress``, ``n_iter``, ``converged``, ``start``, all ``stresses``."""
-
     embedding: np.ndarray
     stress: float
     n_iter: int
@@ -30,11 +29,8 @@ class SmacofResult:
 
 
 def smacof_encoding(D: ArrayLike, rank: int, *, rng: int | np.random.Generator, n_init: int = 4) -> SmacofResult:
-    """Rank-``rank`` metric SMACOF (scikit-learn's) from the classical start and ``n_init - 1`` random ones.
-
-    A missing classical column is filled with small seeded noise; random starts are Gaussian with the RMS scale of
-    ``D``; every start is scored by the paper's raw stress and the best kept.
-    """
+    """Rank-``rank`` metric SMACOF (scikit-learn's) from the classical start (missing columns: small noise) and
+    ``n_init - 1`` Gaussian ones at the RMS scale of ``D``, the best by raw stress kept."""
     from sklearn.manifold import smacof  # imported here: scikit-learn is only needed for this comparison
     D = check_distance_matrix(D)
     n = D.shape[0]

@@ -34,10 +34,8 @@ class Candidate:
 
     Attributes
     ----------
-    name : str
-        Row label, unique within a table.
-    description : str
-        The conventions behind the row, printed in the table.
+    name, description : str
+        Row label, unique within a table; the conventions behind the row, printed in the table.
     distances : callable
         ``distances(D) -> E``, the (n x n) induced distances; fixed encodings ignore ``D``.
     fitted : bool
@@ -48,7 +46,6 @@ class Candidate:
     >>> Candidate("constant", "E_ij = 1", lambda D: 1 - np.eye(3)).distances(None)[0]
     array([0., 1., 1.])
     """
-
     name: str
     description: str
     distances: Callable[[np.ndarray], np.ndarray]
@@ -83,12 +80,9 @@ def mds_candidate(*, rank: int | None = None, name: str | None = None, tol: floa
 
     Parameters
     ----------
-    rank : int, optional
-        MDS dimensions; ``None`` keeps the positive part of ``B``.
-    name : str, optional
-        Row label; default ``"MDS full rank"`` or ``"MDS rank <r>"``.
-    tol : float, optional
-        Eigenvalue tolerance of ``classical_mds``.
+    rank, name, tol : int, str, float, optional
+        MDS dimensions (``None``: the positive part of ``B``); the row label (default ``"MDS full rank"`` or
+        ``"MDS rank <r>"``); the eigenvalue tolerance of ``classical_mds``.
 
     Returns
     -------
@@ -132,34 +126,22 @@ def standard_candidates(n_positions: int, *, d_model: int = 384, n_heads: int = 
                         model: str | os.PathLike | None = None, pretrained: ArrayLike | None = None,
                         scratch: ArrayLike | None = None, offset: int = 0, mds_ranks: Sequence[int] = (1, 2, 3),
                         t5: bool = True, constant: bool = True, base: float = 10000.0) -> list[Candidate]:
-    """The book's rows, in the book's order: sinusoidal, RoPE, ALiBi, T5 buckets, learned (pretrained, from
-    scratch), constant, MDS full rank, MDS at each of ``mds_ranks``.
-
-    Relative schemes enter by their induced distances; "constant (no order)" (``E_ij = 1``, ``i != j``) is a reference.
+    """The book's rows, in its order: sinusoidal, RoPE, ALiBi, T5 buckets, learned (pretrained, from scratch),
+    constant (``E_ij = 1``, a reference), MDS full rank, MDS at each of ``mds_ranks``; relative schemes by their
+    induced distances.
 
     Parameters
     ----------
-    n_positions : int
-        Number of positions (``>= 2``).
-    d_model : int, default 384
-        Model width (all-MiniLM-L6-v2: 384; bert-base-uncased: 768), even.
-    n_heads : int, default 12
-        Attention heads: RoPE's head width ``d / n_heads`` (even) and ALiBi's slopes.
-    model : str, path or None, default None
+    n_positions, d_model, n_heads : int
+        ``n >= 2``; the model width (all-MiniLM-L6-v2: 384); heads (RoPE's even head width ``d / n_heads``, ALiBi).
+    model : str, path or None
         Label of the "learned (pretrained)" row; requires ``pretrained``.
-    pretrained : (max_positions, d') array, optional
-        Pretrained position embeddings (``posgeom.data.learned_position_embeddings(model=model)``).
-    scratch : (max_positions, d') array, optional
-        Position embeddings of a model trained from scratch.
+    pretrained, scratch : (max_positions, d') arrays, optional
+        Pretrained (``posgeom.data.learned_position_embeddings(model=model)``), from-scratch position embeddings.
     offset : int, default 0
-        Corpus position ``i`` is the model's ``i + offset`` (learned rows): 0 when ``mu_0`` counts ``[CLS]``, 1 when
-        only word pieces are counted.
-    mds_ranks : sequence of int, default (1, 2, 3)
-        Truncated MDS rows (besides full rank).
-    t5, constant : bool, default True
-        Include the T5 row, the constant row.
-    base : float, default 10000.0
-        Frequency base of sinusoidal and RoPE.
+        Corpus position ``i`` is the model's ``i + offset``: 0 when ``mu_0`` counts ``[CLS]``, 1 for word pieces only.
+    mds_ranks, t5, constant, base : sequence of int, bool, bool, float
+        Truncated MDS rows (besides full rank); whether to include the T5 and constant rows; the frequency base.
 
     Returns
     -------

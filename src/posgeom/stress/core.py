@@ -46,10 +46,8 @@ def optimal_scale(E: ArrayLike, D: ArrayLike) -> float:
 
     Parameters
     ----------
-    E : (n, n) array_like
-        Distances induced by an encoding.
-    D : (n, n) array_like
-        Target distances, not zero for every pair.
+    E, D : (n, n) array_like
+        Distances induced by an encoding; target distances, not zero for every pair.
 
     Returns
     -------
@@ -68,10 +66,8 @@ def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> fl
 
     Parameters
     ----------
-    E : (n, n) array
-        Distances between positions induced by an encoding (for a relative scheme, its induced distance).
-    D : (n, n) array
-        Target distances, e.g. Hellinger distances between positional distributions.
+    E, D : (n, n) arrays
+        Distances induced by an encoding (a relative scheme's induced distance); target distances.
     scale : {"raw", "optimal"}, default "raw"
         Raw or scale-optimal stress (the module docstring).
 
@@ -97,12 +93,9 @@ def stress_of_encoding(P: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> flo
 
     Parameters
     ----------
-    P : (n, d) array_like
-        An encoding; its Euclidean row distances are compared with ``D``.
-    D : (n, n) array_like
-        Target distances between the same ``n`` positions.
+    P, D : (n, d) and (n, n) array_like
+        An encoding (its Euclidean row distances are compared with ``D``); target distances.
     scale : {"raw", "optimal"}, default "raw"
-        Raw or scale-optimal stress (the module docstring).
 
     Returns
     -------

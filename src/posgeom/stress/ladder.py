@@ -1,8 +1,4 @@
-"""The stress table on each rung of the subsampling ladder, and the verdicts that rest on it.
-
-* :class:`StressLadder`: scale-optimal stress of every row on all texts, a half, a quarter and an eighth.
-* :func:`stress_ladder`: builds it with one estimator of ``D`` whose estimand is fixed for the smallest rung.
-"""
+"""The stress table on each rung of the subsampling ladder (:func:`stress_ladder`, :class:`StressLadder`)."""
 
 from __future__ import annotations
 
@@ -17,6 +13,7 @@ from ..geometry._crossfit import distances_from_squared
 from ..geometry.ladder import Ladder, stability_ladder
 from ..inference._bootstrap import difference
 from .candidates import Candidate
+from .results import row_index
 from .table import evaluate_rows
 
 __all__ = ["stress_ladder"]
@@ -28,38 +25,26 @@ class StressLadder:
 
     Attributes
     ----------
-    names : tuple of str
-        The rows, in order.
+    names, n_texts : tuple of str, tuple of int
+        The rows, in order; the texts on each rung.
     ladder : posgeom.geometry.Ladder
         The bootstrap of the rows' scale-optimal stress on each rung (all rows on the same resamples).
-    estimand : str
-        What ``D`` estimates on every rung.
-    n_texts : tuple of int
-        Texts on each rung.
-    title : str
-        Free text (corpus and counting convention).
+    estimand, title : str
+        What ``D`` estimates on every rung; free text.
     estimator : object
-        The estimator of ``D`` used on every rung (its resolution fixed), to estimate the same estimand elsewhere.
+        The estimator of ``D`` on every rung (its resolution fixed), to estimate the same estimand elsewhere.
 
     Examples
     --------
     >>> _toy_ladder().estimates.shape
     (2, 2)
     """
-
     names: tuple
     ladder: Ladder
     estimand: str
     n_texts: tuple
     title: str = ""
     estimator: object = None
-
-    def _index(self, name: str) -> int:
-        """The position of row ``name``, or a ``KeyError`` listing the rows."""
-        try:
-            return self.names.index(name)
-        except ValueError:
-            raise KeyError(f"no row {name!r}; rows are {list(self.names)}") from None
 
     @property
     def target(self) -> np.ndarray:
@@ -105,8 +90,8 @@ class StressLadder:
         return self.ladder.holds_still(alpha=alpha)
 
     def verdict(self, a: str, b: str) -> str:
-        """``"a < b"``, ``"a > b"`` or ``"undetermined"``: the book's rule, ranked only if the interval of
-        :meth:`contrast` excludes 0 on the same side on every rung.
+        """``"a < b"``, ``"a > b"`` or ``"undetermined"``: ranked only if :meth:`contrast` excludes 0 on one side on
+        every rung.
 
         Parameters
         ----------
@@ -121,12 +106,11 @@ class StressLadder:
         >>> _toy_ladder().verdict("x", "y")
         'x < y'
         """
-        outcome = self.ladder.decide(self._index(a), self._index(b)).outcome
+        outcome = self.ladder.decide(row_index(self.names, a), row_index(self.names, b)).outcome
         return {"lower": f"{a} < {b}", "higher": f"{a} > {b}"}.get(outcome, "undetermined")
 
     def contrast(self, a: str, b: str) -> np.ndarray:
-        """The paired difference ``stress*(a) - stress*(b)`` on each rung: rows ``(estimate, lower, upper)``, centred
-        percentile intervals as :meth:`StressTable.contrast`.
+        """``stress*(a) - stress*(b)`` on each rung, paired: rows ``(estimate, lower, upper)``.
 
         Parameters
         ----------
@@ -141,17 +125,16 @@ class StressLadder:
         >>> _toy_ladder().contrast("x", "y")[0].round(2)
         array([-2.  , -2.95, -1.05])
         """
-        ia, ib = self._index(a), self._index(b)
+        ia, ib = row_index(self.names, a), row_index(self.names, b)
         return np.array([(d.estimate, d.lower, d.upper) for d in (difference(r, ia, ib) for r in self.ladder.rungs)])
 
     def equivalent(self, a: str, b: str, margin: float) -> bool:
-        """Whether ``posgeom.inference.decide`` calls the pair equivalent within ``margin`` (positive, fixed from
-        outside the two rows' difference) on every rung.
+        """Whether ``posgeom.inference.decide`` calls the pair equivalent within ``margin > 0`` (fixed first) on every
+        rung.
 
         Parameters
         ----------
-        a, b : str
-        margin : float
+        a, b, margin : str, str, float
 
         Returns
         -------
@@ -164,7 +147,8 @@ class StressLadder:
         """
         if not float(margin) > 0:
             raise ValueError(f"margin must be positive, got {margin}")
-        return self.ladder.decide(self._index(a), self._index(b), margin=float(margin)).outcome == "equivalent"
+        decision = self.ladder.decide(row_index(self.names, a), row_index(self.names, b), margin=float(margin))
+        return decision.outcome == "equivalent"
 
 
 def _toy_ladder() -> StressLadder:
@@ -180,10 +164,10 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
                   rng: int | np.random.Generator, n_resamples: int = 100,
                   fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95, title: str = "",
                   groups: ArrayLike | None = None) -> StressLadder:
-    """Scale-optimal stress of every row on all texts, a half, a quarter and an eighth, with intervals.
+    """Scale-optimal stress of every row, with intervals, on fresh random shares of the texts (all, 1/2, 1/4, 1/8).
 
-    Each rung is a fresh random share of the texts; ``D`` is estimated on it with ``estimator``, its resolution fixed
-    for the smallest rung (one estimand on every rung); all rows are evaluated on the same resamples.
+    ``D`` is estimated on each rung with ``estimator`` (default ``Resolved()``), its resolution fixed for the smallest
+    rung (one estimand on every rung); all rows are evaluated on the same resamples.
 
     Parameters
     ----------
@@ -191,16 +175,11 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
         The rows; names must be unique.
     data : SequenceIncidence
     estimator : PlugIn, CrossFitted or Resolved, optional
-        Default ``Resolved()``.
     rng : int or numpy.random.Generator
-    n_resamples : int, default 100
-        Bootstrap resamples per rung.
-    fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
-    confidence : float, default 0.95
-    title : str, optional
+    n_resamples, fractions, confidence, title : int, sequence of float, float, str
+        Resamples per rung; the rungs.
     groups : (n_texts,) array, optional
-        A label per text (e.g. source sentences): rungs, resamples and splits keep groups whole (``n_texts`` is then
-        approximate).
+        One label per text, the unit of resampling: rungs and splits keep groups whole (``n_texts`` then approximate).
 
     Returns
     -------

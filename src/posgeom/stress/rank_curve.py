@@ -1,10 +1,7 @@
-"""How much each extra dimension buys: stress and strain of MDS configurations against their rank.
+"""How much each extra dimension buys: :func:`stress_by_rank`, stress and strain of MDS against its rank.
 
-* **strain** ``||B - X X^T||_F / ||B||_F`` (``B = -1/2 J D^2 J``, ``X`` centred): classical MDS minimises it
-  (Eckart-Young);
-* **stress** (the paper's, :mod:`posgeom.stress.core`): SMACOF minimises it locally.
-
-* :func:`stress_by_rank`: the whole curve, from one eigendecomposition (classical) or one SMACOF fit per rank.
+Strain ``||B - X X^T||_F / ||B||_F`` (``B = -1/2 J D^2 J``, ``X`` centred) is what classical MDS minimises
+(Eckart-Young); stress (:mod:`posgeom.stress.core`) is what SMACOF minimises locally.
 """
 
 from __future__ import annotations
@@ -39,10 +36,8 @@ class RankCurve:
 
     Attributes
     ----------
-    method : str
-        ``"classical"`` or ``"smacof"``.
-    ranks : (k,) int array
-        The ranks ``r``, in the order requested.
+    method, ranks : str, (k,) int array
+        ``"classical"`` or ``"smacof"``; the ranks ``r``, in the order requested.
     stress_raw, stress_optimal, strain : (k,) arrays
         Raw stress, scale-optimal stress and relative strain.
     embeddings : tuple of arrays
@@ -53,7 +48,6 @@ class RankCurve:
     >>> stress_by_rank(np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))), [1], rng=0).stress_raw.round(6)
     array([0.])
     """
-
     method: str
     ranks: np.ndarray
     stress_raw: np.ndarray
@@ -76,10 +70,8 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
         Classical MDS (``X_r = U_r L_r^{1/2}``) or SMACOF started from it (plus ``n_init - 1`` random starts).
     rng : int or numpy.random.Generator
         The random starts of ``"smacof"``; ignored by ``"classical"``.
-    n_init : int, default 1
-        SMACOF starts per rank.
-    tol : float, optional
-        Eigenvalue tolerance of classical MDS.
+    n_init, tol : int, float, optional
+        SMACOF starts per rank; the eigenvalue tolerance of classical MDS.
 
     Returns
     -------

@@ -1,6 +1,4 @@
-"""An evaluated stress table: :class:`StressRow` (one encoding's raw and scale-optimal stress, with intervals) and
-:class:`StressTable` (the rows, the estimator and estimand of ``D``, output formats, paired comparisons).
-"""
+"""An evaluated stress table: :class:`StressRow` (one encoding) and :class:`StressTable` (rows, formats, contrasts)."""
 
 from __future__ import annotations
 
@@ -25,25 +23,20 @@ class StressRow:
     ----------
     name, description : str
         Label and conventions of the candidate.
-    raw, optimal : float
-        The paper's (raw) and the scale-optimal stress of the induced distances against ``D``.
-    scale : float
-        The minimising scale ``a*`` (0 if ``E == 0``).
-    raw_ci, optimal_ci : (float, float) or None
-        Bootstrap intervals.
+    raw, optimal, scale : float
+        Raw and scale-optimal stress against ``D`` (``posgeom.stress.core``), and ``a*`` (0 if ``E == 0``).
+    raw_ci, optimal_ci, raw_ci_mc, optimal_ci_mc : (float, float) or None
+        Bootstrap intervals, and the Monte Carlo standard errors of their ends.
     fitted : bool
         Whether the row was fitted to ``D`` (and refitted per resample).
     raw_bias, optimal_bias : float or None
         Mean of the replicates minus the estimate; the centred intervals remove it.
-    raw_ci_mc, optimal_ci_mc : (float, float) or None
-        Monte Carlo standard errors of the two interval ends.
 
     Examples
     --------
     >>> StressRow("line", "", raw=0.25, optimal=0.0, scale=0.5).raw_ci is None
     True
     """
-
     name: str
     description: str
     raw: float
@@ -82,6 +75,14 @@ class StressRow:
         }
 
 
+def row_index(names, name: str) -> int:
+    """The index of row ``name`` in ``names`` (a ``KeyError`` listing the rows)."""
+    try:
+        return list(names).index(name)
+    except ValueError:
+        raise KeyError(f"no row {name!r}; rows are {list(names)}") from None
+
+
 def _interval(c, digits: int) -> str:
     """``[lower, upper]`` formatted by ``_fmt``, or ``-``."""
     return "-" if c is None else f"[{_fmt(c[0], digits)}, {_fmt(c[1], digits)}]"
@@ -107,34 +108,22 @@ class StressTable:
     ----------
     rows : tuple of StressRow
         In the order of the candidates.
-    n_positions : int
-        Number of positions ``n`` of ``D``.
-    n_resamples : int
-        Resamples behind the intervals (0: no bootstrap).
-    confidence : float or None
-        Coverage of the intervals.
-    method : str or None
-        How the intervals were formed (the bootstrap engine's statement).
-    seed : int or None
-        The int seed of the bootstrap, if one was given.
-    title : str
-        Free text (e.g. corpus and counting convention).
-    estimator : str
-        The label of the estimator of ``D``; every output format states it.
+    n_positions, n_resamples : int
+        ``n`` of ``D``; resamples behind the intervals (0: no bootstrap).
+    confidence, method, seed : float, str, int or None
+        The intervals' coverage and form (the bootstrap engine's statement); the bootstrap's int seed, if given.
+    title, estimator, estimand : str
+        Free text; the label of the estimator of ``D`` (every output format states it); what ``D`` estimates.
     target : (n, n) ndarray or None
         The distances ``D`` the rows were evaluated against (read-only).
-    estimand : str
-        What ``D`` estimates, in words.
     replicates : ndarray or None
-        Shape ``(n_resamples, 3 * len(rows))``: raw stress, scale-optimal stress and scale of each row, on the same
-        resamples.
+        ``(n_resamples, 3 * len(rows))``: each row's raw stress, scale-optimal stress and scale, on the same resamples.
 
     Examples
     --------
     >>> StressTable((StressRow("line", "", raw=0.25, optimal=0.0, scale=0.5),), 3).names
     ['line']
     """
-
     rows: tuple
     n_positions: int
     n_resamples: int = 0
@@ -146,10 +135,6 @@ class StressTable:
     target: np.ndarray | None = field(default=None, repr=False, compare=False)
     estimand: str = ""
     replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _index: dict = field(default=None, init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "_index", {r.name: r for r in self.rows})
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -159,10 +144,7 @@ class StressTable:
 
     def __getitem__(self, name: str) -> StressRow:
         """The row called ``name``."""
-        try:
-            return self._index[name]
-        except KeyError:
-            raise KeyError(f"no row {name!r}; rows are {list(self._index)}") from None
+        return self.rows[row_index(self.names, name)]
 
     @property
     def names(self) -> list:
@@ -240,37 +222,13 @@ class StressTable:
         if scale not in ("optimal", "raw"):
             raise ValueError(f"scale must be 'optimal' or 'raw', got {scale!r}")
         k = 1 if scale == "optimal" else 0
-        ia, ib = (3 * self.names.index(self[x].name) + k for x in (a, b))
+        ia, ib = (3 * row_index(self.names, x) + k for x in (a, b))
         est = np.array([getattr(r, s) for r in self.rows for s in ("raw", "optimal", "scale")])
         boot = BootstrapEstimate(est, self.replicates, 0, 0, 0, 0, self.confidence, self.method, "")
         return difference(boot, ia, ib, label=f"{a} - {b}")
 
-    def ranked(self, a: str, b: str, *, scale: str = "optimal") -> bool:
-        """Whether the interval of ``stress(a) - stress(b)`` excludes 0.
-
-        Parameters
-        ----------
-        a, b, scale : str
-            As in :meth:`contrast`.
-
-        Returns
-        -------
-        bool
-
-        Examples
-        --------
-        >>> reps = np.array([[0, 0.1 + e, 1, 0, 0.5, 1] for e in (-0.02, 0, 0.02)])  # three resamples of two rows
-        >>> table = StressTable((StressRow("a", "", 0, 0.1, 1), StressRow("b", "", 0, 0.5, 1)), 3, 3, 0.9,
-        ...                     replicates=reps)
-        >>> table.ranked("a", "b")
-        True
-        """
-        from ..inference import decide
-        return decide(self.contrast(a, b, scale=scale)).ranked
-
     def equivalent(self, a: str, b: str, margin: float, *, scale: str = "optimal") -> bool:
-        """Whether the interval of ``stress(a) - stress(b)`` lies inside ``(-margin, margin)``, ``margin > 0`` fixed
-        before looking.
+        """Whether the interval of ``stress(a) - stress(b)`` lies in ``(-margin, margin)``, ``margin > 0`` fixed first.
 
         Parameters
         ----------
@@ -294,8 +252,7 @@ class StressTable:
         return decide(self.contrast(a, b, scale=scale), margin=float(margin)).outcome == "equivalent"
 
     def to_markdown(self, digits: int = 3, *, descriptions: bool = True) -> str:
-        """A Markdown table: raw and scale-optimal stress and their intervals (``digits`` significant digits;
-        ``descriptions`` adds the "conventions" column).
+        """A Markdown table of raw and scale-optimal stress and intervals (``descriptions``: a conventions column).
 
         Parameters
         ----------
@@ -314,10 +271,7 @@ class StressTable:
         |---|---|---|---|---|
         | x | 1 | - | 0 | - |
         """
-        digits = check_positive_int(digits, "digits")
-        ci = f"{self.confidence:.0%} CI" if self.n_resamples else "CI"
-        head = ["encoding"] + (["conventions"] if descriptions else []) + [
-            "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]
+        head, *rows = self._cells(digits, descriptions=descriptions)
         lines = []
         if self.title:
             lines += [f"**{self.title}**", ""]
@@ -325,11 +279,7 @@ class StressTable:
         if self.estimand:
             lines[-1:] = [f"Estimand: {self.estimand}.", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
-        for r in self.rows:
-            cells = [r.name] + ([r.description.replace("|", "\\|")] if descriptions else []) + [
-                _fmt(r.raw, digits), _interval(r.raw_ci, digits), _fmt(r.optimal, digits),
-                _interval(r.optimal_ci, digits)]
-            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["| " + " | ".join(cells) + " |" for cells in rows]
         if self.n_resamples:
             mc = max((max(m) for r in self.rows for m in (r.raw_ci_mc, r.optimal_ci_mc) if m is not None),
                      default=float("nan"))
@@ -339,7 +289,7 @@ class StressTable:
         return "\n".join(lines)
 
     def to_text(self, *, digits: int = 3) -> str:
-        """The table as aligned plain text for a terminal: title, estimator, one line per row, the intervals' method.
+        """The table as aligned plain text for a terminal.
 
         Parameters
         ----------
@@ -351,20 +301,24 @@ class StressTable:
 
         Examples
         --------
-        >>> from posgeom.stress import mds_candidate, stress_table
-        >>> D = np.abs(np.subtract.outer(np.arange(3.0), np.arange(3.0)))
-        >>> print(stress_table(D, [mds_candidate(rank=1)], title="toy", rng=0).to_text().splitlines()[0])
+        >>> print(StressTable((StressRow("x", "", 1, 0, 0.5),), 3, title="toy").to_text().splitlines()[0])
         toy
         """
-        digits = check_positive_int(digits, "digits")
-        ci = f"{self.confidence:.0%} CI" if self.n_resamples else "CI"
-        cells = [["encoding", "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]]
-        cells += [[r.name, _fmt(r.raw, digits), _interval(r.raw_ci, digits), _fmt(r.optimal, digits),
-                   _interval(r.optimal_ci, digits)] for r in self.rows]
         head = ([self.title] if self.title else []) + [f"Estimator of D: {self.estimator}."]
         head += [f"Estimand: {self.estimand}."] if self.estimand else []
         tail = [f"Intervals: {self.method}, seed {self.seed}."] if self.n_resamples else []
+        cells = self._cells(digits, descriptions=False)
         return "\n".join(head + ["", aligned_text(cells)] + ([""] + tail if tail else []))
+
+    def _cells(self, digits: int, *, descriptions: bool) -> list:
+        """The header, then each row's cells (with ``descriptions``, its conventions, ``|`` escaped for Markdown)."""
+        digits = check_positive_int(digits, "digits")
+        ci = f"{self.confidence:.0%} CI" if self.n_resamples else "CI"
+        conventions = ["conventions"] if descriptions else []
+        head = ["encoding", *conventions, "raw stress", f"raw {ci}", "scale-optimal stress", f"scale-optimal {ci}"]
+        return [head] + [
+            [r.name, *([r.description.replace("|", "\\|")] if descriptions else []), _fmt(r.raw, digits),
+             _interval(r.raw_ci, digits), _fmt(r.optimal, digits), _interval(r.optimal_ci, digits)] for r in self.rows]
 
     def _repr_markdown_(self) -> str:  # Jupyter renders the table
         return self.to_markdown()

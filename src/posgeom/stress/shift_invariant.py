@@ -1,8 +1,5 @@
-"""Why shift-invariant encodings rank as they do: an exact split of their scale-optimal stress.
-
-* :class:`ShiftInvariantStress`: the defect, the lag-profile cosine and the stress they give.
-* :func:`shift_invariant_decomposition`: ``stress* = 1 - (1 - delta^2) c^2`` for any ``E_ij = g(|i - j|)``.
-"""
+"""Why shift-invariant encodings rank as they do: :func:`shift_invariant_decomposition` splits their scale-optimal
+stress exactly, ``stress* = 1 - (1 - delta^2) c^2`` for any ``E_ij = g(|i - j|)`` (:class:`ShiftInvariantStress`)."""
 
 from __future__ import annotations
 
@@ -24,8 +21,8 @@ class ShiftInvariantStress:
     Attributes
     ----------
     defect : float
-        ``delta = ||D - T(D)||_F / ||D||_F``, the shift-equivariance defect of the target; ``delta^2`` is the
-        scale-optimal stress that no shift-invariant encoding can go below.
+        ``delta = ||D - T(D)||_F / ||D||_F``, the target's shift-equivariance defect (``delta^2``: the floor of
+        any shift-invariant encoding's scale-optimal stress).
     profile_cosine : float
         ``c``: cosine between the lag profiles of ``D`` and ``E``, weighted by the ``n - k`` pairs at lag ``k``.
     stress : float
@@ -36,7 +33,6 @@ class ShiftInvariantStress:
     >>> ShiftInvariantStress(defect=0.5, profile_cosine=0.9, stress=0.3925).stress
     0.3925
     """
-
     defect: float
     profile_cosine: float
     stress: float
@@ -50,10 +46,8 @@ def shift_invariant_decomposition(E: ArrayLike, D: ArrayLike, *, atol: float = 1
 
     Parameters
     ----------
-    E : (n, n) array
-        Induced distances of a shift-invariant encoding (its own defect must be ``<= atol``).
-    D : (n, n) array
-        Target distances.
+    E, D : (n, n) arrays
+        Induced distances of a shift-invariant encoding (its own defect ``<= atol``); target distances.
     atol : float, default 1e-9
 
     Returns

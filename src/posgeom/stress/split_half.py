@@ -1,8 +1,5 @@
-"""MDS tested out of sample: fitted on one half of the texts, scored against the other half's distances.
-
-* :class:`SplitHalfStress`: per random split, each row's scale-optimal stress against half B, and the reference.
-* :func:`~posgeom.stress.split_half_stress`: computes it.
-"""
+"""MDS tested out of sample (:func:`~posgeom.stress.split_half_stress`, :class:`SplitHalfStress`): fitted on one
+half of the texts, scored against the other half's distances."""
 
 from __future__ import annotations
 
@@ -19,6 +16,7 @@ import numpy as np
 from .._validation import check_positive_int, check_rng
 from .candidates import Candidate
 from .core import stress_of_distances
+from .results import row_index
 
 __all__ = ["split_half_stress"]
 
@@ -31,19 +29,16 @@ class SplitHalfStress:
 
     Attributes
     ----------
-    names : tuple of str
-        The rows, then ``"split-half reference"`` (``D_A`` itself scored against ``D_B``).
+    names, estimand : tuple of str, str
+        The rows, then ``"split-half reference"`` (``D_A`` scored against ``D_B``); what ``D_A``, ``D_B`` estimate.
     values : ndarray, shape ``(n_splits, len(names))``
         Scale-optimal stress against half B's distances, one row per random split.
-    estimand : str
-        What ``D_A`` and ``D_B`` estimate.
 
     Examples
     --------
     >>> SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]])).values.shape
     (2, 2)
     """
-
     names: tuple
     values: np.ndarray
     estimand: str = ""
@@ -64,10 +59,7 @@ class SplitHalfStress:
         >>> SplitHalfStress(("MDS", "split-half reference"), np.array([[0.1, 0.2], [0.3, 0.4]])).column("MDS")
         array([0.1, 0.3])
         """
-        try:
-            return self.values[:, self.names.index(name)]
-        except ValueError:
-            raise KeyError(f"no row {name!r}; rows are {list(self.names)}") from None
+        return self.values[:, row_index(self.names, name)]
 
     def mean(self, name: str) -> float:
         """Mean over the random splits of one row's out-of-sample stress.
@@ -118,13 +110,10 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
 
     Parameters
     ----------
-    candidates : sequence of Candidate
-    data : SequenceIncidence
+    candidates, data : sequence of Candidate, SequenceIncidence
     estimator : Resolved, CrossFitted or PlugIn, optional
         Default ``Resolved()``.
-    rng : int or numpy.random.Generator
-    n_splits : int, default 5
-        Random half-splits.
+    rng, n_splits : int or numpy.random.Generator, int
 
     Returns
     -------

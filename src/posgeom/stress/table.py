@@ -1,6 +1,4 @@
-"""The stress table: :func:`stress_table`, raw and scale-optimal stress of every row against one target ``D``, with
-bootstrap intervals (all rows on the same resamples, fitted rows refitted) when the texts behind ``D`` are given.
-"""
+"""The stress table: :func:`stress_table`, every row's raw and scale-optimal stress against one target ``D``."""
 
 from __future__ import annotations
 
@@ -20,25 +18,11 @@ from numpy.typing import ArrayLike
 from .._validation import check_distance_matrix, check_rng
 from ..corpus.incidence import check_incidence
 from ..geometry._crossfit import distances_from_squared
-from .candidates import (
-    MDS_CACHE,
-    Candidate,
-    fixed_distances,
-    fixed_encoding,
-    mds_candidate,
-    standard_candidates,
-)
+from .candidates import MDS_CACHE, Candidate
 from .core import stress_terms
 from .results import StressRow, StressTable
-from .shift_invariant import ShiftInvariantStress, shift_invariant_decomposition
 
-__all__ = [
-    "stress_table",
-]
-
-# also importable from here, documented where they are defined (candidates, results, shift_invariant)
-_REEXPORTED = (Candidate, fixed_distances, fixed_encoding, mds_candidate, standard_candidates, StressRow,
-               StressTable, ShiftInvariantStress, shift_invariant_decomposition)
+__all__ = ["stress_table"]
 
 
 def evaluate_rows(candidates, D) -> np.ndarray:
@@ -75,21 +59,16 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     D : (n, n) array or None
         Target distances, taken as given (no intervals); ``None`` to estimate them from ``data``.
     candidates : sequence of Candidate
-        The rows (e.g. :func:`standard_candidates`); names must be unique.
+        The rows (e.g. ``standard_candidates(n)``); names must be unique.
     data : posgeom.corpus.SequenceIncidence, optional
-        The texts to estimate ``D`` from (with ``D=None``): every row then gets a bootstrap interval for raw and
-        scale-optimal stress, all rows on the same resamples, fitted rows (MDS) refitted on each.
+        The texts behind ``D`` (with ``D=None``): all rows get intervals on the same resamples, fitted rows refitted.
     estimator : PlugIn, CrossFitted or Resolved, optional
-        The estimator of ``D`` (default ``Resolved()``), recorded on the table with its estimand; with a given
-        ``D``, the estimator the caller used.
+        Of ``D`` (default ``Resolved()``; with a given ``D``, the one the caller used), recorded with its estimand.
     rng : int or numpy.random.Generator
-        Randomness of the estimator's splits and of the resampling; an int is stored as the table's ``seed``.
-    n_resamples : int, default 500
-    confidence : float, default 0.95
-    title : str, optional
+        Of the splits and the resamples; an int is stored as the table's ``seed``.
+    n_resamples, confidence, title : int, float, str
     groups : (n_texts,) array, optional
-        With ``data``: a label per text; texts with one label (phrases of one sentence) are resampled and split
-        together (the estimator's ``bootstrap(groups=)``). Default: texts are independent.
+        With ``data``: one label per text, the unit of resampling (the estimator's ``bootstrap(groups=)``).
 
     Returns
     -------
@@ -99,13 +78,13 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     Examples
     --------
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
+    >>> from posgeom.stress import mds_candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 5, 12, rng=0), 5, 12)
     >>> table = stress_table(None, [mds_candidate(rank=2)], data=inc, rng=0, n_resamples=10)
     >>> table.estimator, table.n_resamples, table["MDS rank 2"].optimal_ci is not None
     ('resolved', 10, True)
     """
     from ..geometry.estimators import Resolved
-
     candidates = list(candidates)
     if not candidates:
         raise ValueError("candidates is empty; pass e.g. standard_candidates(n)")
