@@ -110,7 +110,8 @@ class LagStatistics:
     @staticmethod
     def _part(values, index: int):
         """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them."""
-        return _scalar(np.asarray(values)[..., index])
+        part = np.asarray(values)[..., index]
+        return float(part) if part.ndim == 0 else part
 
     def slope(self, values):
         """The lag slope part of a vector (a float), or of a stack of vectors (an array).
@@ -167,10 +168,6 @@ class LagStatistics:
         if self.share_index is None:
             raise ValueError("this LagStatistics was built without with_share=True")
         return self._part(values, self.share_index)
-
-
-def _scalar(x):
-    return float(x) if np.ndim(x) == 0 else x
 
 
 def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
