@@ -1,6 +1,5 @@
 """``sharded_tokenized_corpus``: a sharded corpus tokenised on Dask (``pip install 'posgeom[dask]'``), equal to
 one pass whatever the number of workers."""
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -98,7 +97,6 @@ def _dask_map(client):
     def run(function, *iterables):
         # pure=False: a shard file may change between two calls on one long-lived cluster
         return client.gather(client.map(function, *iterables, pure=False))
-
     return run
 
 

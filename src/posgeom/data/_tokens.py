@@ -1,6 +1,5 @@
 """Word pieces of raw texts as a counting convention assembles them (shared by the streamed counts and the
 tokenised corpus)."""
-
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -28,8 +27,7 @@ def _backend(tokenizer, n_content: int):
 
 
 def special_ids(tokenizer):
-    cls_id, sep_id, pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    return cls_id, sep_id, pad_id
+    return tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
 
 
 def check_texts(texts):
@@ -83,8 +81,7 @@ def assemble(pieces, convention: CountingConvention, cls_id, sep_id):
     """The counted sequence built from a text's word pieces (at least ``min(L, n)`` of them), or None if dropped."""
     n = convention.n_positions
     if convention.special_tokens:
-        # the full length is L + 2; pieces may be truncated at n, which is enough: any min_length <= n is decided
-        # by min(L, n) + 2.
+        # the full length is L + 2; pieces truncated at n suffice: min(L, n) + 2 decides any min_length <= n
         full_len = pieces.size + 2
         if convention.truncation == "model" and pieces.size > n - 2:
             seq = np.concatenate(([cls_id], pieces[: n - 2], [sep_id]))

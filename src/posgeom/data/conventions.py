@@ -1,6 +1,5 @@
 """Counting conventions, the tokenizer, and position counts streamed from raw text: ``CountingConvention``,
 ``load_tokenizer``, ``corpus_position_counts`` (indexed in ``posgeom.data``)."""
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -188,7 +187,6 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
         # One position_counts call per ~_COUNT_CHUNK_TOKENS tokens: its cost has a fixed part (a bincount over
         # n * V cells) that per-batch calls would pay many times. Counts are additive, so chunking is exact.
         return total + position_counts(buffer, convention.n_positions, vocab_size, pad_id=pad_id)
-
     for sequences in iter_token_sequences(texts, tokenizer, convention, batch_size=batch_size, progress=progress):
         kept += len(sequences)
         buffer.extend(sequences)

@@ -1,5 +1,4 @@
 """Pretrained models: where their files are; ``learned_position_embeddings``, their learned position table."""
-
 from __future__ import annotations
 
 import json
@@ -225,7 +224,6 @@ def _describe_keys(keys: list[str], limit: int = 8) -> str:
     def listing(names):
         more = f" and {len(names) - limit} more" if len(names) > limit else ""
         return f"{names[:limit]}{more}"
-
     return f"{len(keys)} tensors found: {listing(keys)}; position-related: {listing(related) if related else 'none'}"
 
 
@@ -272,16 +270,10 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
 
     Notes
     -----
-    The family is ``config.json``'s ``model_type``; ``pad`` its ``pad_token_id`` (1 for RoBERTa's checkpoints):
-
-    ============================================  ==========================================  =====================
-    ``model_type``                                tensor (after a prefix such as ``bert.``)   row of position ``i``
-    ============================================  ==========================================  =====================
-    ``bert``, ``distilbert``, ``electra``         ``embeddings.position_embeddings.weight``   ``i``
-    ``roberta``, ``xlm-roberta``, ``camembert``   ``embeddings.position_embeddings.weight``   ``i + pad + 1``
-    ``opt``                                       ``decoder.embed_positions.weight``          ``i + 2``
-    ``gpt2``                                      ``wpe.weight``                              ``i``
-    ============================================  ==========================================  =====================
+    The family is ``config.json``'s ``model_type``. Position ``i`` is row ``i`` of
+    ``embeddings.position_embeddings.weight`` (after a prefix such as ``bert.``) for ``bert``, ``distilbert``,
+    ``electra``; row ``i + pad_token_id + 1`` of it for ``roberta``, ``xlm-roberta``, ``camembert``; row ``i + 2``
+    of ``decoder.embed_positions.weight`` for ``opt``; row ``i`` of ``wpe.weight`` for ``gpt2``.
 
     Examples
     --------

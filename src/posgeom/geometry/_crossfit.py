@@ -34,11 +34,7 @@ _INTP_GRID_CELLS = 1 << 27
 
 
 class CrossFitter:
-    """Cross-half Gram matrices ``G = S_A S_B^T`` of the square-root distributions of two halves of text draws.
-
-    A half is an array of text indices (repeats allowed); the layout (dense block of frequent tokens, sparse block of
-    the other cells) and the table of each token's slot are precomputed, so a half costs one ``bincount``.
-    """
+    """Cross-half Gram matrices ``G = S_A S_B^T`` of two halves of text draws (repeats allowed), one bincount a half."""
     def __init__(self, inc: SequenceIncidence, dtype=np.float64):
         n, m = inc.n_positions, inc.n_sequences
         self.n, self.m, self.dtype = n, m, np.dtype(dtype)

@@ -54,16 +54,14 @@ class LagStatistics:
         self.n_positions, self.first, self.last = n, first, last
         i, j = np.triu_indices(last - first + 1, 1)
         self._i, self._j = i + first, j + first
-        lag = j - i
+        self._lag = lag = j - i
         self.lags = np.arange(1, last - first + 1)
-        self._lag = lag
         self._count = np.bincount(lag)[1:].astype(np.float64)
         x = lag - lag.mean()
         self._slope_w = x / (x @ x)
         mid = (self._i + self._j) / 2.0
         mid_c = mid - (np.bincount(lag, weights=mid)[1:] / self._count)[lag - 1]
-        ss = mid_c @ mid_c
-        self._trend_w = mid_c / ss
+        self._trend_w = mid_c / (mid_c @ mid_c)
         self.slope_index = self.lags.size
         self.trend_index = self.lags.size + 1
         self.share_index = self.lags.size + 2 if with_share else None

@@ -96,7 +96,7 @@ def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
                                      "position; use a smaller texts_per_position")
                 total += Q
             squared[g] = total / n_splits
-    totals = np.bincount(inc.positions, weights=inc.cell_counts(), minlength=inc.n_positions)
+    totals = inc.sequences_per_position()
     mass = []
     for res in grid:
         kept = np.isin(inc.tokens, np.asarray(res.tokens, dtype=int))
