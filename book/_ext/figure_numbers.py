@@ -13,7 +13,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-PREFIXES = {"book/primer_encodings": "P", "book/appendix_ntk": "A"}
+PREFIXES = {"book/primer_encodings": "P", "book/primer_estimation": "E", "book/appendix_ntk": "A"}
 
 
 def prefix_numbers(fignumbers, secnumbers, prefixes):

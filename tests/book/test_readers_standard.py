@@ -41,6 +41,7 @@ STANDARD = [
     "10_your_corpus",
     "appendix_ntk",
     "primer_encodings",
+    "primer_estimation",
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")
