@@ -48,8 +48,8 @@ class CountingConvention:
 
     Examples
     --------
-    >>> CountingConvention(4, min_length=3).key
-    'n4-s1-p0-model-m3'
+    >>> CountingConvention(4, min_length=3)
+    CountingConvention(n_positions=4, special_tokens=True, count_padding=False, truncation='model', min_length=3)
     """
     n_positions: int
     special_tokens: bool = True
@@ -109,12 +109,6 @@ class CountingConvention:
         if self.min_length is not None:
             parts.append(f"only sequences of length >= {self.min_length}")
         return ", ".join(parts)
-
-    @property
-    def key(self) -> str:
-        """A short string identifying the convention (for cache file names)."""
-        return (f"n{self.n_positions}-s{int(self.special_tokens)}-p{int(self.count_padding)}-{self.truncation}"
-                f"-m{self.min_length or 0}")
 
 
 def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTokenizerFast:
