@@ -17,15 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["check_texts", "special_ids", "iter_token_sequences", "assemble"]
 
 
-def _backend(tokenizer, n_content: int):
-    """A private copy of the Rust tokenizer: no padding, truncation of the word pieces at ``n_content``."""
-    from tokenizers import Tokenizer
-    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
-    backend.no_padding()
-    backend.enable_truncation(max_length=n_content)
-    return backend
-
-
 def special_ids(tokenizer):
     return tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
 
@@ -56,8 +47,12 @@ def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFas
     cls_id, sep_id, _ = special_ids(tokenizer)
     if specials and (cls_id is None or sep_id is None):
         raise ValueError("this tokenizer has no [CLS]/[SEP] tokens; use special_tokens=False")
-    # Word pieces are truncated at n: enough to know every count below and whether the sequence reaches n.
-    backend = _backend(tokenizer, n)
+    # A private copy of the Rust tokenizer, no padding, word pieces truncated at n: enough to know every count
+    # below and whether the sequence reaches n.
+    from tokenizers import Tokenizer
+    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
+    backend.no_padding()
+    backend.enable_truncation(max_length=n)
     encode = getattr(backend, "encode_batch_fast", backend.encode_batch)
     starts = range(0, len(texts), batch_size)
     if progress:
