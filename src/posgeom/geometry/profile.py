@@ -77,15 +77,11 @@ class LagStatistics:
         q = Q[self._i, self._j]
         profile = np.bincount(self._lag, weights=q)[1:] / self._count
         out = [profile, [self._slope_w @ q, self._trend_w @ q]]
-        if self.share_index is not None:
-            out.append([self._share(q, profile)])
+        if self.share_index is not None:  # R^2 of q on the lag: the lag profile's share of q's variance
+            centred, fitted = q - q.mean(), profile[self._lag - 1] - q.mean()
+            total = centred @ centred
+            out.append([float(fitted @ fitted / total) if total > 0 else float("nan")])
         return np.concatenate(out)
-
-    def _share(self, q, profile) -> float:
-        centred = q - q.mean()
-        total = centred @ centred
-        fitted = profile[self._lag - 1] - q.mean()
-        return float(fitted @ fitted / total) if total > 0 else float("nan")
 
     def profile(self, values) -> np.ndarray:
         """The lag profile part of a vector of this statistic (or of a stack of them, along the last axis).
