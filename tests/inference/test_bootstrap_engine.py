@@ -186,3 +186,34 @@ def test_decide_false_ranking_rate_on_nulls_equal_by_construction():
         false["halves"] += decide(difference(both, 0, 1)).ranked
     limit = stats.binom.ppf(0.999, R, 0.05)
     assert false["flat"] <= limit and false["halves"] <= limit, (false, limit)
+
+
+def test_paired_joins_two_bootstraps_drawn_with_one_seed_into_one_paired_contrast():
+    from posgeom.inference import difference, paired
+
+    units, gen = Units(40), np.random.default_rng(0)
+    x, y = gen.normal(size=40), gen.normal(size=(40, 2))
+    a, b = (bootstrap(lambda d, v=v: v[d].mean(axis=0), v.mean(axis=0), units=units, rng=np.random.default_rng(3),
+                      n_resamples=50) for v in (x, y))
+    both = paired(a, b)
+    assert both.estimate.shape == (3,) and both.replicates.shape == (50, 3) and both.lower[1:] == pytest.approx(b.lower)
+    with pytest.raises(IndexError):  # a scalar has one component, index 0
+        paired(a, b, index=1)
+    d = difference(paired(b, b, index=1), 0, 1)  # an estimate paired with itself: exactly 0
+    assert (d.estimate, d.lower, d.upper) == (0.0, 0.0, 0.0)
+    one = paired(b, a, index=0)
+    diff = difference(one, 0, 1)
+    assert np.array_equal(diff.replicates, b.replicates[:, 0] - a.replicates)  # the same resamples, subtracted
+    assert diff.estimate == pytest.approx(y[:, 0].mean() - x.mean())
+
+
+def test_paired_refuses_bootstraps_that_cannot_share_resamples():
+    from posgeom.inference import paired
+
+    units = Units(30)
+    boot = [bootstrap(lambda d: d.mean(), 1.0, units=units, rng=np.random.default_rng(0), n_resamples=n,
+                      confidence=c) for n, c in ((20, 0.95), (30, 0.95), (20, 0.9))]
+    with pytest.raises(ValueError, match="same resamples"):
+        paired(boot[0], boot[1])
+    with pytest.raises(ValueError, match="confidence"):
+        paired(boot[0], boot[2])

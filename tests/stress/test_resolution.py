@@ -1,4 +1,5 @@
-"""Tests for stress_across_resolutions (verdicts over K, a paired control), grouped stress ladders, stress intervals."""
+"""Tests for across_resolutions and stress_across_resolutions (verdicts over K, a paired control), grouped stress
+ladders, stress intervals."""
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ from posgeom.corpus import SequenceIncidence, synthetic_corpus
 from posgeom.geometry import flat_corpus
 from posgeom.stress import stress_ladder
 from posgeom.stress.candidates import fixed_distances
-from posgeom.stress.resolution import stress_across_resolutions
+from posgeom.stress.resolution import ResolutionVerdicts, across_resolutions, stress_across_resolutions
 
 N = 6
 
@@ -59,6 +60,40 @@ def test_stress_across_resolutions_rejects_bad_input(setting):
     short = SequenceIncidence.from_sequences(synthetic_corpus(2000, N - 1, 2, rng=0), N, 2)
     with pytest.raises(ValueError, match="lengths"):
         stress_across_resolutions(rows, inc, n_tokens=(1,), pairs=[("line", "constant")], rng=0, control=short)
+
+
+def test_a_verdict_that_changes_with_k_names_where():
+    v = ResolutionVerdicts((("x", "y"),), (2, 8), np.array([0.4, 0.7]), 100,
+                           {"corpus": np.array([[[-0.2, -0.3, -0.1]], [[0.0, -0.1, 0.1]]])})
+    assert v.verdict("x", "y") == "depends on resolution (lower at K=2, undetermined from K=8)"
+
+
+def test_across_resolutions_seed_convention_threshold_contrasts_and_the_net(setting):
+    from posgeom.geometry import Resolved, choose_resolution
+
+    inc, _ = setting
+    flat = flat_corpus(inc, rng=0)
+    opts = dict(n_tokens=(1,), control=flat, n_resamples=20, n_splits=3)
+    v = across_resolutions(lambda Q: Q[0, N - 1], inc, contrasts={("d2", "0.01"): (0, 0.01)}, rng=7, **opts)
+    # an int rng is the bootstrap's seed as is, for corpus and control alike
+    est = Resolved(resolution=choose_resolution(inc, fraction=0.125, n_tokens=1), n_splits=3)
+    real, ctrl = (est.bootstrap(c, rng=7, n_resamples=20, statistic=lambda Q: Q[0, N - 1]) for c in (inc, flat))
+    assert tuple(v.intervals["corpus"][0, 0]) == pytest.approx((real.estimate - 0.01, real.lower - 0.01,
+                                                               real.upper - 0.01))
+    assert v.intervals["control"][0, 0, 0] == pytest.approx(ctrl.estimate - 0.01)
+    assert v.intervals["net"][0, 0, 0] == pytest.approx(real.estimate - ctrl.estimate)  # the threshold cancels
+    assert v.verdict("d2", "0.01") == "d2 > 0.01" and v.verdict("d2", "0.01", which="control") == "d2 < 0.01"
+    n = v.net("real", "flat")
+    assert n.verdict("real", "flat") == "real > flat" and np.array_equal(n.intervals["corpus"], v.intervals["net"])
+    # a Generator gives one int seed, so the same Generator state gives the same numbers
+    g1, g2 = (across_resolutions(lambda Q: Q[0, N - 1], inc, contrasts={("a", "b"): (0, 0.0)},
+                                 rng=np.random.default_rng(3), **opts) for _ in range(2))
+    assert np.array_equal(g1.intervals["net"], g2.intervals["net"])
+    with pytest.raises(ValueError, match="contrasts"):
+        across_resolutions(lambda Q: Q[0, 1], inc, contrasts={("a", "b"): (0, "x")}, rng=0, n_tokens=(1,))
+    with pytest.raises(ValueError, match="one contrast and a control"):
+        across_resolutions(lambda Q: Q[0, 1], inc, contrasts={("a", "b"): (0, 0.0)}, rng=0, n_tokens=(1,),
+                           n_resamples=5).net("x", "y")
 
 
 def test_stress_ladder_with_groups_keeps_groups_whole(setting):

@@ -120,3 +120,24 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
         pytest.skip(f"IMDB windows unavailable: {exc}")
     for key, value in again.items():
         assert value == (stored[key] if key == "epochs" else stored[key][:1]), key
+
+
+@pytest.mark.slow
+def test_stored_exploratory_runs_reproduce_bit_for_bit():
+    # Chapter 8's exploratory runs (seeds 0-4, stored whole once by the design command): seed 0, re-run alone, gives
+    # exactly the stored tables at every budget and both losses (JSON floats round-trip)
+    import dataclasses
+
+    from posgeom.studies.designs import Design
+    from posgeom.studies.monotone_seeds import design_runs
+
+    design = Design.load("ch08_exploratory")
+    stored = design.read(ScratchRuns)
+    assert design["status"] == "exploratory" and stored.seeds == tuple(range(5)) and stored.epochs == (0, 1, 2, 4, 8)
+    try:
+        again = design_runs(dataclasses.replace(design, fields=dict(design.fields, seed_stop=1, n_seeds=1)))
+    except OSError as exc:  # pragma: no cover - IMDB or the tokenizer not at hand
+        pytest.skip(f"IMDB windows unavailable: {exc}")
+    assert again.seeds == (0,) and again.epochs == stored.epochs
+    for name in ("tables", "final_loss", "position_only"):
+        assert np.array_equal(getattr(again, name), getattr(stored, name)[:1]), name

@@ -1,7 +1,7 @@
 """The one bootstrap engine: resampling units, one resampling loop, one interval.
 
 ``BootstrapEstimate`` (the result), ``Units`` (texts, or groups of texts that stay together), ``bootstrap`` (the
-loop and the centred percentile interval), ``difference`` (a paired difference of two components).
+loop and the centred percentile interval), ``difference`` (a paired contrast), ``paired`` (two bootstraps as one).
 """
 from __future__ import annotations
 
@@ -13,9 +13,6 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_confidence, check_positive_int
 from ._intervals import Interval
-
-#: The interval every bootstrap of the package forms (stated on each result as ``method``).
-INTERVAL = "centred percentile"
 
 
 @dataclass(frozen=True)
@@ -82,8 +79,7 @@ class Units:
     """
     def __init__(self, n_texts: int, *, groups: ArrayLike | None = None):
         self.n_texts = check_positive_int(n_texts, "n_texts")
-        self.members = None
-        self.n_units = self.n_texts
+        self.members, self.n_units = None, self.n_texts
         if groups is not None:
             labels = np.asarray(groups)
             if labels.shape != (self.n_texts,):
@@ -144,10 +140,6 @@ def _ends(errors, centre, centre_mc, confidence, scale):
     return out
 
 
-def _identity(x):
-    return x
-
-
 def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike, *, units: Units,
               rng: np.random.Generator, n_resamples: int, confidence: float = 0.95, scale: Callable | None = None,
               estimate_mc: ArrayLike | None = None, label: str = "", point: object = None) -> BootstrapEstimate:
@@ -178,7 +170,7 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
             reps[b] = replicate(units.resample(rng))
         except ValueError as exc:
             raise ValueError(f"bootstrap resample {b}: {exc}") from None
-    scale = _identity if scale is None else scale
+    scale = np.asarray if scale is None else scale  # the identity on arrays
     flat, flat_reps = centre.reshape(-1), reps.reshape(B, -1)
     mc = np.zeros_like(flat) if estimate_mc is None else np.asarray(estimate_mc, dtype=np.float64).reshape(-1)
     k = flat.size
@@ -191,23 +183,40 @@ def bootstrap(replicate: Callable[[np.ndarray], ArrayLike], estimate: ArrayLike,
         return float(x[0]) if centre.ndim == 0 else x.reshape(centre.shape)
     return BootstrapEstimate(estimate=shaped(scale(flat)), replicates=scale(reps), lower=shaped(lower),
                              upper=shaped(upper), lower_mc_error=shaped(lower_mc), upper_mc_error=shaped(upper_mc),
-                             confidence=confidence, method=f"{INTERVAL} bootstrap over {units.describe()}, "
+                             confidence=confidence, method=f"centred percentile bootstrap over {units.describe()}, "
                                                            f"{B} resamples", label=label, point=point)
+
+
+def _components(boot: BootstrapEstimate, index: int | None = None) -> tuple[list, np.ndarray]:
+    """Estimate, ends and their MC errors (flattened, broadcast) and replicates ``(B, k)``, or component ``index``."""
+    fields = [np.broadcast_to(np.asarray(getattr(boot, f), dtype=np.float64), np.shape(boot.estimate)).reshape(-1)
+              for f in ("estimate", "lower", "upper", "lower_mc_error", "upper_mc_error")]
+    reps = np.asarray(boot.replicates, dtype=np.float64).reshape(boot.n_resamples, -1)
+    return (fields, reps) if index is None else ([v[[index]] for v in fields], reps[:, [index]])
 
 
 def difference(boot: BootstrapEstimate, a: int, b: int | None = None, *, threshold: float = 0.0,
                label: str = "") -> BootstrapEstimate:
     """Component ``a`` minus component ``b`` (same resamples, its own interval) or minus ``threshold``."""
-    reps = np.asarray(boot.replicates, dtype=np.float64).reshape(np.shape(boot.replicates)[0], -1)
-    est = np.asarray(boot.estimate, dtype=np.float64).reshape(-1)
+    (est, lo, hi, lo_mc, hi_mc), reps = _components(boot)
     if b is None:
-        lo, hi = (float(np.asarray(x, dtype=np.float64).reshape(-1)[a]) - threshold for x in (boot.lower, boot.upper))
-        lo_mc, hi_mc = (float(np.broadcast_to(np.asarray(x, dtype=np.float64).reshape(-1), est.shape)[a])
-                        for x in (boot.lower_mc_error, boot.upper_mc_error))
-        return BootstrapEstimate(float(est[a] - threshold), reps[:, a] - threshold, lo, hi, lo_mc, hi_mc,
-                                 boot.confidence, boot.method, label)
+        return BootstrapEstimate(float(est[a] - threshold), reps[:, a] - threshold, float(lo[a] - threshold),
+                                 float(hi[a] - threshold), float(lo_mc[a]), float(hi_mc[a]), boot.confidence,
+                                 boot.method, label)
     diff = reps[:, a] - reps[:, b]
     (lo, lo_mc), (hi, hi_mc) = _ends((diff - diff.mean())[:, None], np.array([est[a] - est[b]]), np.zeros(1),
-                                     boot.confidence, _identity)
+                                     boot.confidence, np.asarray)
     return BootstrapEstimate(float(est[a] - est[b]), diff, float(lo[0]), float(hi[0]), float(lo_mc[0]),
                              float(hi_mc[0]), boot.confidence, boot.method, label)
+
+
+def paired(a: BootstrapEstimate, b: BootstrapEstimate, *, index: int | None = None) -> BootstrapEstimate:
+    """Two bootstraps drawn with one seed (the same resampled units) as one: the components of ``a`` then ``b`` (or
+    component ``index`` of each), so ``difference(paired(a, b), 0, 1)`` is the paired ``a - b``."""
+    if (a.n_resamples, a.confidence, a.method) != (b.n_resamples, b.confidence, b.method):
+        raise ValueError("paired needs two bootstraps drawn with one seed (same resamples, units, confidence), got "
+                         f"{(a.n_resamples, a.confidence, a.method)} and {(b.n_resamples, b.confidence, b.method)}")
+    (fa, ra), (fb, rb) = _components(a, index), _components(b, index)
+    est, lo, hi, lo_mc, hi_mc = (np.concatenate(pair) for pair in zip(fa, fb))
+    return BootstrapEstimate(est, np.concatenate([ra, rb], axis=1), lo, hi, lo_mc, hi_mc, a.confidence, a.method,
+                             a.label)

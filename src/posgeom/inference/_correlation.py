@@ -43,10 +43,7 @@ def rank(a: ArrayLike, *, axis: int = -1) -> np.ndarray:
 
 def pearson_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Pearson correlation of matching rows (last axis), broadcasting; NaN where a row is constant."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    a = a - a.mean(axis=-1, keepdims=True)
-    b = b - b.mean(axis=-1, keepdims=True)
+    a, b = (np.asarray(v, dtype=float) - np.mean(v, axis=-1, keepdims=True) for v in (a, b))
     den = np.sqrt((a * a).sum(axis=-1) * (b * b).sum(axis=-1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 1e-12, (a * b).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
@@ -109,10 +106,8 @@ def permutation_p_value(statistic: float, null: ArrayLike, *, alternative: str =
     if null.size == 0 or not np.all(np.isfinite(null)):
         raise ValueError("null must be a non-empty array of finite values")
     tol = 1e-12
-    if alternative == "greater":
-        hits = int(np.count_nonzero(null >= statistic - tol))
-    else:
-        hits = int(np.count_nonzero(np.abs(null) >= abs(statistic) - tol))
+    hits = int(np.count_nonzero(null >= statistic - tol if alternative == "greater" else
+                                np.abs(null) >= abs(statistic) - tol))
     return hits / null.size if exact else (1 + hits) / (1 + null.size)
 
 

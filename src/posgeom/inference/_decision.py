@@ -135,7 +135,6 @@ def decide_ladder(decisions: Sequence[Decision], *, label: str = "") -> Decision
     decisions = list(decisions)
     if not decisions or not all(isinstance(d, Decision) for d in decisions):
         raise TypeError("decisions must be a non-empty sequence of Decision (from decide)")
-    first = decisions[0]
-    outcomes = {d.outcome for d in decisions}
+    first, outcomes = decisions[0], {d.outcome for d in decisions}
     outcome = first.outcome if len(outcomes) == 1 else "undetermined"
     return Decision(outcome, first.estimate, first.lower, first.upper, first.margin, label or first.label)

@@ -81,8 +81,7 @@ def wilson_interval(successes: int, n_trials: int, *, confidence: float = 0.95) 
     successes = check_positive_int(successes, "successes", minimum=0)
     if successes > n:
         raise ValueError(f"successes must lie in [0, n] = [0, {n}], got {successes}")
-    p = successes / n
-    z = float(stats.norm.ppf((1 + confidence) / 2))
+    p, z = successes / n, float(stats.norm.ppf((1 + confidence) / 2))
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator

@@ -1,7 +1,5 @@
-"""One chapter's experiment each (notebooks import it, the library never does); public: Chapter 6's signal rank of
-``B`` (:func:`~posgeom.studies.parametrisation.parallel_analysis`), Chapter 5b's sinusoid against the MDS subspace
-(:func:`~posgeom.studies.sinusoid.sinusoid_alignment`) and its random and step-function centred subspaces
-(:func:`~posgeom.studies.sinusoid.reference_subspaces`)."""
+"""One chapter's experiment each (notebooks import them, the library never does); public: Chapter 6's
+:func:`parallel_analysis`, Chapter 5b's :func:`sinusoid_alignment` and :func:`reference_subspaces`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
-"""``Design``: a design file (``data/designs/*.toml``), fixed before a chapter's confirmatory runs, and its results."""
+"""``Design``: a design file (``data/designs/*.toml``) fixed before a chapter's confirmatory runs (or, of ``status =
+"exploratory"``, its earlier runs: a ``note``, no rule) and its stored results; ``main``, the command."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import tomllib
 
 __all__: list[str] = []  # Design is a result type, importable and documented
@@ -14,22 +16,19 @@ __all__: list[str] = []  # Design is a result type, importable and documented
 #: Where ``data/designs`` and ``data/results`` live: shipped inside the package, so that a chapter run from the
 #: installed wheel (Colab, Binder) finds its design and stored runs as a clone does.
 ROOT = Path(__file__).resolve().parent / "_shipped"
-_REQUIRED = ("name", "question", "outcome", "rule", "alpha", "multiplicity", "power_computation", "n_seeds",
-             "seed_start", "seed_stop")
+_REQUIRED = ("name", "n_seeds", "seed_start", "seed_stop")
+_CONFIRMATORY = ("question", "outcome", "rule", "alpha", "multiplicity", "power_computation")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Design:
-    r"""A design file: ``fields`` (the TOML table), ``text`` (as committed) and ``sha256`` of its bytes.
+    """A design file: ``fields`` (the TOML table), ``text`` (as committed) and ``sha256`` of its bytes.
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.toml"
-    >>> _ = p.write_text('name="d"\nquestion="q"\noutcome="o"\nrule="r"\nalpha=0.05\nmultiplicity="none"\n'
-    ...                  'power_computation="p"\nn_seeds=2\nseed_start=100\nseed_stop=102\n')
-    >>> list(Design.load(p).seeds)
-    [100, 101]
+    >>> design = Design.load("ch08_trend")
+    >>> design["status"], design.seeds
+    ('confirmatory', range(100100, 100112))
     """
     fields: dict
     text: str
@@ -42,9 +41,9 @@ class Design:
             path = ROOT / "data" / "designs" / f"{path}.toml"
         raw = Path(path).read_bytes()
         fields = tomllib.loads(raw.decode("utf-8"))
-        missing = [k for k in _REQUIRED if k not in fields]
-        if missing:
-            raise ValueError(f"design file {path} lacks {missing}; a design states every one of {list(_REQUIRED)}")
+        required = _REQUIRED + (("note",) if fields.get("status") == "exploratory" else _CONFIRMATORY)
+        if missing := [k for k in required if k not in fields]:
+            raise ValueError(f"design file {path} lacks {missing}; it must state every one of {list(required)}")
         if fields["seed_stop"] - fields["seed_start"] != fields["n_seeds"]:
             raise ValueError(f"design file {path}: seed_start..seed_stop and n_seeds={fields['n_seeds']} disagree")
         return cls(fields, raw.decode("utf-8"), hashlib.sha256(raw).hexdigest())
@@ -59,8 +58,8 @@ class Design:
         return range(self["seed_start"], self["seed_stop"])
 
     def results(self) -> dict:
-        """The JSON results its command stored (``results``, else ``data/results/<name>.json``); an error if made
-        under another design."""
+        """The stored results (``results``, else ``data/results/<name>.json``); an error if made under another
+        design."""
         path = self.fields.get("results", f"data/results/{self['name']}.json")
         results = json.loads((ROOT / path).read_text())
         if results.get("design_sha256") != self.sha256 or results.get("seeds") != list(self.seeds):
@@ -68,7 +67,24 @@ class Design:
                              f"regenerate it: {results.get('command', self.fields.get('command'))}")
         return results
 
+    def read(self, cls):
+        """``results()`` as the dataclass ``cls``, whose fields are stored by name (``np.ndarray`` ones as arrays)."""
+        r = self.results()
+        return cls(**{f.name: np.array(r[f.name]) if "ndarray" in str(f.type) else tuple(r[f.name])
+                      for f in dataclasses.fields(cls)})
+
     def store(self, path: str | Path, *, command: str | None = None, **results) -> None:
         """Store per-seed ``results`` (JSON: floats round-trip exactly) with the design's hash, seeds and command."""
-        Path(path).write_text(json.dumps({"design": self["name"], "design_sha256": self.sha256, "command": command
-                                          or self["command"], "seeds": list(self.seeds), **results}, indent=1) + "\n")
+        note = {"note": self["note"]} if "note" in self.fields else {}  # an exploratory file says so
+        Path(path).write_text(json.dumps({"design": self["name"], **note, "design_sha256": self.sha256, "command":
+                                          command or self["command"], "seeds": list(self.seeds), **results},
+                                         indent=1) + "\n")
+
+
+def main(design_runs, *, command: str | None = None) -> None:  # pragma: no cover - the designs' commands
+    """``python -m posgeom.studies.<module> DESIGN OUT``: store ``design_runs(design)``, a dict or a dataclass."""
+    import sys
+    design = Design.load(sys.argv[1])
+    if dataclasses.is_dataclass(runs := design_runs(design)):
+        runs = {k: np.asarray(v).tolist() for k, v in dataclasses.asdict(runs).items() if k != "seeds"}
+    design.store(sys.argv[2], command=command, **runs)

@@ -1,9 +1,9 @@
-"""Chapter 9: does lower stress predict higher accuracy, with seeds as the unit? :func:`xor_task` (a control),
-:func:`seeded_dose_response` (stress and accuracy at growing doses), :func:`toward_line` (the order-keeping dose),
-:func:`within_seed_power`, :func:`extrapolation_runs`; ``stored_exploratory`` reads the exploratory runs back."""
+"""Chapter 9, seeds as the unit: :func:`xor_task` (a control), :func:`seeded_dose_response`, :func:`toward_line` (the
+order-keeping dose), :func:`within_seed_power`, :func:`extrapolation_runs`; ``stored_exploratory``."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +18,10 @@ from ..encodings import mds_encoding, sinusoidal_encoding
 from ..geometry import classical_mds, hellinger_distances, pairwise_distances
 from ..inference import Interval, permutation_p_value, t_interval
 from ..inference._correlation import pearson_rows, rank
-from ..nn import ModelSpec, TrainConfig, fit, fit_ensemble
+from ..nn import ModelSpec, TrainConfig, centre_task, fit, fit_ensemble, order_task
 from ..nn.tasks import TaskData, _background, _check_task_args
 from ..stress import stress_of_distances
+from .designs import ROOT, main
 
 __all__ = ["xor_task", "seeded_dose_response", "toward_line", "within_seed_power", "extrapolation_runs"]
 
@@ -228,13 +229,11 @@ _EXPLORATORY = "data/results/ch09_exploratory.json"
 
 def design_runs(design) -> DoseRuns:
     """The order-keeping dose runs a design file (``data/designs/ch09_line.toml``) fixes, on its seeds."""
-    from ..nn import order_task
     return seeded_dose_response(order_task, seeds=design.seeds, dose=toward_line, **_SETTINGS)
 
 
 def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
     """Chapter 9's exploratory dose runs (order, centre, xor) as JSON lists, one entry per task."""
-    from ..nn import centre_task, order_task
     runs = {name: seeded_dose_response(task, seeds=seeds, **_SETTINGS)
             for name, task in (("order", order_task), ("centre", centre_task), ("xor (control)", xor_task))}
     return {k: {f: getattr(r, f).tolist() for f in ("fractions", "stress", "test_accuracy")} for k, r in runs.items()}
@@ -242,23 +241,14 @@ def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
 
 def stored_exploratory() -> dict[str, DoseRuns]:
     """The exploratory runs, stored once by ``python -m posgeom.studies.dose_response exploratory <path>``."""
-    import json
-
-    from .designs import ROOT
     data = json.loads((ROOT / _EXPLORATORY).read_text())
     return {k: DoseRuns(fractions=np.array(v["fractions"]), seeds=tuple(data["seeds"]), stress=np.array(v["stress"]),
                         test_accuracy=np.array(v["test_accuracy"])) for k, v in data["runs"].items()}
 
 
 if __name__ == "__main__" and sys.argv[1] == "exploratory":  # pragma: no cover - the exploratory runs' command
-    import json
-
     command = f"python -m posgeom.studies.dose_response exploratory {_EXPLORATORY}"
     Path(sys.argv[2]).write_text(json.dumps({"command": command, "seeds": list(range(24)), "runs": exploratory_runs()},
                                             indent=1) + "\n")
 elif __name__ == "__main__":  # pragma: no cover - the design's command
-    from .designs import Design
-    design = Design.load(sys.argv[1])
-    runs = design_runs(design)
-    design.store(sys.argv[2], fractions=runs.fractions.tolist(), stress=runs.stress.tolist(),
-                 test_accuracy=runs.test_accuracy.tolist())
+    main(design_runs)

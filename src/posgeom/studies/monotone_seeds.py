@@ -1,6 +1,5 @@
-"""Chapter 8: monotonicity of position tables with seeds as the unit: :func:`imdb_windows` (IMDB WordPiece
-windows), :func:`scratch_runs` (masked-LM runs, the table kept at every budget), :func:`mean_spearman_test`; its
-design's command: ``python -m posgeom.studies.monotone_seeds DESIGN OUT``."""
+"""Chapter 8, seeds as the unit: :func:`imdb_windows`, :func:`scratch_runs` (masked-LM runs, the table kept at every
+budget), :func:`mean_spearman_test`; ``design_runs`` (``ch08_trend``, ``ch08_exploratory``)."""
 
 from __future__ import annotations
 
@@ -89,8 +88,7 @@ def _trend_slopes(rho: ArrayLike, epochs: Sequence[int]) -> np.ndarray:
 
 
 def _masked_lm_data(X: np.ndarray, *, n_kept: int, rng: np.random.Generator, mask_rate: float = 0.15):
-    """Inputs, targets (-100 where unmasked), ``K``, position-only loss: the ``n_kept`` most frequent ids (ties: smaller
-    id) keep a compact id, ``K`` is "other", ``K + 1`` the mask, every slot but the ends masked at ``mask_rate``."""
+    """Inputs (masked at ``mask_rate`` but the ends), targets, ``K`` ("other"), position-only loss; ``n_kept`` ids."""
     ids, counts = np.unique(X, return_counts=True)
     kept = ids[np.lexsort((ids, -counts))[:n_kept]].astype(np.int64)
     K = kept.size
@@ -195,9 +193,11 @@ def mean_spearman_test(tables: ArrayLike, *, rng: int | np.random.Generator,
     return MeanSpearmanTest(statistic=stat, per_table=per_table, null=null, p_value=permutation_p_value(stat, null))
 
 
-def design_runs(design) -> dict:
-    """The per-seed results a design file (``data/designs/ch08_trend.toml``) fixes, on its seeds, for JSON."""
+def design_runs(design) -> dict | ScratchRuns:
+    """The per-seed results a design file (``ch08_trend``; ``ch08_exploratory``: the runs whole) fixes, for JSON."""
     runs = scratch_runs(imdb_windows(4000, 32, rng=0), seeds=design.seeds, n_windows=1000, epochs=(0, 1, 2, 4, 8))
+    if design.fields.get("status") == "exploratory":  # every table, read back by Design.read(ScratchRuns)
+        return runs
     relabel = np.random.default_rng(0).permutation(32)
     return {"epochs": list(runs.epochs), "spearman": runs.spearman.tolist(), "slopes": runs.slopes().tolist(),
             "slopes_relabelled": runs.slopes(relabel=relabel).tolist(),
@@ -205,8 +205,5 @@ def design_runs(design) -> dict:
 
 
 if __name__ == "__main__":  # pragma: no cover - the design's command
-    import sys
-
-    from .designs import Design
-    design = Design.load(sys.argv[1])
-    design.store(sys.argv[2], **design_runs(design))
+    from .designs import main
+    main(design_runs)

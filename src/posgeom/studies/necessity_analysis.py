@@ -133,8 +133,5 @@ def design_runs(design) -> dict:
 
 
 if __name__ == "__main__":  # pragma: no cover - the design's command
-    import sys
-
-    from .designs import Design
-    design = Design.load(sys.argv[1])
-    design.store(sys.argv[2], **design_runs(design))
+    from .designs import main
+    main(design_runs)

@@ -1,6 +1,5 @@
-"""Appendix (NTK regime): width sweeps of the masked-slot network, one independent seed per run:
-:func:`kernel_deviations` (at initialisation), :func:`train_runs` (against the kernel-regime prediction);
-``design_runs`` (``app_rates``)."""
+"""Appendix (NTK regime), one seed per run: :func:`kernel_deviations` (at initialisation), :func:`train_runs`
+(against the kernel-regime prediction); ``design_runs`` (``app_rates``)."""
 
 from __future__ import annotations
 
@@ -100,8 +99,5 @@ def design_runs(design, *, n_widths: int = len(DESIGN_WIDTHS)) -> dict:
 
 
 if __name__ == "__main__":  # pragma: no cover - the design's command
-    import sys
-
-    from .designs import Design
-    design = Design.load(sys.argv[1])
-    design.store(sys.argv[2], **design_runs(design))
+    from .designs import main
+    main(design_runs)

@@ -56,9 +56,7 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     ----------
     X : (N, n) int array
         Token ids, right-padded where ``padding_mask`` is True (padding is neither counted nor shuffled).
-    vocab_size : int
-    rng : int or numpy.random.Generator
-    padding_mask : (N, n) bool array, optional
+    vocab_size, rng, padding_mask : int, int or numpy.random.Generator, (N, n) bool array or None
     n_null, quantile : int, float
         Number of null corpora; the quantile of the null eigenvalues that a real eigenvalue must exceed.
 
@@ -101,8 +99,7 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
 
 def detection_curve(X: ArrayLike, vocab_size: int, sizes: Sequence[int], *, rng: int | np.random.Generator,
                     padding_mask: ArrayLike | None = None, n_null: int = 40, repeats: int = 1) -> np.ndarray:
-    """(len(sizes), repeats) signal ranks of :func:`parallel_analysis` on ``repeats`` random subsamples of each size
-    (at most ``N``)."""
+    """(len(sizes), repeats) signal ranks of :func:`parallel_analysis` on random subsamples of each size (<= N)."""
     X = np.asarray(X)
     mask = _mask(X, padding_mask)
     rng = check_rng(rng)

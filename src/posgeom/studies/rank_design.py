@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_positive_int, check_seeds
-from ..corpus.synthetic import sample_sequences
+from ..corpus.synthetic import sample_sequences, synthetic_distributions
 from ..nn import ModelSpec, TrainConfig, fit_ensemble
 from ..nn.tasks import TaskData
 
@@ -69,17 +69,12 @@ def rank_comparison(mu: ArrayLike, *, n_blocks: int, n_train: int, n_test: int, 
 
 
 def design_runs(design) -> RankComparison:
-    """The runs a design file (``data/designs/ch06_rank.toml``) fixes, on its seeds."""
-    from ..corpus.synthetic import synthetic_distributions
+    """The runs a design file (``ch06_rank``, or ``ch06_exploratory``) fixes, on its seeds."""
     mu = synthetic_distributions(16, 32, rng=0, regime="abrupt", n_topics=4)
     return rank_comparison(mu, n_blocks=4, n_train=800, n_test=2000, ranks=(1, 2, 3), seeds=design.seeds,
                            config=TrainConfig(epochs=30, lr=2e-2, batch_size=200), d_model=8)
 
 
 if __name__ == "__main__":  # pragma: no cover - the design's command
-    import sys
-
-    from .designs import Design
-    design = Design.load(sys.argv[1])
-    runs = design_runs(design)
-    design.store(sys.argv[2], names=list(runs.names), parameters=list(runs.parameters), accuracy=runs.accuracy.tolist())
+    from .designs import main
+    main(design_runs)

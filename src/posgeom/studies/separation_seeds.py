@@ -96,8 +96,7 @@ class RegularisedRuns:
 
 
 def _batched_lbfgs(f, x, *, done, max_iter: int, memory: int, c1: float = 1e-4):
-    """L-BFGS on the rows of ``x`` (own history, Armijo search) with ``f(x_rows, rows) -> (losses, grads)``, until
-    ``done(x, grad)``; returns ``x``, ``grad`` and the iterations per row."""
+    """Per row of ``x``, L-BFGS (Armijo) on ``f(x_rows, rows) -> (losses, grads)`` until ``done``: x, grad, steps."""
     import torch
     S, n = x.shape
     x = x.clone()
@@ -223,9 +222,6 @@ def design_runs(design) -> dict:
 
 
 if __name__ == "__main__":  # pragma: no cover - the design's command
-    import sys
-
-    from .designs import Design
-    design = Design.load(sys.argv[1])
-    design.store(sys.argv[2], command="python -m posgeom.studies.separation_seeds data/designs/ch04_checks.toml "
-                 "data/results/ch04_checks.json", **design_runs(design))
+    from .designs import main
+    main(design_runs, command="python -m posgeom.studies.separation_seeds data/designs/ch04_checks.toml "
+         "data/results/ch04_checks.json")
