@@ -6,6 +6,8 @@ classical MDS, SMACOF, the bootstrap, counting real text, and training a small T
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -46,10 +48,10 @@ def test_bootstrap_is_seeded():
 
 
 def test_real_text_counts():
-    from posgeom.corpus.toy_text import _tiny_reviews
     from posgeom.data import CountingConvention, corpus_position_counts, load_tokenizer
 
-    texts, tok = _tiny_reviews(n_reviews=200, rng=1), load_tokenizer()
+    shipped = Path(__file__).resolve().parents[2] / "data" / "tiny_reviews.txt"  # 2,000 toy reviews
+    texts, tok = shipped.read_text(encoding="utf-8").splitlines()[:200], load_tokenizer()
     a, b = _twice(lambda: corpus_position_counts(texts, tok, CountingConvention(16)))
     assert (a != b).nnz == 0
 

@@ -26,6 +26,11 @@ DOCS = [
 ]
 
 
+def _tiny_reviews() -> list[str]:
+    """The 2,000 toy reviews shipped in data/tiny_reviews.txt."""
+    return (Path(__file__).resolve().parents[2] / "data" / "tiny_reviews.txt").read_text(encoding="utf-8").splitlines()
+
+
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("corpus") / "docs.txt"
@@ -43,10 +48,8 @@ def report(corpus_file, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reviews_file(tmp_path_factory):
-    from posgeom.corpus.toy_text import _tiny_reviews
-
     path = tmp_path_factory.mktemp("reviews") / "reviews.txt"
-    path.write_text("\n".join(_tiny_reviews(n_reviews=400, rng=0)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(_tiny_reviews()[:400]) + "\n", encoding="utf-8")
     return path
 
 
@@ -216,9 +219,7 @@ def dask_cluster():
 @pytest.fixture(scope="module")
 def review_shards(tmp_path_factory):
     """480 toy reviews in four shards (.txt and .jsonl), read in sorted order: a, b, c, d."""
-    from posgeom.corpus.toy_text import _tiny_reviews
-
-    texts = _tiny_reviews(n_reviews=480, rng=0)
+    texts = _tiny_reviews()[:480]
     folder = tmp_path_factory.mktemp("review_shards")
     (folder / "a.txt").write_text("\n".join(texts[:150]) + "\n", encoding="utf-8")
     (folder / "b.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts[150:260]) + "\n",

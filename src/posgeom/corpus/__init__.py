@@ -1,8 +1,10 @@
 """Corpus statistics, the first step of the book's path (pure numpy/scipy).
 
 ``position_counts`` and ``position_distributions`` (the ``mu_i``), ``SequenceIncidence`` (the cell of every token
-of every text), and synthetic corpora with known ``mu_i``: ``REGIMES``, ``synthetic_distributions``,
-``synthetic_corpus``, ``sample_sequences``, ``zipf_distributions``, ``sample_texts``.
+of every text); synthetic corpora with known ``mu_i``: ``REGIMES`` (``"stationary"``, ``"smooth"``, ``"abrupt"``),
+``synthetic_distributions`` (a positional topic mixture), ``synthetic_corpus`` (sequences drawn from it),
+``sample_sequences`` and ``sample_texts`` (sequences and texts of given lengths drawn from given ``mu_i``),
+``zipf_distributions`` (large-vocabulary ``mu_i`` whose ranking drifts with the position).
 """
 from __future__ import annotations
 

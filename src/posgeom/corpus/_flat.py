@@ -8,8 +8,8 @@ from .._validation import check_positive_int
 __all__ = ["check_arguments", "check_ids", "flat_tokens"]
 
 
-def _flatten(sequences, n_positions: int, pad_id):
-    """Flat (positions, token_ids) arrays of the first ``n_positions`` tokens of every sequence."""
+def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
+    """Flat int64 ``(positions, ids)`` of the first ``n_positions`` tokens of each sequence, ids checked."""
     rows = [np.asarray(s).ravel() for s in sequences]
     if not rows:
         raise ValueError("sequences is empty: pass at least one sequence of token ids")
@@ -22,7 +22,8 @@ def _flatten(sequences, n_positions: int, pad_id):
     ids = np.concatenate(rows) if lengths.sum() else np.zeros(0, dtype=np.int64)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     positions = np.arange(ids.size) - starts
-    return positions, ids
+    check_ids(ids, vocab_size)
+    return positions.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)
 
 
 def check_arguments(n_positions, vocab_size, pad_id):
@@ -34,13 +35,6 @@ def check_arguments(n_positions, vocab_size, pad_id):
         if pad_id >= vocab_size:
             raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size})")
     return n_positions, vocab_size, pad_id
-
-
-def flat_tokens(sequences, n_positions: int, vocab_size: int, *, pad_id: int | None = None):
-    """Flat int64 ``(positions, ids)``, ids checked, of arguments that ``check_arguments`` passed."""
-    positions, ids = _flatten(sequences, n_positions, pad_id)
-    check_ids(ids, vocab_size)
-    return positions.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)
 
 
 def check_ids(ids, vocab_size: int) -> None:

@@ -16,19 +16,6 @@ __all__ = ["pad_sequences", "position_counts", "position_distributions"]
 _DENSE_BINCOUNT_CELLS = 1 << 25
 
 
-def _as_id_matrix(sequences, n_positions: int, pad_id):
-    """An equal-length (n_sequences, <= n_positions) id matrix, or ``None`` for ragged input."""
-    if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
-        ids = sequences[:, :n_positions]
-        if ids.shape[0] == 0:
-            raise ValueError("sequences is empty: pass at least one sequence of token ids")
-        if pad_id is not None and ids.shape[1] < n_positions:
-            pad = np.full((ids.shape[0], n_positions - ids.shape[1]), pad_id, dtype=ids.dtype)
-            ids = np.concatenate([ids, pad], axis=1)
-        return ids
-    return None
-
-
 def pad_sequences(sequences: Sequence[Sequence[int]], n_positions: int, *, pad_id: int) -> tuple[np.ndarray,
                   np.ndarray]:
     """Right-pad token id sequences (each ``1..n_positions`` long) to ``n_positions``, with the padding mask.
@@ -106,10 +93,15 @@ def position_counts(sequences: Sequence[Sequence[int]], n_positions: int, vocab_
            [0, 1, 0]])
     """
     n_positions, vocab_size, pad_id = check_arguments(n_positions, vocab_size, pad_id)
-    matrix = _as_id_matrix(sequences, n_positions, pad_id)
-    if matrix is not None:
-        check_ids(matrix, vocab_size)
-        return _counts_from_matrix(matrix, n_positions, vocab_size)
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 2:  # equal lengths: one bincount per position
+        ids = sequences[:, :n_positions]
+        if ids.shape[0] == 0:
+            raise ValueError("sequences is empty: pass at least one sequence of token ids")
+        if pad_id is not None and ids.shape[1] < n_positions:
+            pad = np.full((ids.shape[0], n_positions - ids.shape[1]), pad_id, dtype=ids.dtype)
+            ids = np.concatenate([ids, pad], axis=1)
+        check_ids(ids, vocab_size)
+        return _counts_from_matrix(ids, n_positions, vocab_size)
     positions, ids = flat_tokens(sequences, n_positions, vocab_size, pad_id=pad_id)
     keys = positions * vocab_size + ids
     cells = n_positions * vocab_size

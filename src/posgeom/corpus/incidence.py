@@ -1,8 +1,4 @@
-"""Sequence incidences: which (position, token) cell every counted token of every sequence falls in.
-
-``SequenceIncidence``: a corpus tokenised once; counts under any weighting of its texts are one ``bincount``.
-``check_incidence``: the one type check of that argument.
-"""
+"""``SequenceIncidence`` (counts under any weighting of the texts are one ``bincount``); ``check_incidence``."""
 from __future__ import annotations
 
 import numpy as np
@@ -178,8 +174,7 @@ class SequenceIncidence:
 
         Parameters
         ----------
-        weights : (m,) array of non-negative floats, optional
-            As in ``cell_counts``.
+        weights : (m,) array of non-negative floats, optional (as in ``cell_counts``)
 
         Returns
         -------
@@ -201,8 +196,7 @@ class SequenceIncidence:
 
         Parameters
         ----------
-        weights : (m,) array of non-negative floats, optional
-            As in ``cell_counts``.
+        weights : (m,) array of non-negative floats, optional (as in ``cell_counts``)
 
         Returns
         -------
@@ -220,8 +214,7 @@ class SequenceIncidence:
 
         Parameters
         ----------
-        weights : (m,) array of non-negative floats, optional
-            As in ``cell_counts``.
+        weights : (m,) array of non-negative floats, optional (as in ``cell_counts``)
 
         Returns
         -------

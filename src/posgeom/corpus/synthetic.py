@@ -1,10 +1,4 @@
-"""Synthetic corpora whose positional statistics are known exactly.
-
-``REGIMES`` (``"stationary"``, ``"smooth"``, ``"abrupt"``), ``synthetic_distributions`` (exact ``mu_i`` of a
-positional topic mixture), ``synthetic_corpus`` (sequences drawn from them), ``sample_sequences`` (sequences drawn
-from given ``mu_i``), ``zipf_distributions`` (large-vocabulary ``mu_i`` whose ranking drifts with the position),
-``sample_texts`` (texts of given lengths drawn from given ``mu_i``).
-"""
+"""Synthetic corpora whose positional statistics ``mu_i`` are known exactly (indexed in ``posgeom.corpus``)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

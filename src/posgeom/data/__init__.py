@@ -13,7 +13,6 @@
 ``learned_position_embeddings``    the learned position table of a pretrained model
 =================================  ====================================================
 """
-
 from __future__ import annotations
 
 # ``X as X``: result types, importable from here and documented (book/api.md) but not public names (__all__)

@@ -1,5 +1,4 @@
 """Where the corpora's archives come from: a local mirror (``$POSGEOM_DATA``) or a verified download."""
-
 from __future__ import annotations
 
 import contextlib

@@ -1,6 +1,5 @@
 """``sharded_tokenized_corpus``: a sharded corpus tokenised on Dask (``pip install 'posgeom[dask]'``), equal to
 one pass whatever the number of workers."""
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -54,16 +53,6 @@ def _concatenate(parts):
                            sep_id=first.sep_id, pad_id=first.pad_id)
 
 
-def _local_indices(select, n_docs):
-    """Split the corpus-wide document indices ``select(total)`` into per-shard indices."""
-    offsets = np.concatenate(([0], np.cumsum(n_docs)))
-    chosen = np.asarray(select(int(offsets[-1])), dtype=np.int64)
-    if chosen.size and (np.any(np.diff(chosen) <= 0) or chosen[0] < 0 or chosen[-1] >= offsets[-1]):
-        raise ValueError("select must return strictly increasing document indices within the corpus")
-    bounds = np.searchsorted(chosen, offsets)
-    return [chosen[a:b] - start for a, b, start in zip(bounds[:-1], bounds[1:], offsets[:-1])]
-
-
 def sharded_tokenized_corpus(source: str | os.PathLike, max_pieces: int, *, model: str = "all-MiniLM-L6-v2",
                              scheduler: str | None = None, n_workers: int = 2, text_field: str = "text",
                              select: Callable[[int], Sequence[int]] | None = None,
@@ -98,7 +87,6 @@ def _dask_map(client):
     def run(function, *iterables):
         # pure=False: a shard file may change between two calls on one long-lived cluster
         return client.gather(client.map(function, *iterables, pure=False))
-
     return run
 
 
@@ -109,7 +97,12 @@ def _tokenize(paths, select, run, tokenize, count):
     n_docs = run(count, paths)
     if not sum(n_docs):
         return None
-    keep = _local_indices(select, n_docs)
+    offsets = np.concatenate(([0], np.cumsum(n_docs)))  # the corpus-wide indices select(total), split by shard
+    chosen = np.asarray(select(int(offsets[-1])), dtype=np.int64)
+    if chosen.size and (np.any(np.diff(chosen) <= 0) or chosen[0] < 0 or chosen[-1] >= offsets[-1]):
+        raise ValueError("select must return strictly increasing document indices within the corpus")
+    bounds = np.searchsorted(chosen, offsets)
+    keep = [chosen[a:b] - start for a, b, start in zip(bounds[:-1], bounds[1:], offsets[:-1])]
     if not any(k.size for k in keep):
         raise ValueError("select keeps no document of the corpus")
     jobs = [(p, k) for p, k in zip(paths, keep) if k.size]  # shards without a selected document are not read again

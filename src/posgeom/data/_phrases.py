@@ -1,6 +1,5 @@
 """Source-sentence groups of a corpus of phrases, by hashing word runs (the relation is stated in
 :meth:`posgeom.data.Corpus.source_groups`)."""
-
 from __future__ import annotations
 
 import numpy as np
@@ -15,15 +14,6 @@ from ._tokens import check_texts
 _ANCHOR = 4
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
 _BASE_INV = np.uint64(pow(int(_BASE), -1, 1 << 64))
-
-
-def _check_phrase_texts(texts) -> list[str]:
-    """The texts as a list of strings, or a clear error."""
-    texts = list(check_texts(texts))
-    for k, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"texts must be strings; texts[{k}] is {type(t).__name__} {t!r:.60}")
-    return texts
 
 
 def _words(texts: list[str]):
@@ -77,7 +67,6 @@ def _containment(texts: list[str], min_shared: int):
         occ = np.repeat(np.arange(hashes.size), hits)
         rank = np.arange(occ.size) - np.repeat(np.cumsum(hits) - hits, hits)
         return order[lo[occ] + rank], starts[occ]
-
     short = distinct[lengths[distinct] < _ANCHOR]
     for ell in np.unique(lengths[short]):
         cand = short[lengths[short] == ell]
@@ -119,7 +108,10 @@ def _containment(texts: list[str], min_shared: int):
 
 def source_groups(texts, *, min_shared: int) -> np.ndarray:
     """Group id of every text (numbered by first appearance) under the relation of ``Corpus.source_groups``."""
-    texts = _check_phrase_texts(texts)
+    texts = list(check_texts(texts))
+    for k, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"texts must be strings; texts[{k}] is {type(t).__name__} {t!r:.60}")
     min_shared = check_positive_int(min_shared, "min_shared")
     m = len(texts)
     canon, lengths, a, b, opens, opening = _containment(texts, min_shared)

@@ -1,5 +1,4 @@
 """A corpus stored as shards (a folder or glob of text, JSONL or Parquet files): ``shard_paths``, ``read_shard``."""
-
 from __future__ import annotations
 
 import glob

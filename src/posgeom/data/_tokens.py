@@ -1,6 +1,5 @@
 """Word pieces of raw texts as a counting convention assembles them (shared by the streamed counts and the
 tokenised corpus)."""
-
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -18,18 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["check_texts", "special_ids", "iter_token_sequences", "assemble"]
 
 
-def _backend(tokenizer, n_content: int):
-    """A private copy of the Rust tokenizer: no padding, truncation of the word pieces at ``n_content``."""
-    from tokenizers import Tokenizer
-    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
-    backend.no_padding()
-    backend.enable_truncation(max_length=n_content)
-    return backend
-
-
 def special_ids(tokenizer):
-    cls_id, sep_id, pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    return cls_id, sep_id, pad_id
+    return tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
 
 
 def check_texts(texts):
@@ -58,8 +47,12 @@ def iter_token_sequences(texts: Sequence[str], tokenizer: PreTrainedTokenizerFas
     cls_id, sep_id, _ = special_ids(tokenizer)
     if specials and (cls_id is None or sep_id is None):
         raise ValueError("this tokenizer has no [CLS]/[SEP] tokens; use special_tokens=False")
-    # Word pieces are truncated at n: enough to know every count below and whether the sequence reaches n.
-    backend = _backend(tokenizer, n)
+    # A private copy of the Rust tokenizer, no padding, word pieces truncated at n: enough to know every count
+    # below and whether the sequence reaches n.
+    from tokenizers import Tokenizer
+    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
+    backend.no_padding()
+    backend.enable_truncation(max_length=n)
     encode = getattr(backend, "encode_batch_fast", backend.encode_batch)
     starts = range(0, len(texts), batch_size)
     if progress:
@@ -83,8 +76,7 @@ def assemble(pieces, convention: CountingConvention, cls_id, sep_id):
     """The counted sequence built from a text's word pieces (at least ``min(L, n)`` of them), or None if dropped."""
     n = convention.n_positions
     if convention.special_tokens:
-        # the full length is L + 2; pieces may be truncated at n, which is enough: any min_length <= n is decided
-        # by min(L, n) + 2.
+        # the full length is L + 2; pieces truncated at n suffice: min(L, n) + 2 decides any min_length <= n
         full_len = pieces.size + 2
         if convention.truncation == "model" and pieces.size > n - 2:
             seq = np.concatenate(([cls_id], pieces[: n - 2], [sep_id]))

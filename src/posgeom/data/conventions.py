@@ -1,6 +1,5 @@
 """Counting conventions, the tokenizer, and position counts streamed from raw text: ``CountingConvention``,
 ``load_tokenizer``, ``corpus_position_counts`` (indexed in ``posgeom.data``)."""
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -49,8 +48,8 @@ class CountingConvention:
 
     Examples
     --------
-    >>> CountingConvention(4, min_length=3).key
-    'n4-s1-p0-model-m3'
+    >>> CountingConvention(4, min_length=3)
+    CountingConvention(n_positions=4, special_tokens=True, count_padding=False, truncation='model', min_length=3)
     """
     n_positions: int
     special_tokens: bool = True
@@ -110,12 +109,6 @@ class CountingConvention:
         if self.min_length is not None:
             parts.append(f"only sequences of length >= {self.min_length}")
         return ", ".join(parts)
-
-    @property
-    def key(self) -> str:
-        """A short string identifying the convention (for cache file names)."""
-        return (f"n{self.n_positions}-s{int(self.special_tokens)}-p{int(self.count_padding)}-{self.truncation}"
-                f"-m{self.min_length or 0}")
 
 
 def load_tokenizer(*, name: str | os.PathLike = _DEFAULT_MODEL) -> PreTrainedTokenizerFast:
@@ -188,7 +181,6 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
         # One position_counts call per ~_COUNT_CHUNK_TOKENS tokens: its cost has a fixed part (a bincount over
         # n * V cells) that per-batch calls would pay many times. Counts are additive, so chunking is exact.
         return total + position_counts(buffer, convention.n_positions, vocab_size, pad_id=pad_id)
-
     for sequences in iter_token_sequences(texts, tokenizer, convention, batch_size=batch_size, progress=progress):
         kept += len(sequences)
         buffer.extend(sequences)

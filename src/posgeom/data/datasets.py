@@ -1,6 +1,5 @@
 """The book's two real corpora with their sentiment labels: ``Corpus``, ``load_sst2``, ``load_imdb`` (indexed in
 ``posgeom.data``). Archives (``data._archives``) are parsed in place, the result cached as JSON keyed by sha256."""
-
 from __future__ import annotations
 
 import dataclasses
@@ -235,11 +234,6 @@ def _parse_imdb(path: Path, source: Source) -> dict:
 _PARSERS = {"sst2": _parse_sst2, "imdb": _parse_imdb}
 
 
-def _atomic_write_json(path: Path, payload) -> None:
-    with atomic_open(path, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, ensure_ascii=False)
-
-
 def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:
     entry = cache_dir() / "parsed" / f"{source.name}-v{_PARSE_VERSION}-{digest[:16]}.json"
     if use_cache and entry.is_file():
@@ -253,7 +247,8 @@ def _parsed(source: Source, path: Path, digest: str, use_cache: bool) -> dict:
     splits = _PARSERS[source.name](path, source)
     if use_cache:
         try:
-            _atomic_write_json(entry, {"sha256": digest, "archive": str(path), "splits": splits})
+            with atomic_open(entry, "w", encoding="utf-8") as fh:
+                json.dump({"sha256": digest, "archive": str(path), "splits": splits}, fh, ensure_ascii=False)
         except OSError:
             pass  # a read-only cache is not an error: the corpus is simply re-parsed next time
     return splits

@@ -1,5 +1,4 @@
 """Pretrained models: where their files are; ``learned_position_embeddings``, their learned position table."""
-
 from __future__ import annotations
 
 import json
@@ -122,18 +121,6 @@ def _require_hub(repo_id: str, what: str) -> None:
                       f"is reachable, pass a local model directory, or use {_DEFAULT_MODEL!r} (offline)")
 
 
-def _hub_file(repo_id: str, filename: str) -> Path:
-    """Download one file of a hub model (cached by :mod:`huggingface_hub`)."""
-    _require_hub(repo_id, repr(filename))
-    from huggingface_hub import hf_hub_download
-    try:
-        return Path(hf_hub_download(repo_id, filename))
-    except Exception as exc:
-        raise OSError(f"could not get {filename!r} of {repo_id!r} from the Hugging Face Hub "
-                      f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local "
-                      f"directory, or use {_DEFAULT_MODEL!r} (offline)") from exc
-
-
 def _hub_weight_map(repo_id: str) -> dict[str, str]:
     """Tensor name -> safetensors file of a hub model, from the files' headers only (no weights downloaded)."""
     _require_hub(repo_id, "the safetensors weights")
@@ -186,10 +173,17 @@ class _Checkpoint:
     weight_map: dict[str, str]
 
     def file(self, filename: str) -> Path:
-        """The local path of one of its files."""
+        """The local path of one of its files (a hub file downloaded, cached by ``huggingface_hub``)."""
         if self.folder is not None:
             return self.folder / filename
-        return _hub_file(self.repo_id, filename)
+        _require_hub(self.repo_id, repr(filename))
+        from huggingface_hub import hf_hub_download
+        try:
+            return Path(hf_hub_download(self.repo_id, filename))
+        except Exception as exc:
+            raise OSError(f"could not get {filename!r} of {self.repo_id!r} from the Hugging Face Hub "
+                          f"({type(exc).__name__}: {exc}). Check the model id and the network, pass a local "
+                          f"directory, or use {_DEFAULT_MODEL!r} (offline)") from exc
 
     def config(self) -> dict:
         """Its ``config.json``, checked."""
@@ -208,14 +202,6 @@ class _Checkpoint:
         return config
 
 
-def _checkpoint(model) -> _Checkpoint:
-    """The checkpoint of a model name, folder or hub id."""
-    resolved = _resolve_model(model)
-    if isinstance(resolved, Path):
-        return _Checkpoint(str(resolved), resolved, None, _local_weight_map(resolved))
-    return _Checkpoint(f"hub:{resolved}", None, resolved, _hub_weight_map(resolved))
-
-
 def _describe_keys(keys: list[str], limit: int = 8) -> str:
     """A short account of a checkpoint's tensor names for error messages: position-related ones first."""
     keys = sorted(keys)
@@ -225,7 +211,6 @@ def _describe_keys(keys: list[str], limit: int = 8) -> str:
     def listing(names):
         more = f" and {len(names) - limit} more" if len(names) > limit else ""
         return f"{names[:limit]}{more}"
-
     return f"{len(keys)} tensors found: {listing(keys)}; position-related: {listing(related) if related else 'none'}"
 
 
@@ -272,16 +257,10 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
 
     Notes
     -----
-    The family is ``config.json``'s ``model_type``; ``pad`` its ``pad_token_id`` (1 for RoBERTa's checkpoints):
-
-    ============================================  ==========================================  =====================
-    ``model_type``                                tensor (after a prefix such as ``bert.``)   row of position ``i``
-    ============================================  ==========================================  =====================
-    ``bert``, ``distilbert``, ``electra``         ``embeddings.position_embeddings.weight``   ``i``
-    ``roberta``, ``xlm-roberta``, ``camembert``   ``embeddings.position_embeddings.weight``   ``i + pad + 1``
-    ``opt``                                       ``decoder.embed_positions.weight``          ``i + 2``
-    ``gpt2``                                      ``wpe.weight``                              ``i``
-    ============================================  ==========================================  =====================
+    The family is ``config.json``'s ``model_type``. Position ``i`` is row ``i`` of
+    ``embeddings.position_embeddings.weight`` (after a prefix such as ``bert.``) for ``bert``, ``distilbert``,
+    ``electra``; row ``i + pad_token_id + 1`` of it for ``roberta``, ``xlm-roberta``, ``camembert``; row ``i + 2``
+    of ``decoder.embed_positions.weight`` for ``opt``; row ``i`` of ``wpe.weight`` for ``gpt2``.
 
     Examples
     --------
@@ -289,7 +268,11 @@ def learned_position_embeddings(*, model: str | os.PathLike = _DEFAULT_MODEL) ->
     >>> P.shape, P.dtype
     ((512, 384), dtype('float64'))
     """
-    ckpt = _checkpoint(model)
+    resolved = _resolve_model(model)
+    if isinstance(resolved, Path):
+        ckpt = _Checkpoint(str(resolved), resolved, None, _local_weight_map(resolved))
+    else:
+        ckpt = _Checkpoint(f"hub:{resolved}", None, resolved, _hub_weight_map(resolved))
     keys = list(ckpt.weight_map)
     config = ckpt.config()
     model_type = config.get("model_type")

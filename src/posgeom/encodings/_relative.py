@@ -1,7 +1,6 @@
 """Private but for ``alibi_slopes``: ALiBi's slopes, RoPE's rotations, T5's buckets and the distance each induces
 (the convention is in ``posgeom.encodings._schemes``; the torch modules are in :mod:`posgeom.nn`).
 """
-
 from __future__ import annotations
 
 import math

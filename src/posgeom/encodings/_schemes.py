@@ -13,7 +13,6 @@ positional signals the whole model receives at ``i`` and at ``j``, over all its 
 
 Raw stress depends on these scales; scale-optimal stress does not.
 """
-
 from __future__ import annotations
 
 import numpy as np

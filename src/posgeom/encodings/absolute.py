@@ -4,7 +4,6 @@
 * :func:`mds_encoding`: Algorithm 1, classical MDS of the statistical distances placed in ``R^d``.
 * :func:`low_rank_factors`: the ``(n x r) (r x d)`` factorisation that stores an encoding with ``r (n + d)`` numbers.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,11 +60,6 @@ def _orthonormal_frame(d: int, r: int, *, rng=None) -> np.ndarray:
     return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
-def _place_in_width(X, d: int, *, rng=None) -> np.ndarray:
-    """Place an (n x r) configuration in ``R^d`` as ``X W^T`` with ``W = _orthonormal_frame(d, r, rng=rng)``."""
-    return X @ _orthonormal_frame(d, X.shape[1], rng=rng).T
-
-
 def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: str = "pad",
                  rng: int | np.random.Generator, tol: float | None = None) -> np.ndarray:
     """The MDS encoding of Algorithm 1: classical MDS of ``D``, placed in the model width ``d``.
@@ -110,7 +104,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
     if X.shape[1] > d:
         raise ValueError(f"the MDS configuration has r={X.shape[1]} dimensions but the width is d={d}; "
                          f"pass rank <= {d}")
-    return _place_in_width(X, d, rng=rng if frame == "random" else None)
+    return X @ _orthonormal_frame(d, X.shape[1], rng=rng if frame == "random" else None).T
 
 
 @dataclass(frozen=True)
@@ -130,7 +124,6 @@ class LowRankFactors:
     >>> f.n_parameters, f.n_full_parameters
     (48, 128)
     """
-
     left: np.ndarray
     right: np.ndarray
 

@@ -12,10 +12,7 @@ The **monotonicity conjecture** (Appendix A of :cite:`cirrincione2026`): learned
   overall score pools all triples; ``1``: perfectly monotone, about ``0.5``: no relation.
 * **Input**: an encoding ``P`` (rows = positions, ``kind="encoding"``, Euclidean distances) or a distance matrix
   (``kind="distances"``). Constant distances raise a ValueError rather than returning NaN.
-
-Here: :func:`rank_correlations`, :func:`triple_monotonicity` and :func:`permutation_test`.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,7 +50,6 @@ class RankCorrelation:
     >>> rank_correlations(np.arange(5.0)[:, None]).n_pairs
     10
     """
-
     spearman: float
     kendall: float
     n_positions: int
@@ -78,7 +74,6 @@ class TripleMonotonicity:
     >>> triple_monotonicity(np.arange(4.0)[:, None]).n_triples
     8
     """
-
     per_position: np.ndarray
     overall: float
     n_triples: int
@@ -119,13 +114,6 @@ def _pairs(n: int, max_lag: int | None) -> tuple[np.ndarray, np.ndarray]:
     return i[keep], j[keep]
 
 
-def _check_not_constant(d: np.ndarray) -> None:
-    """Raise if all pair distances are equal (the rank correlation is 0/0)."""
-    if np.ptp(d) <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
-        raise ValueError("all pair distances are equal: the rank correlation with the lag is undefined (0/0). The "
-                         "encoding carries no positional geometry (e.g. identical rows, or a regular simplex)")
-
-
 def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None = None, max_lag: int | None = None,
                       kendall: bool = True) -> RankCorrelation:
     """Spearman and Kendall correlations of the position distances ``D_ij`` with the lag ``j - i``.
@@ -154,19 +142,12 @@ def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None
     D = _position_distances(X, kind=kind, first=first)
     i, j = _pairs(D.shape[0], max_lag)
     d, lags = D[i, j], j - i
-    _check_not_constant(d)
+    if np.ptp(d) <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
+        raise ValueError("all pair distances are equal: the rank correlation with the lag is undefined (0/0). The "
+                         "encoding carries no positional geometry (e.g. identical rows, or a regular simplex)")
     tau = float(kendalltau(d, lags).statistic) if kendall else float("nan")
     return RankCorrelation(spearman=spearman(d, lags), kendall=tau, n_positions=D.shape[0], n_pairs=int(d.size),
                            max_lag=max_lag)
-
-
-def _monotone_pairs(v: np.ndarray) -> tuple[int, int]:
-    """For distances ``v`` by increasing lag: (pairs ``a < b`` with ``v[a] <= v[b]``, all pairs)."""
-    m = v.size
-    if m < 2:
-        return 0, 0
-    upper = np.triu(np.ones((m, m), dtype=bool), k=1)
-    return int(np.count_nonzero((v[:, None] <= v[None, :]) & upper)), m * (m - 1) // 2
 
 
 def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | None = None) -> TripleMonotonicity:
@@ -194,10 +175,10 @@ def triple_monotonicity(X: ArrayLike, *, kind: str = "encoding", first: int | No
     good = np.zeros(n, dtype=np.int64)
     total = np.zeros(n, dtype=np.int64)
     for i in range(n):
-        for side in (D[i, i + 1:], D[i, :i][::-1]):
-            g, t = _monotone_pairs(side)
-            good[i] += g
-            total[i] += t
+        for side in (D[i, i + 1:], D[i, :i][::-1]):  # distances by increasing lag: pairs a < b with side[a] <= side[b]
+            upper = np.triu(np.ones((side.size, side.size), dtype=bool), k=1)
+            good[i] += np.count_nonzero((side[:, None] <= side[None, :]) & upper)
+            total[i] += side.size * (side.size - 1) // 2
     per = good / total  # every anchor has >= 1 triple when n >= 3
     return TripleMonotonicity(per_position=per, overall=float(good.sum() / total.sum()), n_triples=int(total.sum()))
 

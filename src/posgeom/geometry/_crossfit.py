@@ -11,7 +11,7 @@ from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
 from ..corpus.incidence import SequenceIncidence, check_incidence
 from ..inference._bootstrap import Units
-from .hellinger import hellinger_distances
+from .hellinger import distances_from_squared, hellinger_distances, squared_from_gram
 
 __all__ = ["plugin_distances", "corrected_distances"]
 
@@ -34,11 +34,7 @@ _INTP_GRID_CELLS = 1 << 27
 
 
 class CrossFitter:
-    """Cross-half Gram matrices ``G = S_A S_B^T`` of the square-root distributions of two halves of text draws.
-
-    A half is an array of text indices (repeats allowed); the layout (dense block of frequent tokens, sparse block of
-    the other cells) and the table of each token's slot are precomputed, so a half costs one ``bincount``.
-    """
+    """Cross-half Gram matrices ``G = S_A S_B^T`` of two halves of text draws (repeats allowed), one bincount a half."""
     def __init__(self, inc: SequenceIncidence, dtype=np.float64):
         n, m = inc.n_positions, inc.n_sequences
         self.n, self.m, self.dtype = n, m, np.dtype(dtype)
@@ -142,29 +138,6 @@ class CrossFitter:
         return G, norm_a, norm_b
 
 
-def squared_from_gram(G: np.ndarray) -> np.ndarray:
-    """``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2`` of a cross-half Gram matrix: symmetric, zero diagonal, unclipped."""
-    g = np.diag(G).copy()
-    Q = 0.5 * (g[:, None] + g[None, :]) - 0.5 * (G + G.T)
-    np.fill_diagonal(Q, 0.0)
-    return Q
-
-
-def distances_from_squared(Q: np.ndarray) -> np.ndarray:
-    """``sqrt(clip(Q, 0, 1))`` with a zero diagonal."""
-    D = np.sqrt(np.clip(Q, 0.0, 1.0))
-    np.fill_diagonal(D, 0.0)
-    return D
-
-
-def check_enough_sequences(inc: SequenceIncidence) -> None:
-    if inc.n_sequences < 4:
-        raise ValueError(f"the corrected estimator splits the sequences into two halves of at least 2 sequences each; "
-                         f"it needs at least 4 sequences, got {inc.n_sequences}. Use the plug-in estimator "
-                         "(plugin_distances) on so small a sample, or collect more sequences")
-
-
-
 @dataclass(frozen=True)
 class CorrectedDistances:
     """The cross-fitted estimate of ``corrected_distances``.
@@ -199,24 +172,20 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     inc = check_incidence(incidence, "incidence")
     n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
     gen = check_rng(rng)
-    check_enough_sequences(inc)
-    n, m = inc.n_positions, inc.n_sequences
+    if inc.n_sequences < 4:
+        raise ValueError(f"the corrected estimator splits the sequences into two halves of at least 2 sequences each; "
+                         f"it needs at least 4 sequences, got {inc.n_sequences}. Use the plug-in estimator "
+                         "(plugin_distances) on so small a sample, or collect more sequences")
+    n = inc.n_positions
     fitter = CrossFitter(inc, np.float64)
-    units = Units(m) if units is None else units
-    def grams():
-        for k in range(n_splits):
-            try:
-                yield fitter.gram(*units.halves(gen.permutation(units.n_units)), norms=True)
-            except ValueError as exc:
-                raise ValueError(f"split {k}: {exc}") from None
-    return _average_over_splits(grams(), n, n_splits)
-
-
-def _average_over_splits(grams, n: int, n_splits: int) -> CorrectedDistances:
-    """The corrected estimate from the cross-half Gram matrices of ``n_splits`` splits."""
+    units = Units(inc.n_sequences) if units is None else units
     mean, m2, floor_sq = np.zeros((n, n)), np.zeros((n, n)), np.zeros(n)
     with single_threaded_blas():
-        for k, (G, norm_a, norm_b) in enumerate(grams):
+        for k in range(n_splits):
+            try:
+                G, norm_a, norm_b = fitter.gram(*units.halves(gen.permutation(units.n_units)), norms=True)
+            except ValueError as exc:
+                raise ValueError(f"split {k}: {exc}") from None
             Q = squared_from_gram(G)
             delta = Q - mean
             mean += delta / (k + 1)

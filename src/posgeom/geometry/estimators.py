@@ -47,10 +47,6 @@ class DistanceEstimate:
     resolution: Resolution | None = None
 
 
-def _to_distances(Q):
-    return np.sqrt(np.clip(Q, 0.0, 1.0))
-
-
 class Estimator:
     """The estimators' shared interface: a point estimate and a bootstrap through the one engine."""
     label = ""
@@ -126,11 +122,12 @@ class Estimator:
         units = Units(inc.n_sequences, groups=groups)
         prep = self._prepare(inc)
         stat = (lambda Q: Q) if statistic is None else statistic
+        root = (lambda Q: np.sqrt(np.clip(Q, 0.0, 1.0))) if statistic is None else None  # Q's interval to distances
         with single_threaded_blas():
             point = self._point(inc, gen, units, prep)
             return bootstrap(lambda drawn: stat(self._resample(inc, prep, units, drawn, gen)),
                              stat(point.squared), units=units, rng=gen, n_resamples=n_resamples,
-                             confidence=confidence, scale=_to_distances if statistic is None else None,
+                             confidence=confidence, scale=root,
                              estimate_mc=point.mc_spread if statistic is None else None,
                              label=self._label(inc, prep), point=point)
 

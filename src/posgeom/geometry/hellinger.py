@@ -17,8 +17,7 @@ _DENSE_PRODUCT_CELLS = 1 << 26
 
 def _bhattacharyya_coefficients(P) -> np.ndarray:
     """The (n x n) Bhattacharyya coefficients ``BC_ij = sum_k sqrt(P_ik P_jk)``, clipped to ``[0, 1]``."""
-    BC = _sqrt_gram(P)
-    BC = np.clip(BC, 0.0, 1.0)
+    BC = np.clip(_sqrt_gram(P), 0.0, 1.0)
     np.fill_diagonal(BC, 1.0)
     return BC
 
@@ -64,16 +63,22 @@ def hellinger_distances(P: ArrayLike) -> np.ndarray:
     array([[0.   , 0.541],
            [0.541, 0.   ]])
     """
-    G = _sqrt_gram(P)
+    return distances_from_squared(squared_from_gram(_sqrt_gram(P)))
+
+
+def squared_from_gram(G: np.ndarray) -> np.ndarray:
+    """``Q_ij = (G_ii + G_jj)/2 - (G_ij + G_ji)/2`` of a Gram matrix: symmetric, zero diagonal, unclipped."""
     g = np.diag(G).copy()
-    D = _hellinger_from_products(g[:, None], g[None, :], G)
+    Q = 0.5 * (g[:, None] + g[None, :]) - 0.5 * (G + G.T)
+    np.fill_diagonal(Q, 0.0)
+    return Q
+
+
+def distances_from_squared(Q: np.ndarray) -> np.ndarray:
+    """``sqrt(clip(Q, 0, 1))`` with a zero diagonal."""
+    D = np.sqrt(np.clip(Q, 0.0, 1.0))
     np.fill_diagonal(D, 0.0)
     return D
-
-
-def _hellinger_from_products(sq_norm_a, sq_norm_b, cross):
-    """``d_H`` from the products of square-root distributions ``a = sqrt(mu)``, ``b = sqrt(nu)``."""
-    return np.sqrt(np.clip(0.5 * (sq_norm_a + sq_norm_b) - cross, 0.0, 1.0))
 
 
 def fisher_rao_distances(P: ArrayLike) -> np.ndarray:
@@ -82,7 +87,7 @@ def fisher_rao_distances(P: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     P : (n, V) array or sparse matrix
-        Rows are probability distributions.
+        As in ``hellinger_distances``.
 
     Returns
     -------

@@ -261,9 +261,8 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     rungs = []
     for f in fractions:
         keep = _kept(inc, f, gen, groups)
-        part, labels = (inc, groups) if keep is None else (_subset(inc, keep), None)
-        if keep is not None and groups is not None:
-            labels = np.asarray(groups)[keep]
+        part = inc if keep is None else _subset(inc, keep)
+        labels = groups if keep is None or groups is None else np.asarray(groups)[keep]
         rungs.append(estimator.bootstrap(part, n_resamples=n_resamples, rng=gen, statistic=statistic,
                                          confidence=confidence, groups=labels))
     return Ladder(fractions=fractions, rungs=tuple(rungs), estimator=rungs[0].label)

@@ -65,14 +65,6 @@ def double_centered_gram(D: ArrayLike) -> np.ndarray:
     return 0.5 * (B + B.T)
 
 
-def _numerical_rank(eigenvalues, tol: float | None = None) -> int:
-    """Number of eigenvalues above ``tol`` (default ``n * eps * max|lambda|``)."""
-    lam = np.asarray(eigenvalues, dtype=float)
-    if tol is None:
-        tol = lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
-    return int(np.sum(lam > tol))
-
-
 def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = None) -> ClassicalMDS:
     """Classical MDS of a distance matrix (Algorithm 1).
 
@@ -102,7 +94,7 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
     U = U * _eigenvector_signs(U)
     if tol is None:
         tol = n * np.finfo(float).eps * max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
-    r_num = _numerical_rank(lam, tol)
+    r_num = int(np.sum(lam > tol))
     if rank is None:
         r = r_num
     else:

@@ -54,16 +54,14 @@ class LagStatistics:
         self.n_positions, self.first, self.last = n, first, last
         i, j = np.triu_indices(last - first + 1, 1)
         self._i, self._j = i + first, j + first
-        lag = j - i
+        self._lag = lag = j - i
         self.lags = np.arange(1, last - first + 1)
-        self._lag = lag
         self._count = np.bincount(lag)[1:].astype(np.float64)
         x = lag - lag.mean()
         self._slope_w = x / (x @ x)
         mid = (self._i + self._j) / 2.0
         mid_c = mid - (np.bincount(lag, weights=mid)[1:] / self._count)[lag - 1]
-        ss = mid_c @ mid_c
-        self._trend_w = mid_c / ss
+        self._trend_w = mid_c / (mid_c @ mid_c)
         self.slope_index = self.lags.size
         self.trend_index = self.lags.size + 1
         self.share_index = self.lags.size + 2 if with_share else None
@@ -79,15 +77,11 @@ class LagStatistics:
         q = Q[self._i, self._j]
         profile = np.bincount(self._lag, weights=q)[1:] / self._count
         out = [profile, [self._slope_w @ q, self._trend_w @ q]]
-        if self.share_index is not None:
-            out.append([self._share(q, profile)])
+        if self.share_index is not None:  # R^2 of q on the lag: the lag profile's share of q's variance
+            centred, fitted = q - q.mean(), profile[self._lag - 1] - q.mean()
+            total = centred @ centred
+            out.append([float(fitted @ fitted / total) if total > 0 else float("nan")])
         return np.concatenate(out)
-
-    def _share(self, q, profile) -> float:
-        centred = q - q.mean()
-        total = centred @ centred
-        fitted = profile[self._lag - 1] - q.mean()
-        return float(fitted @ fitted / total) if total > 0 else float("nan")
 
     def profile(self, values) -> np.ndarray:
         """The lag profile part of a vector of this statistic (or of a stack of them, along the last axis).
@@ -110,7 +104,8 @@ class LagStatistics:
     @staticmethod
     def _part(values, index: int):
         """Entry ``index`` of a vector of the statistic (a float), or of each of a stack of them."""
-        return _scalar(np.asarray(values)[..., index])
+        part = np.asarray(values)[..., index]
+        return float(part) if part.ndim == 0 else part
 
     def slope(self, values):
         """The lag slope part of a vector (a float), or of a stack of vectors (an array).
@@ -167,10 +162,6 @@ class LagStatistics:
         if self.share_index is None:
             raise ValueError("this LagStatistics was built without with_share=True")
         return self._part(values, self.share_index)
-
-
-def _scalar(x):
-    return float(x) if np.ndim(x) == 0 else x
 
 
 def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:

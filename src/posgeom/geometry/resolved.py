@@ -84,10 +84,6 @@ class Resolution:
         return f"{len(self.tokens)} most frequent tokens + other, {self.texts_per_position} texts per position and half"
 
 
-def _reach(inc: SequenceIncidence) -> np.ndarray:
-    return np.bincount(inc.positions, weights=inc.cell_counts(), minlength=inc.n_positions).astype(np.int64)
-
-
 def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, min_expected: float = 5.0,
                       texts_per_position: int | None = None, n_tokens: int | None = None) -> Resolution:
     """The stated rule that picks the resolved estimand's parameters from a corpus.
@@ -119,7 +115,7 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
         raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
     if not float(min_expected) > 0:
         raise ValueError(f"min_expected must be positive, got {min_expected}")
-    reach = _reach(incidence)
+    reach = incidence.sequences_per_position().astype(np.int64)
     if texts_per_position is None:
         i = int(np.argmin(reach))
         r = float(reach[i]) * float(fraction)

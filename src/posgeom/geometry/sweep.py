@@ -12,7 +12,6 @@ from .._blas import single_threaded_blas
 from .._validation import check_positive_int, check_rng
 from ..corpus.incidence import SequenceIncidence, check_incidence
 from ..inference._bootstrap import Units
-from ._crossfit import distances_from_squared
 from .resolved import EqualReach, Resolution, choose_resolution
 
 __all__ = ["resolution_sweep"]
@@ -34,18 +33,13 @@ class ResolutionSweep:
     Examples
     --------
     >>> r = Resolution((0,), 5, 2)
-    >>> ResolutionSweep((r,), np.full((1, 2, 2), 0.25), np.ones(1), r).distances[0, 0, 1]
-    np.float64(0.5)
+    >>> ResolutionSweep((r,), np.full((1, 2, 2), 0.25), np.ones(1), r).squared.shape
+    (1, 2, 2)
     """
     resolutions: tuple
     squared: np.ndarray
     mass_kept: np.ndarray
     rule: Resolution
-
-    @property
-    def distances(self) -> np.ndarray:
-        """``sqrt(clip(squared, 0, 1))`` at each resolution."""
-        return np.stack([distances_from_squared(Q) for Q in self.squared])
 
 
 def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
@@ -96,7 +90,7 @@ def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
                                      "position; use a smaller texts_per_position")
                 total += Q
             squared[g] = total / n_splits
-    totals = np.bincount(inc.positions, weights=inc.cell_counts(), minlength=inc.n_positions)
+    totals = inc.sequences_per_position()
     mass = []
     for res in grid:
         kept = np.isin(inc.tokens, np.asarray(res.tokens, dtype=int))
