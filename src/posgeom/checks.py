@@ -11,7 +11,6 @@ def check(claim: str, condition: object, detail: str = "") -> None:
     Parameters
     ----------
     claim : str
-        What holds, in words.
     condition : bool-like
         The test; numpy booleans are accepted, arrays are refused (use ``.all()`` or ``.any()``).
     detail : str, optional

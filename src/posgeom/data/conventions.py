@@ -154,7 +154,6 @@ def corpus_position_counts(texts: Sequence[str], tokenizer: PreTrainedTokenizerF
     convention : CountingConvention or int
         The convention, or just ``n_positions`` (the other fields at their defaults).
     batch_size, progress : int, bool
-        Texts tokenised per call of the Rust batch encoder; show a ``tqdm`` progress bar.
 
     Returns
     -------

@@ -237,7 +237,6 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     max_pieces : int, default 512
         Largest ``n_positions`` the result can serve.
     batch_size, progress : int, bool
-        Texts tokenised per batch; show a ``tqdm`` progress bar.
 
     Returns
     -------

@@ -27,8 +27,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
     Parameters
     ----------
     n_positions : int
-    d_model : int
-        Model width (even).
+    d_model : int, even
     base : float, default 10000.0
 
     Returns
@@ -70,9 +69,7 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
     Parameters
     ----------
     D : (n, n) array
-        Target distances between positions.
-    d_model : int
-        Model width, ``>= rank``.
+    d_model : int, ``>= rank``
     rank : int, optional
         MDS dimensions ``r``; ``None`` keeps the positive part of ``B``.
     frame : {"pad", "random"}, default "pad"
@@ -153,7 +150,6 @@ def low_rank_factors(P: ArrayLike, r: int) -> LowRankFactors:
     Parameters
     ----------
     P : (n, d) array
-        An encoding, rows are positions.
     r : int
         Number of factors, ``1 <= r <= min(n, d)``.
 

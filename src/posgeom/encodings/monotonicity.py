@@ -41,7 +41,6 @@ class RankCorrelation:
     spearman, kendall : float
         Spearman's ``rho`` and Kendall's ``tau_b`` of ``D_ij`` with ``j - i`` (``kendall`` NaN if not requested).
     n_positions, n_pairs : int
-        Positions considered and pairs used.
     max_lag : int or None
         Largest lag used (``None``: all lags).
 

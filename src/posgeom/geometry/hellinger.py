@@ -87,7 +87,6 @@ def fisher_rao_distances(P: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     P : (n, V) array or sparse matrix
-        As in ``hellinger_distances``.
 
     Returns
     -------

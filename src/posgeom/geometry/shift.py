@@ -31,8 +31,7 @@ def shift_equivariance_defect(D: ArrayLike) -> float:
 
     Parameters
     ----------
-    D : (n, n) array_like
-        Not identically zero.
+    D : (n, n) array_like, not identically zero
 
     Returns
     -------
@@ -139,8 +138,7 @@ def subspace_alignment(U: ArrayLike, F: ArrayLike) -> float:
 
     Parameters
     ----------
-    U, F : (n, m) array_like
-        Full-rank bases.
+    U, F : (n, m) array_like, full-rank bases
 
     Returns
     -------

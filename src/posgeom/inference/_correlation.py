@@ -20,7 +20,6 @@ class PermutationTest:
     null : ndarray
         The statistic under the permutations (all of them when ``exact``).
     p_value : float
-        See ``permutation_p_value``.
     alternative : {"greater", "two-sided"}
     exact : bool
 

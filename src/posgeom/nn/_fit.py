@@ -67,7 +67,6 @@ class FitResult:
     model, history : posgeom.nn.TransformerClassifier, posgeom.nn.TrainingHistory
         The trained model (eval mode) and its training.
     train_accuracy : float
-        Accuracy on the training data after training.
 
     Examples
     --------

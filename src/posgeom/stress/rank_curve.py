@@ -63,7 +63,6 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
     Parameters
     ----------
     D : (n, n) array
-        Target distances.
     ranks : iterable of int
         Ranks ``r >= 1``: at most the number of positive eigenvalues of ``B`` (classical) or ``n - 1`` (SMACOF).
     method : {"classical", "smacof"}

@@ -80,9 +80,8 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     >>> from posgeom.corpus import SequenceIncidence, synthetic_corpus
     >>> from posgeom.stress import mds_candidate
     >>> inc = SequenceIncidence.from_sequences(synthetic_corpus(400, 5, 12, rng=0), 5, 12)
-    >>> table = stress_table(None, [mds_candidate(rank=2)], data=inc, rng=0, n_resamples=10)
-    >>> table.estimator, table.n_resamples, table["MDS rank 2"].optimal_ci is not None
-    ('resolved', 10, True)
+    >>> stress_table(None, [mds_candidate(rank=2)], data=inc, rng=0, n_resamples=10).estimator
+    'resolved'
     """
     from ..geometry.estimators import Resolved
     candidates = list(candidates)

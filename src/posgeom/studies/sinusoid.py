@@ -115,8 +115,7 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
 
     Parameters
     ----------
-    D : (n, n) array
-        Distances between positions, not all zero.
+    D : (n, n) array of distances between positions, not all zero
     rank, d_model, rng, n_null, quantile
         At most the number of positive eigenvalues of ``-1/2 J D^2 J``; the sinusoid's width (``>= 2 rank``); the
         null's random centred subspaces and its quantile used as threshold.
@@ -129,9 +128,8 @@ def sinusoid_alignment(D: ArrayLike, rank: int, *, d_model: int, rng: int | np.r
     --------
     >>> from posgeom.geometry import hellinger_distances, shift_equivariant_distributions
     >>> D = hellinger_distances(shift_equivariant_distributions(16, width=2.0))
-    >>> res = sinusoid_alignment(D, 2, d_model=64, rng=0, n_null=200)
-    >>> res.aligned, res.share_exceeds_null, round(res.alignment, 2)
-    (True, True, 0.99)
+    >>> sinusoid_alignment(D, 2, d_model=64, rng=0, n_null=200).aligned
+    True
     """
     D = check_distance_matrix(D)
     if not np.any(D > 0):
