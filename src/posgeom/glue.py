@@ -15,8 +15,7 @@ def record(name: str, value: object) -> object:
 
     Parameters
     ----------
-    name : str
-        The ledger's key, a Python identifier unique within the chapter.
+    name : str, the ledger's key (a Python identifier unique within the chapter)
     value : object
 
     Returns

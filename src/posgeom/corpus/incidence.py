@@ -27,8 +27,7 @@ class SequenceIncidence:
 
     Attributes
     ----------
-    positions, tokens : ndarray
-        Position and token of each entry of ``cells``.
+    positions, tokens : ndarray, the position and token of each entry of ``cells``
     used_tokens : ndarray
         The sorted token ids that occur; ``columns`` maps each cell to its index in it.
 

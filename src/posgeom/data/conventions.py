@@ -32,8 +32,7 @@ class CountingConvention:
 
     Parameters
     ----------
-    n_positions : int
-        Window length ``n``: positions ``0..n-1``; longer sequences are truncated.
+    n_positions : int, the window length ``n`` (positions ``0..n-1``; longer sequences are truncated)
     special_tokens : bool, default True
         Count ``[CLS]`` at position 0 (so ``mu_0`` is a point mass) and ``[SEP]`` after the last word piece.
     count_padding : bool, default False

@@ -33,10 +33,8 @@ class Corpus:
     ----------
     name, split, source : str
         ``"sst2"`` or ``"imdb"``; ``"train"``, ``"dev"`` or ``"test"``; the path of the archive read.
-    texts : list of str
-        The documents, in the order stated by :func:`load_sst2` and :func:`load_imdb`.
-    labels : (m,) int64 array
-        Sentiment labels: 1 positive, 0 negative.
+    texts : list of str, the documents in the order stated by :func:`load_sst2` and :func:`load_imdb`
+    labels : (m,) int64 array of sentiment labels: 1 positive, 0 negative
     ids : list of str
         A stable identifier per document (SST-2: ``"train:<line number>"``; IMDB: ``"train/pos/123_9"``).
 
@@ -61,8 +59,7 @@ class Corpus:
 
         Parameters
         ----------
-        indices : 1-D int array_like
-            In ``[0, len(self))``; repeats are allowed.
+        indices : 1-D int array_like in ``[0, len(self))`` (repeats are allowed)
 
         Returns
         -------
@@ -88,8 +85,7 @@ class Corpus:
 
         Parameters
         ----------
-        size : int
-            Number of documents, ``1 <= size <= len(self)``.
+        size : int, ``1 <= size <= len(self)``
         rng : int or numpy.random.Generator
 
         Returns

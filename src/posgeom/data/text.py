@@ -37,10 +37,8 @@ class TokenizedCorpus:
 
     Parameters
     ----------
-    indptr : 1-D int array of length ``m + 1``
-        Text ``k`` holds ``ids[indptr[k]:indptr[k + 1]]``.
-    ids : 1-D int array
-        The word pieces of all texts, concatenated (stored as int32).
+    indptr : 1-D int array of length ``m + 1``: text ``k`` holds ``ids[indptr[k]:indptr[k + 1]]``
+    ids : 1-D int array, the word pieces of all texts, concatenated (stored as int32)
     max_pieces, vocab_size : int
         Word pieces kept per text (the largest ``n_positions`` served); the tokenizer's ``V``.
     cls_id, sep_id, pad_id : int or None
@@ -234,8 +232,7 @@ def tokenize_corpus(texts: Sequence[str], tokenizer: PreTrainedTokenizerFast, *,
     ----------
     texts : sequence of str
     tokenizer : transformers fast tokenizer
-    max_pieces : int, default 512
-        Largest ``n_positions`` the result can serve.
+    max_pieces : int, default 512 (the largest ``n_positions`` the result can serve)
     batch_size, progress : int, bool
 
     Returns
@@ -276,8 +273,7 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
         Used on a cache miss; loaded from ``model`` if not given.
     cache : path, optional
         Cache folder; default ``posgeom.data.cache_dir() / "tokens"``.
-    batch_size, progress
-        As in :func:`tokenize_corpus` (on a cache miss).
+    batch_size, progress : int, bool
 
     Returns
     -------

@@ -37,8 +37,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
     Returns
     -------
-    (n_heads,) float ndarray
-        Positive, decreasing slopes.
+    (n_heads,) float ndarray of positive, decreasing slopes
 
     Examples
     --------

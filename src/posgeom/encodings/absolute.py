@@ -32,8 +32,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, *, base: float = 10000.0
 
     Returns
     -------
-    (n, d) float ndarray
-        Row ``i`` encodes position ``i``.
+    (n, d) float ndarray, row ``i`` encodes position ``i``
 
     Examples
     --------
@@ -74,10 +73,8 @@ def mds_encoding(D: ArrayLike, d_model: int, *, rank: int | None = None, frame: 
         MDS dimensions ``r``; ``None`` keeps the positive part of ``B``.
     frame : {"pad", "random"}, default "pad"
         ``W``: zero padding after the first ``r`` coordinates, or a random orthonormal frame drawn from ``rng``.
-    rng : int or numpy.random.Generator
-        Used only with ``frame="random"``.
-    tol : float, optional
-        Eigenvalue tolerance of ``classical_mds``.
+    rng : int or numpy.random.Generator, used only with ``frame="random"``
+    tol : float, optional (``classical_mds``'s eigenvalue tolerance)
 
     Returns
     -------
@@ -150,8 +147,7 @@ def low_rank_factors(P: ArrayLike, r: int) -> LowRankFactors:
     Parameters
     ----------
     P : (n, d) array
-    r : int
-        Number of factors, ``1 <= r <= min(n, d)``.
+    r : int, ``1 <= r <= min(n, d)``
 
     Returns
     -------

@@ -121,13 +121,9 @@ def rank_correlations(X: ArrayLike, *, kind: str = "encoding", first: int | None
     ----------
     X : (n, d) encoding or (n, n) distance matrix
     kind : {"encoding", "distances"}, default "encoding"
-        How ``X`` is read.
-    first : int, optional
-        Use positions ``0..first-1`` only.
-    max_lag : int, optional
-        Use pairs with lag ``<= max_lag`` only.
-    kendall : bool, default True
-        Also compute Kendall's ``tau_b`` (else NaN).
+    first : int, optional (use positions ``0..first-1`` only)
+    max_lag : int, optional (use pairs with lag ``<= max_lag`` only)
+    kendall : bool, default True (also Kendall's ``tau_b``, else NaN)
 
     Returns
     -------
@@ -200,8 +196,7 @@ def permutation_test(X: ArrayLike, *, rng: int | np.random.Generator, n_permutat
 
     Returns
     -------
-    posgeom.inference.PermutationTest
-        One-sided (``alternative="greater"``).
+    posgeom.inference.PermutationTest, one-sided (``alternative="greater"``)
 
     Examples
     --------

@@ -26,8 +26,7 @@ class DistanceEstimate:
     ----------
     squared : (n, n) ndarray
         Unclipped estimates of the squared distances; use these for averages and for classical MDS.
-    distances : (n, n) ndarray
-        ``sqrt(clip(squared, 0, 1))``, zero diagonal.
+    distances : (n, n) ndarray, ``sqrt(clip(squared, 0, 1))``, zero diagonal
     estimator, estimand : str
     mc_spread : (n, n) ndarray or None
         Monte Carlo standard error of ``squared`` over random splits (``None`` for the plug-in).
@@ -100,8 +99,7 @@ class Estimator:
         statistic : callable, optional
             ``statistic(Q)`` of the squared distances; default ``Q`` itself, its interval mapped to distances.
         confidence : float, default 0.95
-        groups : (n_texts,) array, optional
-            A label per text (``Units``).
+        groups : (n_texts,) array, optional, a label per text (``Units``)
 
         Returns
         -------

@@ -15,8 +15,7 @@ def pairwise_distances(P: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    P : (n, d) array_like
-        Row ``i`` is the vector of position ``i`` (``n >= 2``).
+    P : (n, d) array_like, row ``i`` the vector of position ``i`` (``n >= 2``)
 
     Returns
     -------

@@ -50,8 +50,7 @@ def hellinger_distances(P: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    P : (n, V) array or sparse matrix
-        Rows are probability distributions.
+    P : (n, V) array or sparse matrix whose rows are probability distributions
 
     Returns
     -------

@@ -95,8 +95,7 @@ def subsample(data: SequenceIncidence, fraction: float, *, rng: int | np.random.
     data : SequenceIncidence
     fraction : float, in ``(0, 1]``
     rng : int or numpy.random.Generator
-    groups : (n_texts,) array, optional
-        A label per text; default every text is its own group.
+    groups : (n_texts,) array, optional, a label per text (default: every text is its own group)
 
     Returns
     -------
@@ -230,8 +229,7 @@ def stability_ladder(estimator: object, data: object, *, statistic: Callable | N
     estimator : PlugIn, CrossFitted or Resolved
         Planned for the smallest rung first (``Estimator.planned``): every rung estimates one estimand.
     data : SequenceIncidence
-    statistic : callable, optional
-        ``statistic(Q)`` of the squared distances; default ``Q``.
+    statistic : callable, optional, ``statistic(Q)`` of the squared distances (default ``Q``)
     fractions : sequence of float, default ``(1, 1/2, 1/4, 1/8)``
         Starting with 1; each rung a fresh random share of the whole corpus.
     rng : int or numpy.random.Generator

@@ -18,14 +18,12 @@ class ClassicalMDS:
 
     Attributes
     ----------
-    embedding : (n, r) array
-        ``U_r L_r^{1/2}``; rows are positions.
+    embedding : (n, r) array, ``U_r L_r^{1/2}`` (rows are positions)
     eigenvalues : (n,) array
         All eigenvalues of ``B``, descending (negative ones kept for diagnosis).
     eigenvectors : (n, n) array
         Columns sign-fixed so that each one's largest-magnitude entry is positive.
-    rank : int
-        Number of eigenvalues ``> tol``.
+    rank : int, the number of eigenvalues ``> tol``
     tol : float
 
     Examples
@@ -70,10 +68,8 @@ def classical_mds(D: ArrayLike, *, rank: int | None = None, tol: float | None = 
 
     Parameters
     ----------
-    D : (n, n) array
-        Symmetric, non-negative, zero-diagonal distances.
-    rank : int, optional
-        Dimensions kept, at most the numerical rank (the default).
+    D : (n, n) array of symmetric, non-negative, zero-diagonal distances
+    rank : int, optional, the dimensions kept (at most the numerical rank, the default)
     tol : float, optional
         Eigenvalues ``<= tol`` count as zero; default ``n * eps * max|lambda|``.
 

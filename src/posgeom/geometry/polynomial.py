@@ -48,8 +48,7 @@ class BestPolynomial(Estimator):
 
     Parameters
     ----------
-    support_size : int, optional
-        Default the vocabulary size.
+    support_size : int, optional (default the vocabulary size)
     n_splits : int, default 20
 
     Examples

@@ -169,8 +169,7 @@ def pad_texts(data: SequenceIncidence, pad_id: int) -> SequenceIncidence:
 
     Parameters
     ----------
-    data : SequenceIncidence
-        Texts filling positions ``0 .. length - 1``.
+    data : SequenceIncidence of texts filling positions ``0 .. length - 1``
     pad_id : int
 
     Returns

@@ -98,8 +98,7 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     fraction : float, default 1.0
         Plan for a subsample of this share of the texts (``1/8`` for a ladder down to an eighth).
     min_expected : float, default 5.0
-    texts_per_position, n_tokens : int, optional
-        ``m*`` and ``K`` given instead of the rule.
+    texts_per_position, n_tokens : int, optional (``m*`` and ``K`` given instead of the rule)
 
     Returns
     -------

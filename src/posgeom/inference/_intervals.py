@@ -237,8 +237,7 @@ def tost_power(sd: float, n_samples: int, margin: float, *, difference: float = 
 
     Parameters
     ----------
-    sd : float, > 0
-        The true standard deviation of one difference.
+    sd : float, > 0, the true standard deviation of one difference
     n_samples : int, >= 2
     margin : float, > 0
     difference : float, default 0.0 (the true mean difference)

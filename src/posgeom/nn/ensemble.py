@@ -125,8 +125,7 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
 
     Returns
     -------
-    tuple of FitResult
-        In the order of ``seeds``.
+    tuple of FitResult, in the order of ``seeds``
 
     Examples
     --------

@@ -32,8 +32,7 @@ def output_trajectory(targets: np.ndarray, *, loss: str, lr: float, steps: int) 
 
     Returns
     -------
-    (n, V) numpy.ndarray
-        Row ``i`` is ``F_t(y_i)``.
+    (n, V) numpy.ndarray, row ``i`` is ``F_t(y_i)``
 
     Examples
     --------
@@ -68,8 +67,7 @@ def kernel_regime_distances(targets: np.ndarray, *, loss: str, lr: float, steps:
 
     Returns
     -------
-    (n, n) numpy.ndarray
-        Symmetric, zero diagonal.
+    (n, n) numpy.ndarray, symmetric, zero diagonal
 
     Examples
     --------

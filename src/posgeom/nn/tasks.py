@@ -116,8 +116,7 @@ def centre_task(n_pairs: int, n_positions: int, vocab_size: int, *, rng: int | n
 
     Returns
     -------
-    TaskData
-        Bases (label 1), then partners (label 0).
+    TaskData, bases (label 1) then partners (label 0)
 
     Examples
     --------
@@ -203,8 +202,7 @@ def transposition_task(n_sequences: int, *, shift: float, vocab_size: int = 8,
     Parameters
     ----------
     n_sequences, vocab_size : int
-    shift : float
-        Non-stationarity of the pair (:func:`pair_distributions`), in ``[0, 1]``.
+    shift : float in ``[0, 1]``, the pair's non-stationarity (:func:`pair_distributions`)
     rng : int or numpy.random.Generator
 
     Returns

@@ -149,8 +149,7 @@ def predict(model: nn.Module, X: np.ndarray | torch.Tensor, *, padding_mask: np.
     ----------
     model : nn.Module, called as ``model(X, padding_mask=..., pooled=...)``
     X, padding_mask : (N, L) int and bool arrays or tensors (``padding_mask`` optional)
-    pooled, batch_size : bool, int
-        Pooled logits or per token; sequences per forward pass.
+    pooled, batch_size : bool, int (pooled logits or per token; sequences per forward pass)
 
     Returns
     -------

@@ -66,8 +66,7 @@ def report_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, esti
         The report's estimator (a ``Resolved`` one fixed for the smallest rung).
     rng, n_resamples, fractions : int, int, sequence of float
         Seed (both ladders draw the same rungs and resamples); resamples per rung; the rungs.
-    groups : (n_texts,) array, optional
-        One label per text, the unit of resampling on every rung.
+    groups : (n_texts,) array, optional, one label per text (the unit of resampling on every rung)
 
     Returns
     -------
@@ -188,8 +187,7 @@ def plot_ladder(summary: dict, *, ax: Axes | None = None, fitted: bool = True) -
 
     Parameters
     ----------
-    summary : dict
-        From :func:`report_ladder` (or ``report.json``'s ``"ladder"``).
+    summary : dict from :func:`report_ladder` (or ``report.json``'s ``"ladder"``)
     ax, fitted : matplotlib.axes.Axes, bool
         Where to draw (default a new figure); whether to draw the fitted rows (MDS, default True).
 

@@ -68,8 +68,7 @@ def stress_of_distances(E: ArrayLike, D: ArrayLike, *, scale: str = "raw") -> fl
     ----------
     E, D : (n, n) arrays
         Distances induced by an encoding (a relative scheme's induced distance); target distances.
-    scale : {"raw", "optimal"}, default "raw"
-        Raw or scale-optimal stress (the module docstring).
+    scale : {"raw", "optimal"}, default "raw" (raw or scale-optimal stress, the module docstring)
 
     Returns
     -------

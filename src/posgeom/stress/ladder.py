@@ -171,13 +171,11 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
 
     Parameters
     ----------
-    candidates : sequence of Candidate
-        The rows; names must be unique.
+    candidates : sequence of Candidate with unique names
     data : SequenceIncidence
     estimator : PlugIn, CrossFitted or Resolved, optional
     rng : int or numpy.random.Generator
     n_resamples, fractions, confidence, title : int, sequence of float, float, str
-        Resamples per rung; the rungs.
     groups : (n_texts,) array, optional
         One label per text, the unit of resampling: rungs and splits keep groups whole (``n_texts`` then approximate).
 

@@ -67,8 +67,7 @@ def stress_by_rank(D: ArrayLike, ranks: Sequence[int], *, method: str = "classic
         Ranks ``r >= 1``: at most the number of positive eigenvalues of ``B`` (classical) or ``n - 1`` (SMACOF).
     method : {"classical", "smacof"}
         Classical MDS (``X_r = U_r L_r^{1/2}``) or SMACOF started from it (plus ``n_init - 1`` random starts).
-    rng : int or numpy.random.Generator
-        The random starts of ``"smacof"``; ignored by ``"classical"``.
+    rng : int or numpy.random.Generator, for the random starts of ``"smacof"`` (``"classical"`` ignores it)
     n_init, tol : int, float, optional
         SMACOF starts per rank; the eigenvalue tolerance of classical MDS.
 

@@ -21,14 +21,12 @@ class StressRow:
 
     Attributes
     ----------
-    name, description : str
-        Label and conventions of the candidate.
+    name, description : str, the candidate's label and conventions
     raw, optimal, scale : float
         Raw and scale-optimal stress against ``D`` (``posgeom.stress.core``), and ``a*`` (0 if ``E == 0``).
     raw_ci, optimal_ci, raw_ci_mc, optimal_ci_mc : (float, float) or None
         Bootstrap intervals, and the Monte Carlo standard errors of their ends.
-    fitted : bool
-        Whether the row was fitted to ``D`` (and refitted per resample).
+    fitted : bool, whether the row was fitted to ``D`` (and refitted per resample)
     raw_bias, optimal_bias : float or None
         Mean of the replicates minus the estimate; the centred intervals remove it.
 
@@ -106,16 +104,14 @@ class StressTable:
 
     Attributes
     ----------
-    rows : tuple of StressRow
-        In the order of the candidates.
+    rows : tuple of StressRow, in the order of the candidates
     n_positions, n_resamples : int
         ``n`` of ``D``; resamples behind the intervals (0: no bootstrap).
     confidence, method, seed : float, str, int or None
         The intervals' coverage and form (the bootstrap engine's statement); the bootstrap's int seed, if given.
     title, estimator, estimand : str
         Free text; the label of the estimator of ``D`` (every output format states it); what ``D`` estimates.
-    target : (n, n) ndarray or None
-        The distances ``D`` the rows were evaluated against (read-only).
+    target : (n, n) ndarray or None, the distances ``D`` the rows were evaluated against (read-only)
     replicates : ndarray or None
         ``(n_resamples, 3 * len(rows))``: each row's raw stress, scale-optimal stress and scale, on the same resamples.
 
@@ -205,8 +201,7 @@ class StressTable:
 
         Returns
         -------
-        posgeom.inference.BootstrapEstimate
-            With the engine's centred percentile interval, ready for ``posgeom.inference.decide``.
+        posgeom.inference.BootstrapEstimate, with the engine's centred percentile interval
 
         Examples
         --------

@@ -25,8 +25,7 @@ class ShiftInvariantStress:
         any shift-invariant encoding's scale-optimal stress).
     profile_cosine : float
         ``c``: cosine between the lag profiles of ``D`` and ``E``, weighted by the ``n - k`` pairs at lag ``k``.
-    stress : float
-        ``1 - (1 - delta^2) c^2``.
+    stress : float, ``1 - (1 - delta^2) c^2``
 
     Examples
     --------

@@ -111,8 +111,7 @@ def split_half_stress(candidates: Sequence[Candidate], data: SequenceIncidence, 
     Parameters
     ----------
     candidates, data : sequence of Candidate, SequenceIncidence
-    estimator : Resolved, CrossFitted or PlugIn, optional
-        Default ``Resolved()``.
+    estimator : Resolved, CrossFitted or PlugIn, default ``Resolved()``
     rng, n_splits : int or numpy.random.Generator, int
 
     Returns

@@ -58,8 +58,7 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     ----------
     D : (n, n) array or None
         Target distances, taken as given (no intervals); ``None`` to estimate them from ``data``.
-    candidates : sequence of Candidate
-        The rows (e.g. ``standard_candidates(n)``); names must be unique.
+    candidates : sequence of Candidate with unique names (e.g. ``standard_candidates(n)``)
     data : posgeom.corpus.SequenceIncidence, optional
         The texts behind ``D`` (with ``D=None``): all rows get intervals on the same resamples, fitted rows refitted.
     estimator : PlugIn, CrossFitted or Resolved, optional
@@ -73,7 +72,6 @@ def stress_table(D: ArrayLike | None, candidates: Sequence[Candidate], *, data: 
     Returns
     -------
     StressTable
-        Centred percentile intervals of the one bootstrap engine (``StressTable.method``).
 
     Examples
     --------
