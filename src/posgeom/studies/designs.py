@@ -58,8 +58,7 @@ class Design:
         return range(self["seed_start"], self["seed_stop"])
 
     def results(self) -> dict:
-        """The stored results (``results``, else ``data/results/<name>.json``); an error if made under another
-        design."""
+        """The stored results (``results``, else ``data/results/<name>.json``); an error if another design made them."""
         path = self.fields.get("results", f"data/results/{self['name']}.json")
         results = json.loads((ROOT / path).read_text())
         if results.get("design_sha256") != self.sha256 or results.get("seeds") != list(self.seeds):

@@ -150,11 +150,9 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
                          n_pairs: int, n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig,
                          d_model: int = 16, n_heads: int = 2, n_layers: int = 1,
                          dose: Callable[..., np.ndarray] | None = None) -> DoseRuns:
-    """Stress and accuracy of the frozen MDS encoding ``P`` at growing doses ``f`` in [0, 1], seed by seed.
-
-    Seed ``s`` draws its paired ``task`` with ``rng=[s, 0]`` and gives dose ``f`` the encoding ``dose(P, f, rng)``
-    (``rng=[s, 1]``; default: ``round(f n)`` rows deranged); all models train at once (seeds ``sF + a``).
-    """
+    """Stress and accuracy of the frozen MDS encoding ``P`` at growing doses ``f`` in [0, 1], seed by seed: seed ``s``
+    draws its paired ``task`` with ``rng=[s, 0]`` and gives dose ``f`` the encoding ``dose(P, f, rng)``
+    (``rng=[s, 1]``; default: ``round(f n)`` rows deranged); all models train at once (seeds ``sF + a``)."""
     seeds, fractions = check_seeds(seeds), np.asarray(fractions, dtype=float)
     if fractions.ndim != 1 or fractions.size < 2 or np.any((fractions < 0) | (fractions > 1)):
         raise ValueError(f"fractions must be at least two numbers in [0, 1], got {fractions}")

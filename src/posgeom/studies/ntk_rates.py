@@ -48,11 +48,9 @@ def train_runs(target: ArrayLike, widths: Sequence[int], *, loss: str, sigma0: C
                seed_stride: int | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """Train the masked-slot network at every width from ``n_seeds`` seeds (as :func:`kernel_deviations`'), the
     initial scale ``sigma0(width)``, toward ``target`` (``sqrt(mu)`` for ``loss="mse"``, ``mu`` for cross-entropy).
-
     Returns one row per run, ``error`` (RMS of learned minus kernel-regime distances), ``displacement`` (trained
     minus initial table against ``D^F``, the prediction at ``sigma0 = 0``), ``rho`` (Spearman with the lag),
-    ``discordance`` (1 - Kendall's tau with the prediction), ``gap`` if ``linearised``; and the last distances.
-    """
+    ``discordance`` (1 - Kendall's tau with the prediction), ``gap`` if ``linearised``; and the last distances."""
     target = np.asarray(target)
     n, vocab = target.shape
     iu = np.triu_indices(n, k=1)

@@ -54,11 +54,9 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
 
     Parameters
     ----------
-    X : (N, n) int array
-        Token ids, right-padded where ``padding_mask`` is True (padding is neither counted nor shuffled).
+    X : (N, n) int array of token ids, right-padded where ``padding_mask`` is True (pads neither counted nor shuffled)
     vocab_size, rng, padding_mask : int, int or numpy.random.Generator, (N, n) bool array or None
-    n_null, quantile : int, float
-        Number of null corpora; the quantile of the null eigenvalues that a real eigenvalue must exceed.
+    n_null, quantile : int, float (null corpora; the quantile of the null eigenvalues a real one must exceed)
 
     Returns
     -------
@@ -67,8 +65,7 @@ def parallel_analysis(X: ArrayLike, vocab_size: int, *, rng: int | np.random.Gen
     Examples
     --------
     >>> from posgeom import synthetic_corpus
-    >>> X = synthetic_corpus(2000, 12, 50, rng=0, regime="abrupt")
-    >>> parallel_analysis(X, 50, rng=0, n_null=20).signal_rank
+    >>> parallel_analysis(synthetic_corpus(2000, 12, 50, rng=0, regime="abrupt"), 50, rng=0, n_null=20).signal_rank
     3
     """
     X = np.asarray(X)

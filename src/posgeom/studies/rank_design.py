@@ -49,10 +49,8 @@ def rank_comparison(mu: ArrayLike, *, n_blocks: int, n_train: int, n_test: int, 
                     seeds: Sequence[int], config: TrainConfig, d_model: int, n_heads: int = 2) -> RankComparison:
     """Train one ensemble of ``seeds`` per encoding (none, low-rank of each of ``ranks``, full) on the block-swap
     task: sequences from ``mu`` in ``n_blocks`` equal blocks, half of them (label 1) with two blocks exchanged.
-
     Seed ``s`` draws ``n_train`` training and ``n_test`` test sequences from ``default_rng([s, 0])`` and
-    ``default_rng([s, 1])`` and fixes the initialisation and batch order; every encoding gets the same seeds.
-    """
+    ``default_rng([s, 1])`` and fixes the initialisation and batch order; every encoding gets the same seeds."""
     n = (mu := np.asarray(mu, dtype=float)).shape[0]
     if n % (K := check_positive_int(n_blocks, "n_blocks", minimum=2)):
         raise ValueError(f"n_blocks={K} must divide the number of positions {n}")

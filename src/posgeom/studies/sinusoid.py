@@ -204,10 +204,8 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
                         ranks: Sequence[int] = (1, 2, 3, 4, 5, 6), d_model: int = 768,
                         n_resamples: int = 100) -> RealTextAlignment:
     """The sinusoid-MDS alignment at ``ranks`` of the resolved estimand (fixed at the smallest rung's resolution) on
-    all, 1/2, 1/4 and 1/8 of the texts (95% bootstrap, ``n_resamples``), and on ``posgeom.geometry.flat_corpus``.
-
-    The verdict is at ``rank``, against the 99th percentile of 2,000 random centred subspaces.
-    """
+    all, 1/2, 1/4 and 1/8 of the texts (95% bootstrap, ``n_resamples``), and on ``posgeom.geometry.flat_corpus``;
+    the verdict is at ``rank``, against the 99th percentile of 2,000 random centred subspaces."""
     from ..geometry.estimators import Resolved
     ranks = tuple(int(r) for r in ranks)
     if int(rank) not in ranks:
