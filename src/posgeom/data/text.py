@@ -265,14 +265,11 @@ def cached_tokenized_corpus(corpus: Corpus, *, model: str = _DEFAULT_MODEL, max_
 
     Parameters
     ----------
-    corpus : posgeom.data.Corpus
-        The texts (its ``name`` and ``split`` enter the file name).
-    model, max_pieces : str, int
-        Tokenizer name; largest ``n_positions`` the result can serve.
+    corpus : posgeom.data.Corpus (its ``name`` and ``split`` enter the file name)
+    model, max_pieces : str, int (tokenizer name; largest ``n_positions`` the result can serve)
     tokenizer : transformers fast tokenizer, optional
         Used on a cache miss; loaded from ``model`` if not given.
-    cache : path, optional
-        Cache folder; default ``posgeom.data.cache_dir() / "tokens"``.
+    cache : path, optional, default ``posgeom.data.cache_dir() / "tokens"``
     batch_size, progress : int, bool
 
     Returns

@@ -41,8 +41,7 @@ class RankCorrelation:
     spearman, kendall : float
         Spearman's ``rho`` and Kendall's ``tau_b`` of ``D_ij`` with ``j - i`` (``kendall`` NaN if not requested).
     n_positions, n_pairs : int
-    max_lag : int or None
-        Largest lag used (``None``: all lags).
+    max_lag : int or None, the largest lag used (``None``: all lags)
 
     Examples
     --------
@@ -62,10 +61,8 @@ class TripleMonotonicity:
 
     Attributes
     ----------
-    per_position : (n,) float array
-        Score of each anchor position, in ``[0, 1]``.
-    overall : float
-        Fraction of monotone triples pooled over all anchors.
+    per_position : (n,) float array, the score of each anchor position, in ``[0, 1]``
+    overall : float, the fraction of monotone triples pooled over all anchors
     n_triples : int
 
     Examples

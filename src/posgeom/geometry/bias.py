@@ -31,8 +31,7 @@ def expected_plugin_squared_distance(mu: ArrayLike, nu: ArrayLike, m: int, *, m_
     Parameters
     ----------
     mu, nu : (V,) array_like, probability vectors on the same categories
-    m, m_other : int
-        Sizes of the samples from ``mu`` and from ``nu`` (default ``m``).
+    m, m_other : int, the sizes of the samples from ``mu`` and from ``nu`` (default ``m``)
 
     Returns
     -------

@@ -219,12 +219,10 @@ class Resolved(Estimator):
 
     Parameters
     ----------
-    resolution : Resolution, optional
-        Default: chosen from each corpus by ``choose_resolution``.
+    resolution : Resolution, optional (default: chosen from each corpus by ``choose_resolution``)
     n_splits, bootstrap_splits : int, default 20 and 1
         Random splits averaged by the point estimate, and in each bootstrap resample.
-    min_expected : float, default 5.0
-        Passed to ``choose_resolution``.
+    min_expected : float, default 5.0 (passed to ``choose_resolution``)
 
     Examples
     --------

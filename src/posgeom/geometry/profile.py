@@ -198,8 +198,7 @@ def ladder_sign(ladder: Ladder, index: int) -> int:
     Parameters
     ----------
     ladder : Ladder
-    index : int
-        The component (e.g. ``LagStatistics.slope_index``).
+    index : int, the component (e.g. ``LagStatistics.slope_index``)
 
     Returns
     -------

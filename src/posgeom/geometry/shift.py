@@ -59,8 +59,7 @@ def shift_equivariant_distributions(n_positions: int, *, width: float = 3.0, ste
     Parameters
     ----------
     n_positions : int, >= 2
-    width : float, default 3.0
-        Standard deviation in positions.
+    width : float, default 3.0 (the standard deviation in positions)
     step : int, default 4
     cyclic : bool, default False
         ``True``: the ring closes after ``n`` positions and ``D`` is circulant.

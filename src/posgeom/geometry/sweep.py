@@ -27,8 +27,7 @@ class ResolutionSweep:
     squared : ndarray, shape ``(len(resolutions), n, n)``
     mass_kept : ndarray, shape ``(len(resolutions),)``
         The share of the probability mass the kept tokens hold, averaged over the positions.
-    rule : Resolution
-        The resolution the stated rule picks (``choose_resolution``).
+    rule : Resolution, the one the stated rule picks (``choose_resolution``)
 
     Examples
     --------

@@ -17,8 +17,7 @@ class PermutationTest:
     Attributes
     ----------
     statistic : float
-    null : ndarray
-        The statistic under the permutations (all of them when ``exact``).
+    null : ndarray, the statistic under the permutations (all of them when ``exact``)
     p_value : float
     alternative : {"greater", "two-sided"}
     exact : bool
@@ -115,8 +114,7 @@ def sign_flip_p_value(x: ArrayLike) -> float:
 
     Parameters
     ----------
-    x : (n,) array_like
-        One contrast per independent unit (seed), ``1 <= n <= 20``.
+    x : (n,) array_like, one contrast per independent unit (seed), ``1 <= n <= 20``
 
     Returns
     -------

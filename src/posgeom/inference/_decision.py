@@ -17,8 +17,7 @@ class Decision:
     outcome : str
         ``"lower"`` (a < b), ``"higher"`` (a > b), ``"equivalent"`` (within the margin) or ``"undetermined"``.
     estimate, lower, upper : float
-    margin : float
-        0: no equivalence can be declared.
+    margin : float (0: no equivalence can be declared)
     label : str
 
     Examples

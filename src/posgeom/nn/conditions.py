@@ -210,10 +210,8 @@ class NonDegeneracy:
 
     Attributes
     ----------
-    n_classes, min_class_fraction : int, float
-        Labels that occur; the share of the rarest.
-    constant_positions : tuple of int
-        Positions holding the same token in every sequence.
+    n_classes, min_class_fraction : int, float (the labels that occur; the share of the rarest)
+    constant_positions : tuple of int, the positions holding the same token in every sequence
 
     Examples
     --------

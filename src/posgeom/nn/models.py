@@ -82,8 +82,7 @@ class TransformerClassifier(nn.Module):
         Token ids; the largest input length; the width (divisible by ``n_heads``, even per head for RoPE); blocks.
     positional : str, default "learned"
         One of ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``, ``"alibi"``, ``"fixed"``, ``"low_rank"``.
-    causal, n_classes : bool, int
-        Position ``i`` attends to ``j <= i`` only; output classes.
+    causal, n_classes : bool, int (position ``i`` attends to ``j <= i`` only; output classes)
     rank, encoding : int, (n_positions, d_model) array, optional
         The rank of ``"low_rank"``, the frozen matrix of ``"fixed"`` (each required there, rejected elsewhere).
     layer_norm : bool, default True

@@ -78,10 +78,8 @@ class TrainingHistory:
 
     Attributes
     ----------
-    loss : tuple of float
-        The mean mini-batch loss of each epoch.
-    final_loss : float
-        The loss on all the training data after training (eval mode).
+    loss : tuple of float, the mean mini-batch loss of each epoch
+    final_loss : float, the loss on all the training data after training (eval mode)
     epochs, seed, stopped_early : int, int, bool
         Epochs run, the seed; whether ``on_epoch_end`` stopped training before the last epoch.
 

@@ -25,12 +25,10 @@ class StressLadder:
 
     Attributes
     ----------
-    names, n_texts : tuple of str, tuple of int
-        The rows, in order; the texts on each rung.
+    names, n_texts : tuple of str, tuple of int (the rows, in order; the texts on each rung)
     ladder : posgeom.geometry.Ladder
         The bootstrap of the rows' scale-optimal stress on each rung (all rows on the same resamples).
-    estimand, title : str
-        What ``D`` estimates on every rung; free text.
+    estimand, title : str, what ``D`` estimates on every rung; free text
     estimator : object
         The estimator of ``D`` on every rung (its resolution fixed), to estimate the same estimand elsewhere.
 

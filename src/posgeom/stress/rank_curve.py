@@ -40,8 +40,7 @@ class RankCurve:
         ``"classical"`` or ``"smacof"``; the ranks ``r``, in the order requested.
     stress_raw, stress_optimal, strain : (k,) arrays
         Raw stress, scale-optimal stress and relative strain.
-    embeddings : tuple of arrays
-        The configurations, one (n x r) array per rank.
+    embeddings : tuple of arrays, the configurations, one (n x r) array per rank
 
     Examples
     --------
