@@ -133,6 +133,23 @@ def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     )
 
 
+REAL_TEXT = ("02_real_text", "02b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "10_your_corpus", "SST-2", "IMDB")
+
+
+def _names_its_resolution(number: str) -> bool:
+    """A real-text headline number names the resolution K and the share of the mass it keeps, or the full vocabulary."""
+    named = ("K =" in number and "of the mass" in number) or "full vocabulary" in number
+    return named or not any(s in number for s in REAL_TEXT)
+
+
+def test_every_real_text_ledger_row_names_its_resolution_and_mass():
+    import ledger_rows
+
+    assert not _names_its_resolution("{glue:text}`07_stress_of_encodings.ipynb::ch07_x:.3f` on SST-2"), "can fail"
+    missing = [k for k, r in ledger_rows.ledger_rows().items() if not _names_its_resolution(r["number"])]
+    assert not missing, f"real-text ledger rows whose number does not say 'K = ...' and '... of the mass': {missing}"
+
+
 def test_key_results_show_every_ledger_row_once():
     import re
 
