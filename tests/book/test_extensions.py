@@ -133,7 +133,8 @@ def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     )
 
 
-REAL_TEXT = ("02_real_text", "02b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "10_your_corpus", "SST-2", "IMDB")
+REAL_TEXT = ("02_real_text", "02b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "10_your_corpus", "SST-2",
+             "IMDB")
 
 
 def _names_its_resolution(number: str) -> bool:
