@@ -3,9 +3,9 @@ book is built, so that a page summarising the results never repeats (and never c
 
 ``{ledger-verdict} T4`` renders the verdict badge the ledger's table gives row T4, the row's short title (from its badge
 in "Verdicts at a glance", ``T4 · separation``), its headline number (glued from the chapter), a link to the row, and
-the row's "why" sentence. With the flag option ``:no-number:`` the headline number is left out (a page in plain words
-shows the verdict and the reason; the ledger keeps the number). The ledger is the one place a verdict is written;
-change it there.
+the row's "why" sentence. With the flag option ``:plain:`` only the badge, the title and the link are shown (a page in
+plain words gives its own sentence; the ledger keeps the number and the reason). The ledger is the one place a
+verdict is written; change it there.
 """
 
 from __future__ import annotations
@@ -40,18 +40,20 @@ def ledger_rows(text: str | None = None) -> dict[str, dict[str, str]]:
             for m in _ROW.finditer(text)}
 
 
-def verdict_line(row_id: str, row: dict[str, str], *, with_number: bool = True) -> str:
-    """The Markdown line of one row: badge, title, headline number (unless ``with_number`` is false), link, reason."""
+def verdict_line(row_id: str, row: dict[str, str], *, plain: bool = False) -> str:
+    """The Markdown line of one row: badge, title, headline number, link, reason (``plain``: badge, title, link)."""
     title = f"**{row['title']}**" if row["title"] else ""
-    number = row["number"] if with_number else ""
-    head = f"{title}: {number}" if title and number else title or number
-    return f"{row['verdict']} {head} ({{ref}}`ledger row {row_id} <{row['label']}>`). {row['why']}"
+    link = f"({{ref}}`ledger row {row_id} <{row['label']}>`)"
+    if plain:
+        return f"{row['verdict']} {title} {link}." if title else f"{row['verdict']} {link}."
+    head = f"{title}: {row['number']}" if title and row["number"] else title or row["number"]
+    return f"{row['verdict']} {head} {link}. {row['why']}"
 
 
 class LedgerVerdict(SphinxDirective):
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec = {"no-number": directives.flag}
+    option_spec = {"plain": directives.flag}
 
     def run(self):
         self.env.note_dependency(str(LEDGER))
@@ -60,7 +62,7 @@ class LedgerVerdict(SphinxDirective):
         for row_id in self.arguments[0].split():
             if row_id not in rows:
                 raise self.error(f"no ledger row {row_id!r} in {LEDGER.name}; rows: {', '.join(rows)}")
-            lines += [verdict_line(row_id, rows[row_id], with_number="no-number" not in self.options), ""]
+            lines += [verdict_line(row_id, rows[row_id], plain="plain" in self.options), ""]
         container = nodes.container(classes=["ledger-verdict"])
         self.state.nested_parse(StringList(lines, source=str(LEDGER)), self.content_offset, container)
         return [container]

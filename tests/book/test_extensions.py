@@ -119,18 +119,36 @@ def test_ledger_rows_are_read_from_the_ledger():
     assert not untitled, f"badges at a glance without a short title ('T1 · necessity', at most 5 words): {untitled}"
 
 
-def test_a_verdict_line_can_leave_the_number_out():
+def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     import ledger_rows
 
     row = {"label": "ledger-t1", "verdict": "{bdg-success}`reproduced`", "number": "0.5", "why": "Why.",
            "title": "a title"}
     full = ledger_rows.verdict_line("T1", row)
     assert full == "{bdg-success}`reproduced` **a title**: 0.5 ({ref}`ledger row T1 <ledger-t1>`). Why."
-    plain = ledger_rows.verdict_line("T1", row, with_number=False)
-    assert plain == "{bdg-success}`reproduced` **a title** ({ref}`ledger row T1 <ledger-t1>`). Why."
+    plain = ledger_rows.verdict_line("T1", row, plain=True)
+    assert plain == "{bdg-success}`reproduced` **a title** ({ref}`ledger row T1 <ledger-t1>`)."
     assert ledger_rows.verdict_line("T1", {**row, "title": ""}) == (
         "{bdg-success}`reproduced` 0.5 ({ref}`ledger row T1 <ledger-t1>`). Why."
     )
+
+
+REAL_TEXT = ("02_real_text", "02b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "10_your_corpus", "SST-2",
+             "IMDB")
+
+
+def _names_its_resolution(number: str) -> bool:
+    """A real-text headline number names the resolution K and the share of the mass it keeps, or the full vocabulary."""
+    named = ("K =" in number and "of the mass" in number) or "full vocabulary" in number
+    return named or not any(s in number for s in REAL_TEXT)
+
+
+def test_every_real_text_ledger_row_names_its_resolution_and_mass():
+    import ledger_rows
+
+    assert not _names_its_resolution("{glue:text}`07_stress_of_encodings.ipynb::ch07_x:.3f` on SST-2"), "can fail"
+    missing = [k for k, r in ledger_rows.ledger_rows().items() if not _names_its_resolution(r["number"])]
+    assert not missing, f"real-text ledger rows whose number does not say 'K = ...' and '... of the mass': {missing}"
 
 
 def test_key_results_show_every_ledger_row_once():
@@ -142,7 +160,7 @@ def test_key_results_show_every_ledger_row_once():
     shown = [row for args in re.findall(r"^```\{ledger-verdict\} (.+)$", page, flags=re.M) for row in args.split()]
     assert sorted(shown) == sorted(ledger_rows.ledger_rows()), "key_results.md must show every ledger row once"
     blocks = re.findall(r"^```\{ledger-verdict\} .+\n((?::[^\n]*\n)*)```", page, flags=re.M)
-    assert blocks and all(":no-number:" in b for b in blocks), "the plain-words page leaves the technical numbers out"
+    assert blocks and all(":plain:" in b for b in blocks), "the plain-words page leaves the numbers and reasons out"
     assert not re.search(r"(?<![\w.{`:-])\d+\.\d+", re.sub(r"\$[^$]*\$", "", page)), "a typed number on the page"
 
 

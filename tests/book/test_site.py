@@ -192,6 +192,25 @@ def test_redirect_pages_point_to_built_pages():
             assert (page.parent / target).resolve().is_file(), f"{page.name} redirects to a missing page {target}"
 
 
+def _rows_below_half_not_coarse(html: str) -> list[str]:
+    """Ledger table rows that give a share of the mass below 50% without saying the verdict is coarse."""
+    bad = []
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row))
+        shares = [int(s) for s in re.findall(r"(\d+) ?% of the mass", text)]
+        if shares and min(shares) < 50 and "coarse" not in text:
+            bad.append(text[:80])
+    return bad
+
+
+def test_ledger_rows_below_half_the_mass_say_coarse():
+    assert _rows_below_half_not_coarse("<tr><td>R9</td><td>K = 5 , 17% of the mass</td></tr>"), "can fail"
+    page = SITE / "book" / "claims_ledger.html"
+    assert page.is_file(), "no built claims ledger"
+    bad = _rows_below_half_not_coarse(page.read_text(encoding="utf-8"))
+    assert not bad, f"ledger rows below half the mass not labelled coarse: {bad}"
+
+
 @pytest.mark.parametrize("page", CONTENT_PAGES, ids=lambda p: str(p.relative_to(SITE)))
 def test_page_renders_in_a_browser(page, browser, server):
     mathjax = _open(browser, server, page)

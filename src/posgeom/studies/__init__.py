@@ -1,5 +1,5 @@
 """One chapter's experiment each (notebooks import them, the library never does); public: Chapter 6's
-:func:`parallel_analysis`, Chapter 5b's :func:`sinusoid_alignment` and :func:`reference_subspaces`."""
+:func:`parallel_analysis`, the sinusoid section's :func:`sinusoid_alignment` and :func:`reference_subspaces`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 5b, does the sinusoid span the MDS subspace: :func:`sinusoid_alignment` (with a random-subspace null),
+"""Chapter 5's sinusoid section, does it span the MDS subspace: :func:`sinusoid_alignment` (a random-subspace null),
 :func:`real_text_alignment` (ladder, flat control, resolutions), :func:`reference_subspaces` (random and steps)."""
 
 from __future__ import annotations
