@@ -3,7 +3,7 @@
 * **visible code**: the lines (blank ones included) of code cells a reader sees unfolded, i.e. without a ``hide-input``,
   ``hide-cell``, ``remove-input`` or ``remove-cell`` tag: at most 150 per chapter, at most 25 in any one cell;
 * **words outside dropdowns**: the words of the Markdown cells, leaving out ``{dropdown}`` directives, admonitions
-  with the ``dropdown`` class, display math and directive options: at most 2,500;
+  with the ``dropdown`` class, display math, directive options and label lines ``(name)=``: at most 2,500;
 * **result first**: the first Markdown cells before any code a reader sees hold an admonition whose title names the
   result, with a glued figure in it, followed by "After this chapter you can" and three objectives;
 * **methods folded together**: every dropdown titled "Methods ..." lies after the chapter's ``## Reproducibility``
@@ -47,6 +47,7 @@ STANDARD = [
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")
+_LABEL = re.compile(r"^\([\w:.-]+\)=\s*$")  # a MyST target, "(sec-x)=": not rendered, so not a word
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
 
 
@@ -93,7 +94,7 @@ def main_text(markdown: str) -> str:
             stack.pop()
             i += 1
             continue
-        if not (stack and stack[-1][1]):
+        if not (stack and stack[-1][1]) and not _LABEL.match(line):
             out.append(line)
         i += 1
     text = "\n".join(out)
@@ -247,7 +248,7 @@ def test_measure_counts_only_what_a_reader_sees(tmp_path):
             {
                 "cell_type": "markdown",
                 "metadata": {},
-                "source": ["one two\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
+                "source": ["one two\n", "(sec-x-methods)=\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
             },
             {"cell_type": "code", "metadata": {}, "source": ["a = 1\n", "\n", "b = 2\n"]},
             {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": ["c = 3\n"]},
