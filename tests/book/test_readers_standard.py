@@ -248,7 +248,10 @@ def test_measure_counts_only_what_a_reader_sees(tmp_path):
             {
                 "cell_type": "markdown",
                 "metadata": {},
-                "source": ["one two\n", "(sec-x-methods)=\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
+                "source": [
+                    *["one two\n", "(sec-x-methods)=\n"],
+                    *["```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
+                ],
             },
             {"cell_type": "code", "metadata": {}, "source": ["a = 1\n", "\n", "b = 2\n"]},
             {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": ["c = 3\n"]},
