@@ -5,6 +5,10 @@ numbered parts shares one counter per kind: the primer's figures were Fig. 1 to 
 Fig. 7, so "Fig. 7" in a list of Fig. 7.1 and Fig. 8.1 named neither its page nor its place. After Sphinx has numbered
 everything (``env-get-updated``), this extension renumbers each unnumbered page's items from 1 under the page's letter
 in ``PREFIXES``. An unnumbered page with numbered items and no letter is a build warning (an error under ``-W``).
+
+A companion section filed under a chapter (``COMPANIONS``: the estimation section under Chapter 2, the sinusoid
+section under Chapter 5) would be numbered after the chapter's exercises (2.9, its figures 2.3 on); it is numbered
+as itself instead, 2b with sections 2b.1, 2b.2 and items Fig. 2b.1, Exercise 2b.1, everywhere a number is printed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 PREFIXES = {"book/primer_encodings": "P", "book/primer_estimation": "E", "book/appendix_ntk": "A"}
+COMPANIONS = {"book/02b_estimating_distances": "2b", "book/05b_sinusoid": "5b"}
 
 
 def prefix_numbers(fignumbers, secnumbers, prefixes):
@@ -33,8 +38,35 @@ def prefix_numbers(fignumbers, secnumbers, prefixes):
     return changed
 
 
+def companion_numbers(fignumbers, secnumbers, companions):
+    """Number each companion's sections ``(label, ...)`` after its own number, its items ``(label, k)``; return them."""
+    changed = []
+    for docname, label in companions.items():
+        sections = secnumbers.get(docname)
+        if not sections or not sections.get(""):
+            continue
+        base = tuple(sections[""])
+        secnumbers[docname] = {a: (label, *n[len(base):]) if tuple(n[:len(base)]) == base else n
+                               for a, n in sections.items()}
+        for figtype, numbers in fignumbers.get(docname, {}).items():
+            in_order = sorted(numbers, key=numbers.get)
+            fignumbers[docname][figtype] = {ident: (label, k) for k, ident in enumerate(in_order, start=1)}
+        changed.append(docname)
+    return changed
+
+
 def _renumber(app, env):
-    return prefix_numbers(env.toc_fignumbers, env.toc_secnumbers, PREFIXES)
+    changed = prefix_numbers(env.toc_fignumbers, env.toc_secnumbers, PREFIXES)
+    before = {d: dict(env.toc_secnumbers.get(d, {})) for d in COMPANIONS}
+    done = companion_numbers(env.toc_fignumbers, env.toc_secnumbers, COMPANIONS)
+    for docname in done:
+        old, new = before[docname], env.toc_secnumbers[docname]
+        swap = {tuple(old[a]): list(new[a]) for a in old}
+        for node in [*env.tocs[docname].findall(), env.titles.get(docname)]:
+            number = node.get("secnumber") if node is not None and hasattr(node, "get") else None
+            if number and tuple(number) in swap:
+                node["secnumber"] = swap[tuple(number)]
+    return changed + done
 
 
 def setup(app):

@@ -278,3 +278,43 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
     index = (out / "index.html").read_text()
     assert "Fig. P.2" in index and "Fig. A.1" in index and "Fig. 1.1" in index, index
     assert "Fig. A.1" in (out / "book" / "appendix_ntk.html").read_text()
+
+
+def test_a_companion_section_is_numbered_as_itself():
+    import figure_numbers
+
+    fignumbers = {"book/02_real_text": {"figure": {"f1": (2, 1)}},
+                  "book/02b_estimating_distances": {"figure": {"g2": (2, 3), "g1": (2, 2)}}}
+    secnumbers = {"book/02_real_text": {"": (2,), "#ex": (2, 8)},
+                  "book/02b_estimating_distances": {"": (2, 9), "#why": (2, 9, 1), "#flat": (2, 9, 2)}}
+    changed = figure_numbers.companion_numbers(fignumbers, secnumbers, figure_numbers.COMPANIONS)
+    assert changed == ["book/02b_estimating_distances"]
+    assert secnumbers["book/02b_estimating_distances"] == {"": ("2b",), "#why": ("2b", 1), "#flat": ("2b", 2)}
+    assert fignumbers["book/02b_estimating_distances"] == {"figure": {"g1": ("2b", 1), "g2": ("2b", 2)}}
+    assert secnumbers["book/02_real_text"] == {"": (2,), "#ex": (2, 8)}, "the chapter keeps its numbers"
+
+
+def test_a_companion_reads_2b_in_its_headings_the_toctree_and_references(tmp_path):
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    (src / "book").mkdir(parents=True)
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\nnumfig = True\n"
+        "extensions = ['figure_numbers']\n"
+    )
+    (src / "pic.png").write_bytes(b"")
+    (src / "index.rst").write_text("Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/02_real_text\n\n"
+                                   "See :numref:`fig-g1`.\n")
+    (src / "book" / "02_real_text.rst").write_text(
+        "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\nExercises\n---------\n\n"
+        ".. toctree::\n\n   02b_estimating_distances\n")
+    (src / "book" / "02b_estimating_distances.rst").write_text(
+        "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n   :name: fig-g1\n\n   Another caption.\n")
+    out = tmp_path / "html"
+    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
+           freshenv=True).build()
+    companion = (out / "book" / "02b_estimating_distances.html").read_text()
+    assert "2b.1. " in companion and "Fig. 2b.1" in companion and "2.2" not in companion, companion
+    chapter, index = (out / "book" / "02_real_text.html").read_text(), (out / "index.html").read_text()
+    assert "2b. Companion" in chapter and "2b. Companion" in index and "Fig. 2b.1" in index

@@ -3,9 +3,11 @@
 * **visible code**: the lines (blank ones included) of code cells a reader sees unfolded, i.e. without a ``hide-input``,
   ``hide-cell``, ``remove-input`` or ``remove-cell`` tag: at most 150 per chapter, at most 25 in any one cell;
 * **words outside dropdowns**: the words of the Markdown cells, leaving out ``{dropdown}`` directives, admonitions
-  with the ``dropdown`` class, display math and directive options: at most 2,500;
+  with the ``dropdown`` class, display math, directive options and label lines ``(name)=``: at most 2,500;
 * **result first**: the first Markdown cells before any code a reader sees hold an admonition whose title names the
   result, with a glued figure in it, followed by "After this chapter you can" and three objectives;
+* **methods folded together**: every dropdown titled "Methods ..." lies after the chapter's ``## Reproducibility``
+  heading, so that the statistical protocol is read in one place, beside the ✓ checks;
 * **captions**: every figure caption (``{glue:figure}`` and ``{figure}`` bodies, in the notebooks and the .md pages)
   has at least two sentences: what is plotted, then a one-sentence takeaway.
 
@@ -45,6 +47,7 @@ STANDARD = [
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")
+_LABEL = re.compile(r"^\([\w:.-]+\)=\s*$")  # a MyST target, "(sec-x)=": not rendered, so not a word
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
 
 
@@ -91,7 +94,7 @@ def main_text(markdown: str) -> str:
             stack.pop()
             i += 1
             continue
-        if not (stack and stack[-1][1]):
+        if not (stack and stack[-1][1]) and not _LABEL.match(line):
             out.append(line)
         i += 1
     text = "\n".join(out)
@@ -149,6 +152,49 @@ def test_result_first(name):
     assert len(re.findall(r"^\s*[*-] ", after, flags=re.M)) >= 3, "fewer than three objectives"
 
 
+_METHODS = re.compile(r"^\s*(`{3,}|:{3,})\{(?:dropdown|admonition)\}\s*Methods\b.*$", flags=re.M)
+_REPRODUCIBILITY = re.compile(r"^## Reproducibility\s*$", flags=re.M)
+
+
+def methods_before_reproducibility(cells) -> list[str]:
+    """Titles of the "Methods" dropdowns that come before the ``## Reproducibility`` heading (all, if none)."""
+    early, seen = [], False
+    for c in cells:
+        if c["cell_type"] != "markdown":
+            continue
+        text = "".join(c["source"])
+        heading = _REPRODUCIBILITY.search(text)
+        for m in _METHODS.finditer(text):
+            if not seen and not (heading and heading.start() < m.start()):
+                early.append(m.group(0).strip())
+        seen = seen or bool(heading)
+    return early
+
+
+CHAPTERS = [name for name in STANDARD if not name.startswith("primer_")]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_methods_dropdowns_are_in_reproducibility(name):
+    cells = _cells(BOOK / f"{name}.ipynb")
+    assert any(c["cell_type"] == "markdown" and _REPRODUCIBILITY.search("".join(c["source"])) for c in cells), (
+        "no '## Reproducibility' section"
+    )
+    early = methods_before_reproducibility(cells)
+    assert not early, f"Methods dropdowns outside the Reproducibility section (move them there): {early}"
+
+
+def test_methods_before_reproducibility_is_found():
+    def md(text):
+        return {"cell_type": "markdown", "source": [text]}
+
+    body = md("## A\n\n```{dropdown} Methods: the test\nwords\n```\n")
+    repro = md("## Reproducibility\n\nChecks.\n\n:::{dropdown} Methods: the nulls\nwords\n:::\n")
+    assert methods_before_reproducibility([body, repro]) == ["```{dropdown} Methods: the test"]
+    assert methods_before_reproducibility([repro, body]) == []
+    assert methods_before_reproducibility([md(":::{admonition} Methods: x\n:class: dropdown\n:::\n")]) != []
+
+
 _CAPTION = re.compile(r"^(`{3,}|:{3,})\{(?:glue:figure|figure)\}[^\n]*\n(.*?)^\1\s*$", flags=re.S | re.M)
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)(?<!\bFig)(?<!\bEq)[.!?](?=\s+[A-Z(*\"]|\s*$)")
 
@@ -202,7 +248,10 @@ def test_measure_counts_only_what_a_reader_sees(tmp_path):
             {
                 "cell_type": "markdown",
                 "metadata": {},
-                "source": ["one two\n", "```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
+                "source": [
+                    *["one two\n", "(sec-x-methods)=\n"],
+                    *["```{dropdown} Methods\n", "hidden words\n", "```\n", "three $x+y$\n"],
+                ],
             },
             {"cell_type": "code", "metadata": {}, "source": ["a = 1\n", "\n", "b = 2\n"]},
             {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": ["c = 3\n"]},

@@ -7,7 +7,8 @@ import pytest
 
 from posgeom.geometry import flat_corpus
 from posgeom.geometry.ladder import contiguous_tokens
-from posgeom.stress.calibration import lengths_only_corpus, net_null_rates, net_null_verdicts
+from posgeom.stress.calibration import REAL_PAIRS, lengths_only_corpus, net_null_rates, net_null_verdicts
+from posgeom.stress.resolution import ResolutionVerdicts
 from posgeom.studies.designs import Design
 
 CORPUS = ("n_positions", "vocab_size", "n_texts", "median_words", "sigma_words", "exponent")
@@ -36,15 +37,16 @@ def test_the_corpus_and_its_control_are_two_shuffles_of_the_same_texts():
 
 
 def test_net_null_rates_count_full_rankings_family_wise_and_bound_exactly():
-    net = [[[0.0, -1.0, 1.0]] * 3]  # one K, three pairs, every interval across 0
+    none = ["undetermined"] * 3  # the runs' ResolutionVerdicts.verdict per pair: one ranked, one by K, none
     runs = [{"verdicts": {"net": ["undetermined", "ALiBi > RoPE", "undetermined"],
-                          "corpus": ["ALiBi < sinusoidal"] * 3}, "net": net},
-            {"verdicts": {"net": ["depends on resolution (lower at K=2, undetermined from K=8)"] + ["undetermined"] * 2,
-                          "corpus": ["undetermined"] * 3}, "net": [[[-0.2, -0.3, -0.1]] * 3]}]
+                          "corpus": ["ALiBi < sinusoidal"] * 3}},
+            {"verdicts": {"net": ["depends on resolution (lower at K=2, undetermined from K=8)"] + none[1:],
+                          "corpus": none}},
+            {"verdicts": {"net": none, "corpus": none}}]
     r = net_null_rates(runs)
-    assert r["false ranking"][:3] == (1, 2, 0.5) and r["ALiBi vs sinusoidal"][:3] == (0, 2, 0.0)
-    assert r["ranked at some K"][:3] == (1, 2, 0.5) and r["corpus ranked"][:3] == (1, 2, 0.5)
-    zero = net_null_rates([runs[0] | {"verdicts": {"net": ["undetermined"] * 3, "corpus": ["undetermined"] * 3}}] * 200)
+    assert r["false ranking"][:3] == (1, 3, 1 / 3) and r["ALiBi vs sinusoidal"][:3] == (0, 3, 0.0)
+    assert r["ranked at some K"][:3] == (2, 3, 2 / 3) and r["corpus ranked"][:3] == (1, 3, 1 / 3)
+    zero = net_null_rates([runs[2]] * 200)
     assert zero["false ranking"][3] == pytest.approx(1 - 0.05 ** (1 / 200))
 
 
@@ -61,3 +63,7 @@ def test_stored_runs_are_the_designs_meet_its_criterion_and_reproduce_bit_for_bi
     assert rate[1] == design["n_seeds"] == len(runs) and rate[2] <= design["alpha"]
     kw = {k: design[k] for k in CORPUS + RULE}
     assert net_null_verdicts(design.seeds[0], **kw) == runs[0]
+    for run in runs:  # every stored net verdict is ResolutionVerdicts.verdict of the stored net intervals at 95%
+        v = ResolutionVerdicts(REAL_PAIRS, tuple(run["n_tokens"]), np.array(run["mass_kept"]), None,
+                               {"net": np.array(run["net"])}, 0.95)
+        assert [v.verdict(a, b, which="net") for a, b in REAL_PAIRS] == run["verdicts"]["net"]

@@ -64,7 +64,7 @@ def test_stress_across_resolutions_rejects_bad_input(setting):
 
 def test_a_verdict_that_changes_with_k_names_where():
     v = ResolutionVerdicts((("x", "y"),), (2, 8), np.array([0.4, 0.7]), 100,
-                           {"corpus": np.array([[[-0.2, -0.3, -0.1]], [[0.0, -0.1, 0.1]]])})
+                           {"corpus": np.array([[[-0.2, -0.3, -0.1]], [[0.0, -0.1, 0.1]]])}, 0.95)
     assert v.verdict("x", "y") == "depends on resolution (lower at K=2, undetermined from K=8)"
 
 
@@ -85,10 +85,11 @@ def test_across_resolutions_seed_convention_threshold_contrasts_and_the_net(sett
     assert v.verdict("d2", "0.01") == "d2 > 0.01" and v.verdict("d2", "0.01", which="control") == "d2 < 0.01"
     n = v.net("real", "flat")
     assert n.verdict("real", "flat") == "real > flat" and np.array_equal(n.intervals["corpus"], v.intervals["net"])
+    assert v.confidence == n.confidence == 0.95  # the intervals' level travels with them
     # a Generator gives one int seed, so the same Generator state gives the same numbers
     g1, g2 = (across_resolutions(lambda Q: Q[0, N - 1], inc, contrasts={("a", "b"): (0, 0.0)},
-                                 rng=np.random.default_rng(3), **opts) for _ in range(2))
-    assert np.array_equal(g1.intervals["net"], g2.intervals["net"])
+                                 rng=np.random.default_rng(3), confidence=0.8, **opts) for _ in range(2))
+    assert np.array_equal(g1.intervals["net"], g2.intervals["net"]) and g1.confidence == 0.8
     with pytest.raises(ValueError, match="contrasts"):
         across_resolutions(lambda Q: Q[0, 1], inc, contrasts={("a", "b"): (0, "x")}, rng=0, n_tokens=(1,))
     with pytest.raises(ValueError, match="one contrast and a control"):

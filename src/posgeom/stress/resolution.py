@@ -23,9 +23,9 @@ __all__: list[str] = []  # Chapter 7 imports stress_across_resolutions from here
 class ResolutionVerdicts:
     """Paired contrasts ``a - b`` of a statistic at several resolutions (:func:`across_resolutions`).
 
-    ``pairs``: the contrasts' names ``(a, b)``; ``n_tokens``: the ``K`` (increasing); ``mass_kept``: the share of
-    the mass the kept tokens hold (mean over positions); ``texts_per_position``: ``m*``; ``intervals``: ``(estimate,
-    lower, upper)``, shape ``(K, pair, 3)``, for ``"corpus"``, ``"control"`` and ``"net"`` (corpus minus control).
+    ``pairs``: the contrasts' names ``(a, b)``; ``n_tokens``: the ``K`` (increasing); ``mass_kept``: the kept tokens'
+    share of the mass (mean over positions); ``texts_per_position``: ``m*``; ``intervals``: ``(estimate, lower, upper)``
+    at level ``confidence``, shape ``(K, pair, 3)``, for ``"corpus"``, ``"control"``, ``"net"`` (corpus minus control).
     """
 
     pairs: tuple
@@ -33,13 +33,14 @@ class ResolutionVerdicts:
     mass_kept: np.ndarray
     texts_per_position: int
     intervals: dict
+    confidence: float
 
     def verdict(self, a: str, b: str, *, which: str = "corpus") -> str:
         """``"a < b"``/``"a > b"`` if so at every ``K`` (``decide``), else where it changes; ``which`` interval."""
         if (a, b) not in self.pairs or which not in self.intervals:
             raise KeyError(f"no pair {(a, b)} in {list(self.pairs)} or no {which!r} in {list(self.intervals)}")
         rows = self.intervals[which][:, self.pairs.index((a, b))]
-        out = [decide(Interval(*r, 0.95)).outcome for r in rows]
+        out = [decide(Interval(*r, self.confidence)).outcome for r in rows]
         if len(set(out)) == 1:
             return {"lower": f"{a} < {b}", "higher": f"{a} > {b}"}.get(out[0], "undetermined")
         k = next(i for i, o in enumerate(out) if o != out[0])
@@ -96,7 +97,7 @@ def across_resolutions(statistic: Callable[[np.ndarray], ArrayLike], data: Seque
             for k, d in diffs.items():
                 out[k][g, p] = d.estimate, d.lower, d.upper
     mass = resolution_sweep(inc, rng=seed, n_tokens=ks, texts_per_position=(m_star,), n_splits=2).mass_kept
-    return ResolutionVerdicts(pairs, ks, mass, m_star, out)
+    return ResolutionVerdicts(pairs, ks, mass, m_star, out, confidence)
 
 
 def stress_across_resolutions(candidates: Sequence[Candidate], data: SequenceIncidence, *,
