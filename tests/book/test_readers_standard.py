@@ -184,6 +184,17 @@ def test_methods_dropdowns_are_in_reproducibility(name):
     assert not early, f"Methods dropdowns outside the Reproducibility section (move them there): {early}"
 
 
+
+_UNTITLED_REF = re.compile(r"\{ref\}`(sec-[\w-]+-methods-[\w-]+)`")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_references_to_a_methods_dropdown_carry_a_title(name):
+    """A label before a dropdown has no title of its own: a {ref} to it needs one (``{ref}`protocol <label>```)."""
+    text = "".join("".join(c["source"]) for c in _cells(BOOK / f"{name}.ipynb") if c["cell_type"] == "markdown")
+    bare = _UNTITLED_REF.findall(text)
+    assert not bare, f"untitled references to Methods labels (write {{ref}}`protocol <label>`): {bare}"
+
 def test_methods_before_reproducibility_is_found():
     def md(text):
         return {"cell_type": "markdown", "source": [text]}
