@@ -80,3 +80,14 @@ def test_key_results_legend_explains_every_verdict_used():
         assert f"`{verdict}`" in shown, f"the key-results legend does not explain {verdict!r}"
     meaning = re.search(r"^\* \{bdg-secondary\}`uninformative` (.*)$", ledger, flags=re.M).group(1)
     assert meaning in shown, "'uninformative' must be explained in the ledger's words"
+
+
+def test_glue_from_another_page_names_its_format():
+    """MyST-NB reads ``path::key:fmt`` from the right: ``{glue:text}`page.ipynb::key``` without ``:fmt`` (``:s`` for a
+    string) is parsed as key ``page.ipynb:``, a build error. Every Markdown page is checked."""
+    bare = {
+        page.name: re.findall(r"\{glue:text\}`([\w.-]+\.ipynb::\w+)`", page.read_text(encoding="utf-8"))
+        for page in LEDGER.parent.glob("*.md")
+    }
+    bare = {name: keys for name, keys in bare.items() if keys}
+    assert not bare, f"glue from another page without a format (add :s for text, e.g. :.2f for numbers): {bare}"
