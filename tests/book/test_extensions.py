@@ -251,9 +251,8 @@ def test_unnumbered_pages_number_their_figures_on_their_own():
     assert fignumbers["book/appendix_ntk"] == {"figure": {"a1": ("A", 1)}, "exercise": {"e1": ("A", 1), "e2": ("A", 2)}}
 
 
-def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
-    """Sphinx joins a number's parts with dots wherever it prints one: ("A", 1) is Fig. A.1 in a caption and a ref."""
-    pytest.importorskip("sphinx_exercise")
+def _numbered_book(tmp_path, pages: dict[str, str]):
+    """Build a small Sphinx project with the figure_numbers extension and the given ``{path: rst}`` pages."""
     from sphinx.application import Sphinx
 
     src = tmp_path / "src"
@@ -263,18 +262,27 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
         "extensions = ['figure_numbers']\n"
     )
     (src / "pic.png").write_bytes(b"")
-    figure = ".. figure:: /pic.png\n   :name: {name}\n\n   A caption.\n"
-    (src / "index.rst").write_text(
-        "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n   book/primer_encodings\n"
-        "   book/appendix_ntk\n\nSee :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n"
-    )
-    (src / "book" / "chapter.rst").write_text("Chapter\n=======\n\n" + figure.format(name="fig-c1"))
-    (src / "book" / "primer_encodings.rst").write_text(
-        "Primer\n======\n\n" + figure.format(name="fig-p1") + "\n" + figure.format(name="fig-p2"))
-    (src / "book" / "appendix_ntk.rst").write_text("Appendix\n========\n\n" + figure.format(name="fig-a1"))
+    for path, text in pages.items():
+        (src / path).write_text(text)
     out = tmp_path / "html"
     Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
            freshenv=True).build()
+    return out
+
+
+def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
+    """Sphinx joins a number's parts with dots wherever it prints one: ("A", 1) is Fig. A.1 in a caption and a ref."""
+    pytest.importorskip("sphinx_exercise")
+    figure = ".. figure:: /pic.png\n   :name: {name}\n\n   A caption.\n"
+    out = _numbered_book(tmp_path, {
+        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n"
+        "   book/primer_encodings\n   book/appendix_ntk\n\n"
+        "See :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n",
+        "book/chapter.rst": "Chapter\n=======\n\n" + figure.format(name="fig-c1"),
+        "book/primer_encodings.rst": "Primer\n======\n\n" + figure.format(name="fig-p1") + "\n"
+        + figure.format(name="fig-p2"),
+        "book/appendix_ntk.rst": "Appendix\n========\n\n" + figure.format(name="fig-a1"),
+    })
     index = (out / "index.html").read_text()
     assert "Fig. P.2" in index and "Fig. A.1" in index and "Fig. 1.1" in index, index
     assert "Fig. A.1" in (out / "book" / "appendix_ntk.html").read_text()
@@ -295,25 +303,13 @@ def test_a_companion_section_is_numbered_as_itself():
 
 
 def test_a_companion_reads_2b_in_its_headings_the_toctree_and_references(tmp_path):
-    from sphinx.application import Sphinx
-
-    src = tmp_path / "src"
-    (src / "book").mkdir(parents=True)
-    (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\nnumfig = True\n"
-        "extensions = ['figure_numbers']\n"
-    )
-    (src / "pic.png").write_bytes(b"")
-    (src / "index.rst").write_text("Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/02_real_text\n\n"
-                                   "See :numref:`fig-g1`.\n")
-    (src / "book" / "02_real_text.rst").write_text(
-        "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\nExercises\n---------\n\n"
-        ".. toctree::\n\n   02b_estimating_distances\n")
-    (src / "book" / "02b_estimating_distances.rst").write_text(
-        "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n   :name: fig-g1\n\n   Another caption.\n")
-    out = tmp_path / "html"
-    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
-           freshenv=True).build()
+    out = _numbered_book(tmp_path, {
+        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/02_real_text\n\nSee :numref:`fig-g1`.\n",
+        "book/02_real_text.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\n"
+        "Exercises\n---------\n\n.. toctree::\n\n   02b_estimating_distances\n",
+        "book/02b_estimating_distances.rst": "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n"
+        "   :name: fig-g1\n\n   Another caption.\n",
+    })
     companion = (out / "book" / "02b_estimating_distances.html").read_text()
     assert "2b.1. " in companion and "Fig. 2b.1" in companion and "2.2" not in companion, companion
     chapter, index = (out / "book" / "02_real_text.html").read_text(), (out / "index.html").read_text()
