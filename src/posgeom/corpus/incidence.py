@@ -13,6 +13,15 @@ __all__ = ["SequenceIncidence"]
 _DENSE_KEY_CELLS = 1 << 25
 
 
+def _cells_of(keys, size):
+    """``(cell, cells)``: each key's index into the sorted distinct keys, and those keys (``np.unique``'s inverse)."""
+    if size > _DENSE_KEY_CELLS:
+        cells, cell = np.unique(keys, return_inverse=True)
+        return cell.ravel(), cells
+    seen = np.bincount(keys, minlength=size) > 0  # O(N): a bincount and a lookup instead of sorting every token
+    return (np.cumsum(seen) - 1)[keys], np.flatnonzero(seen)
+
+
 class SequenceIncidence:
     """Which (position, token) cell every counted token of every sequence falls in (empty sequences left out).
 
@@ -81,15 +90,7 @@ class SequenceIncidence:
             raise ValueError("the sequences hold no token within the first n_positions positions")
         starts = np.flatnonzero(positions == 0)  # every non-empty sequence starts at position 0
         indptr = np.append(starts, ids.size)
-        keys = positions * V + ids
-        if n * V <= _DENSE_KEY_CELLS:  # O(N): a bincount and a lookup table instead of sorting every token
-            seen = np.bincount(keys, minlength=n * V) > 0
-            cells = np.flatnonzero(seen)
-            lookup = np.cumsum(seen) - 1
-            cell = lookup[keys]
-        else:
-            cells, cell = np.unique(keys, return_inverse=True)
-        return cls(indptr, cell.ravel(), cells, n, V)
+        return cls(indptr, *_cells_of(positions * V + ids, n * V), n, V)
 
     @classmethod
     def from_contiguous(cls, tokens, lengths, n_positions: int, vocab_size: int):
@@ -121,8 +122,7 @@ class SequenceIncidence:
             raise ValueError(f"token ids must lie in [0, vocab_size={V})")
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         position = np.arange(tokens.size) - np.repeat(starts, lengths)
-        cells, cell = np.unique(position * V + tokens, return_inverse=True)
-        return cls(np.append(starts, tokens.size), cell.ravel(), cells, n, V)
+        return cls(np.append(starts, tokens.size), *_cells_of(position * V + tokens, n * V), n, V)
 
     @property
     def n_sequences(self) -> int:

@@ -194,41 +194,39 @@ def _group_roots(grid, ends, prefix, draws, m_star, n_cells, spread):  # pragma:
                 if grid[s, i] >= 0:
                     reach[i] += 1
     groups = reach // m_star
-    first = np.zeros(n, np.int64)
-    total = 0
-    for i in range(n):
-        if groups[i] < 1:
-            return np.zeros((0, n_cells))
-        first[i] = total
-        total += groups[i]
-    counts = np.zeros((total, n_cells), np.int64)
-    row = first.copy()  # the row of counts that position i's next text goes to
-    last = first + groups  # one past position i's last group (later texts are left out)
-    left = np.full(n, m_star)  # texts still missing from that group
-    rank = np.zeros(n, np.int64)
+    if groups.min() < 1:
+        return np.zeros((0, n_cells))
+    first = np.cumsum(groups) - groups  # position i's groups are rows first[i] .. first[i] + groups[i] - 1
+    counts = np.zeros((first[-1] + groups[-1]) * n_cells, np.int32)  # rows of n_cells counts, flat
+    at = first * n_cells  # where position i's current group starts in counts
+    quota = groups * m_star  # texts position i still takes (later ones are left out)
+    slot = np.zeros(n, np.int64)  # spread: position i's next group; else texts already in its current group
+    ahead = min(8, draws.size)  # texts whose rows are touched early, so that their loads overlap
+    touch = 0
     for t in range(draws.size):
-        s = draws[t]
-        for i in range(ends[s]):
-            c = grid[s, i]
-            if c >= 0 and spread:
-                if rank[i] < groups[i] * m_star:
-                    counts[first[i] + rank[i] % groups[i], c] += 1
-                rank[i] += 1
-            elif c >= 0 and row[i] < last[i]:
-                counts[row[i], c] += 1
-                left[i] -= 1
-                if left[i] == 0:
-                    left[i] = m_star
-                    row[i] += 1
+        touch += grid[draws[min(t + ahead, draws.size - 1)], 0]
+        row = grid[draws[t]]
+        for i in range(ends[draws[t]]):
+            c = row[i]
+            if c < 0 or quota[i] == 0:
+                continue
+            quota[i] -= 1
+            if spread:  # the r-th text reaching i joins group r mod groups[i]
+                counts[at[i] + slot[i] * n_cells + c] += 1
+                slot[i] = slot[i] + 1 if slot[i] + 1 < groups[i] else 0
+            else:  # consecutive runs of m_star texts
+                counts[at[i] + c] += 1
+                slot[i] += 1
+                if slot[i] == m_star:
+                    slot[i] = 0
+                    at[i] += n_cells
     out = np.zeros((n, n_cells))
     for i in range(n):
-        for g in range(groups[i]):
-            for c in range(n_cells):
-                k = counts[first[i] + g, c]
-                if k:
-                    out[i, c] += np.sqrt(k / m_star)
-        for c in range(n_cells):
-            out[i, c] /= groups[i]
+        for j in range(first[i] * n_cells, (first[i] + groups[i]) * n_cells):
+            if counts[j]:
+                out[i, j % n_cells] += np.sqrt(counts[j] / m_star)
+        out[i] /= groups[i]
+    out[0, 0] += 0 * touch  # keeps the early touches
     return out
 
 
