@@ -85,8 +85,9 @@ class Units:
             if labels.shape != (self.n_texts,):
                 raise ValueError(f"groups must hold one label per text ({self.n_texts}), got shape {labels.shape}")
             _, inverse = np.unique(labels, return_inverse=True)
-            order = np.argsort(inverse, kind="stable")
-            self.members = np.split(order, np.cumsum(np.bincount(inverse))[:-1])
+            self._order = np.argsort(inverse, kind="stable")  # unit u's texts: _order[_start[u]:_start[u + 1]]
+            self._start = np.concatenate(([0], np.cumsum(np.bincount(inverse))))
+            self.members = np.split(self._order, self._start[1:-1])
             self.n_units = len(self.members)
 
     def resample(self, gen: np.random.Generator) -> np.ndarray:
@@ -97,9 +98,9 @@ class Units:
         """The texts of the given units, in order (with repeats)."""
         if self.members is None:
             return np.asarray(units)
-        if len(units) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return np.concatenate([self.members[u] for u in units])
+        units = np.asarray(units, dtype=np.int64)
+        size = self._start[units + 1] - self._start[units]
+        return self._order[np.repeat(self._start[units] - np.cumsum(size) + size, size) + np.arange(size.sum())]
 
     def halves(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The texts of the first ``floor(k/2)`` of ``k`` units and of the others."""
