@@ -239,11 +239,12 @@ class EqualReach:
         n, m = inc.n_positions, inc.n_sequences
         self.n, self.m, self.C = n, m, resolution.n_cells
         self.m_star = resolution.texts_per_position
-        sequence = np.repeat(np.arange(m), inc.lengths)
-        position = inc.positions[inc.cell]
+        position = inc.positions.astype(np.int32)[inc.cell]  # per token, through the (fewer) distinct cells
         cell_dtype = np.int16 if self.C < 2**15 else np.int32
-        grid = np.full((m, n), -1, dtype=cell_dtype)
-        grid[sequence, position] = resolution.cell_of_token()[inc.tokens[inc.cell]]
+        grid = np.full(m * n, -1, dtype=cell_dtype)
+        grid[np.repeat(np.arange(0, m * n, n), inc.lengths) + position] = (
+            resolution.cell_of_token()[inc.tokens].astype(cell_dtype)[inc.cell])
+        grid = grid.reshape(m, n)
         if np.count_nonzero(grid >= 0) != inc.cell.size:
             raise ValueError("a sequence holds two tokens at one position; the resolved estimator needs one token "
                              "per sequence and position")
