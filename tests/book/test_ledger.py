@@ -21,6 +21,7 @@ VERDICTS = {
     "illustrated in a model",
     "uninformative",
     "finding",
+    "finding: in part",
     "finding: undetermined",
 }
 KEY_RESULTS = LEDGER.with_name("key_results.md")

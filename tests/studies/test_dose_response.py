@@ -4,6 +4,7 @@ import functools
 
 import numpy as np
 import pytest
+from stored_runs import assert_reproduces
 
 from posgeom.nn import TrainConfig, order_task
 from posgeom.studies.dose_response import (
@@ -156,8 +157,9 @@ def test_scaled_mds_encoding_has_zero_stress_and_the_sinusoid_spread():
 
 
 @pytest.mark.slow
-def test_stored_confirmatory_runs_reproduce_bit_for_bit():
-    # the design's first two seeds, re-run alone, give exactly the stored stress and accuracies
+def test_stored_confirmatory_runs_reproduce():
+    # the design's first two seeds, re-run alone, give the stored stress and accuracies (exactly on the CPU that
+    # stored them, else as a draw of the stored seeds)
     import dataclasses
 
     from posgeom.studies.designs import Design
@@ -167,14 +169,15 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     stored = design.results()
     fields = dict(design.fields, seed_stop=design["seed_start"] + 2, n_seeds=2)
     again = design_runs(dataclasses.replace(design, fields=fields))
-    assert again.stress.tolist() == stored["stress"][:2]
-    assert again.test_accuracy.tolist() == stored["test_accuracy"][:2]
+    assert_reproduces(again.stress, stored["stress"], "stress")
+    assert_reproduces(again.test_accuracy, stored["test_accuracy"], "test_accuracy")
     assert again.fractions.tolist() == stored["fractions"]
 
 
 @pytest.mark.slow
-def test_stored_exploratory_runs_reproduce_bit_for_bit():
+def test_stored_exploratory_runs_reproduce():
     # Chapter 9's exploratory runs, stored once: the first two seeds of every task, re-run, give the stored values
+    # (exactly on the CPU that stored them, else as a draw of the stored seeds)
     from posgeom.studies.dose_response import exploratory_runs, stored_exploratory
 
     stored = stored_exploratory()
@@ -182,5 +185,5 @@ def test_stored_exploratory_runs_reproduce_bit_for_bit():
     assert list(again) == list(stored) == ["order", "centre", "xor (control)"]
     for name, runs in stored.items():
         assert runs.seeds == tuple(range(24)) and again[name]["fractions"] == runs.fractions.tolist()
-        assert again[name]["stress"] == runs.stress[:2].tolist(), name
-        assert again[name]["test_accuracy"] == runs.test_accuracy[:2].tolist(), name
+        assert_reproduces(again[name]["stress"], runs.stress, f"{name} stress")
+        assert_reproduces(again[name]["test_accuracy"], runs.test_accuracy, f"{name} accuracy")

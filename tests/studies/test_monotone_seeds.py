@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from stored_runs import assert_reproduces
 
 from posgeom.encodings import permutation_test, rank_correlations
 from posgeom.studies.monotone_seeds import (
@@ -104,8 +105,9 @@ def test_scratch_runs_are_seeded_and_independent():
 
 
 @pytest.mark.slow
-def test_stored_confirmatory_runs_reproduce_bit_for_bit():
-    # the design's first seed, re-run alone, gives exactly the stored rho, slopes and losses (JSON floats round-trip)
+def test_stored_confirmatory_runs_reproduce():
+    # the design's first seed, re-run alone, gives the stored rho, slopes and losses: exactly (JSON floats round-trip)
+    # on the CPU that stored them, else as a draw of the stored seeds
     import dataclasses
 
     from posgeom.studies.designs import Design
@@ -118,14 +120,17 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
         again = design_runs(dataclasses.replace(design, fields=fields))
     except OSError as exc:  # pragma: no cover - IMDB or the tokenizer not at hand
         pytest.skip(f"IMDB windows unavailable: {exc}")
-    for key, value in again.items():
-        assert value == (stored[key] if key == "epochs" else stored[key][:1]), key
+    assert again["epochs"] == stored["epochs"]
+    for key, value in again.items():  # exact on the CPU that stored them, else as a draw of the stored seeds
+        if key != "epochs":
+            assert_reproduces(value, stored[key], key)
 
 
 @pytest.mark.slow
-def test_stored_exploratory_runs_reproduce_bit_for_bit():
+def test_stored_exploratory_runs_reproduce():
     # Chapter 8's exploratory runs (seeds 0-4, stored whole once by the design command): seed 0, re-run alone, gives
-    # exactly the stored tables at every budget and both losses (JSON floats round-trip)
+    # the stored tables at every budget and both losses (exactly on the CPU that stored them, else as a draw of
+    # the stored seeds)
     import dataclasses
 
     from posgeom.studies.designs import Design
@@ -140,4 +145,4 @@ def test_stored_exploratory_runs_reproduce_bit_for_bit():
         pytest.skip(f"IMDB windows unavailable: {exc}")
     assert again.seeds == (0,) and again.epochs == stored.epochs
     for name in ("tables", "final_loss", "position_only"):
-        assert np.array_equal(getattr(again, name), getattr(stored, name)[:1]), name
+        assert_reproduces(getattr(again, name), getattr(stored, name), name)

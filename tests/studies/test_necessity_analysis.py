@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from stored_runs import assert_reproduces
 
 from posgeom.inference import t_interval
 from posgeom.nn import TaskData, multiset_bound, order_task, predict, probe_data
@@ -99,8 +100,9 @@ def test_train_runs_rejects_one_shared_set_and_a_wrong_count():
 
 
 @pytest.mark.slow
-def test_stored_confirmatory_runs_reproduce_bit_for_bit():
-    # the design's first two seeds, re-run alone, give exactly the stored accuracies and checks (JSON round-trips)
+def test_stored_confirmatory_runs_reproduce():
+    # the design's first two seeds, re-run alone, give the stored accuracies and checks: exactly (JSON round-trips)
+    # on the CPU that stored them, else as a draw of the stored seeds
     import dataclasses
 
     from posgeom.studies.designs import Design
@@ -111,8 +113,11 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     fields = dict(design.fields, seed_stop=design["seed_start"] + 2, n_seeds=2)
     again = design_runs(dataclasses.replace(design, fields=fields))
     assert again.keys() == stored.keys() - {"design", "design_sha256", "command", "seeds"}
+    assert again["ceiling"] == stored["ceiling"]  # of the data alone
     for key, value in again.items():
         if isinstance(value, dict):
-            assert value == {k: v[:2] for k, v in stored[key].items()}, key
-        else:
-            assert value == (stored[key] if key == "ceiling" else stored[key][:2]), key
+            assert value.keys() == stored[key].keys(), key
+            for k, v in value.items():
+                assert_reproduces(v, stored[key][k], f"{key}.{k}")
+        elif key != "ceiling":
+            assert_reproduces(value, stored[key], key)

@@ -3,6 +3,7 @@ analysis."""
 
 import numpy as np
 import pytest
+from stored_runs import assert_reproduces
 
 from posgeom import synthetic_corpus, synthetic_distributions
 from posgeom.nn import TrainConfig
@@ -75,8 +76,9 @@ def test_detection_curve_finds_the_known_rank_and_nothing_in_stationary_text():
 
 
 @pytest.mark.slow
-def test_stored_confirmatory_runs_reproduce_bit_for_bit():
-    # the design's first two seeds, re-run alone, give exactly the stored accuracies (JSON floats round-trip)
+def test_stored_confirmatory_runs_reproduce():
+    # the design's first two seeds, re-run alone, give the stored accuracies: exactly (JSON floats round-trip) on the
+    # CPU that stored them, else as a draw of the stored seeds
     import dataclasses
 
     from posgeom.studies.designs import Design
@@ -87,7 +89,7 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     fields = dict(design.fields, seed_stop=design["seed_start"] + 2, n_seeds=2)
     again = design_runs(dataclasses.replace(design, fields=fields))
     assert list(again.names) == stored["names"]
-    assert again.accuracy.tolist() == [row[:2] for row in stored["accuracy"]]
+    assert_reproduces(again.accuracy, stored["accuracy"], "accuracy", seeds_axis=1)
 
 
 def test_parallel_analysis_depends_only_on_the_tokens_that_occur():
@@ -109,9 +111,9 @@ def test_parallel_analysis_depends_only_on_the_tokens_that_occur():
 
 
 @pytest.mark.slow
-def test_stored_exploratory_runs_reproduce_bit_for_bit():
+def test_stored_exploratory_runs_reproduce():
     # Chapter 6's exploratory runs (seeds 0-11, stored once by the design command): seed 0, re-run alone, gives the
-    # stored accuracies of every arm exactly (JSON floats round-trip)
+    # stored accuracies of every arm (bit for bit on the CPU that stored them, else as a draw of the stored seeds)
     import dataclasses
 
     from posgeom.studies.designs import Design
@@ -122,4 +124,4 @@ def test_stored_exploratory_runs_reproduce_bit_for_bit():
     assert design["status"] == "exploratory" and stored.seeds == tuple(range(12))
     again = design_runs(dataclasses.replace(design, fields=dict(design.fields, seed_stop=1, n_seeds=1)))
     assert again.names == stored.names and again.parameters == stored.parameters
-    assert again.accuracy.tolist() == stored.accuracy[:, :1].tolist()
+    assert_reproduces(again.accuracy, stored.accuracy, "accuracy", seeds_axis=1)

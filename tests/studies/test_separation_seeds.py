@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from stored_runs import assert_reproduces
 
 from posgeom.nn.conditions import order_sensitivity
 from posgeom.studies import separation_seeds as ss
@@ -134,9 +135,10 @@ def test_train_regularised_rejects_bad_arguments():
 
 
 @pytest.mark.slow
-def test_stored_confirmatory_runs_reproduce_bit_for_bit():
-    # every stored task has the design's seeds; the first two seeds of the no-cause task, re-run alone, give exactly
-    # the stored arrays (JSON floats round-trip), and from_stored(stored()) is the identity
+def test_stored_confirmatory_runs_reproduce():
+    # every stored task has the design's seeds; the first two seeds of the no-cause task, re-run alone, give the
+    # stored arrays (exactly on the CPU that stored them, else as draws of the stored seeds; the initial tables
+    # exactly), and from_stored(stored()) is the identity
     from posgeom.nn import seed_everything
     from posgeom.studies.designs import Design
 
@@ -146,8 +148,8 @@ def test_stored_confirmatory_runs_reproduce_bit_for_bit():
     seed_everything(0, threads=1)
     again = ss.train_regularised(ss.role_task("none"), seeds=design.seeds[:2], lam=0.02, tol=1e-3)
     full = ss.RegularisedRuns.from_stored(stored["none"])
-    for key in ("initial", "further", "iterations", "grad_norm", "further_decrease", "accuracy"):
-        assert np.array_equal(getattr(again, key), getattr(full, key)[:2]), key
-    assert np.array_equal(again.final, full.final[:2])
+    assert np.array_equal(again.initial, full.initial[:2])
+    for key in ("final", "further", "iterations", "grad_norm", "further_decrease", "accuracy"):
+        assert_reproduces(getattr(again, key), getattr(full, key), key)
     round_trip = ss.RegularisedRuns.from_stored(again.stored())
     assert all(np.array_equal(getattr(round_trip, k), getattr(again, k)) for k in ("final", "further", "ce"))

@@ -201,10 +201,7 @@ def _group_roots(grid, ends, prefix, draws, m_star, n_cells, spread):  # pragma:
     at = first * n_cells  # where position i's current group starts in counts
     quota = groups * m_star  # texts position i still takes (later ones are left out)
     slot = np.zeros(n, np.int64)  # spread: position i's next group; else texts already in its current group
-    ahead = min(8, draws.size)  # texts whose rows are touched early, so that their loads overlap
-    touch = 0
     for t in range(draws.size):
-        touch += grid[draws[min(t + ahead, draws.size - 1)], 0]
         row = grid[draws[t]]
         for i in range(ends[draws[t]]):
             c = row[i]
@@ -226,7 +223,6 @@ def _group_roots(grid, ends, prefix, draws, m_star, n_cells, spread):  # pragma:
             if counts[j]:
                 out[i, j % n_cells] += np.sqrt(counts[j] / m_star)
         out[i] /= groups[i]
-    out[0, 0] += 0 * touch  # keeps the early touches
     return out
 
 
