@@ -68,4 +68,4 @@ def reproduces(again: ArrayLike, stored: ArrayLike, *, axis: int = 0, level: flo
     mean, sd = b.mean(axis=axis, keepdims=True), b.std(axis=axis, ddof=1, keepdims=True)
     half = stats.t.ppf(1 - (1 - level) / (2 * a.size), n - 1) * sd * np.sqrt(1 + 1 / n)
     ok = bool(np.all(np.abs(a - mean) <= half))
-    return ok, f"not bit for bit on this CPU; inside the stored seeds' {level:.0%} prediction interval: {ok}".lower()
+    return ok, f"not bit for bit on this CPU; in the stored seeds' {level:.0%} prediction interval: {('no', 'yes')[ok]}"
