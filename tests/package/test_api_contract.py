@@ -71,9 +71,10 @@ STUDIES_LINES_CEILING = 1497
 #: ``stress.resolution.across_resolutions``), the test-only plateau rule removed, one Gram-to-distance pair, and
 #: one-line parameter entries, with the net-of-control calibration (``stress.calibration``) added; 12,007 with
 #: ``checks.reproduces`` (stored training runs compared across CPUs, whose floating-point kernels differ), 7 lines
-#: over the target, to be paid back. The ceilings may only go down.
+#: over the target, to be paid back; 12,006 once ``Units`` dropped its list of members (a flag and two index arrays
+#: carry it). The ceilings may only go down.
 SRC_LINES_TARGET = 12_000
-SRC_LINES_CEILING = 12_007
+SRC_LINES_CEILING = 12_006
 PRIVATE_IMPORTS_TARGET = 20
 PRIVATE_IMPORTS_CEILING = 16
 

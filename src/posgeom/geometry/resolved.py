@@ -281,7 +281,7 @@ def resolved_splits(engine: EqualReach, units, drawn, *, rng, n_splits: int) -> 
     """
     eng = engine
     out = np.empty((n_splits, eng.n, eng.n))
-    spread = units.members is not None
+    spread = units.grouped
     k = redraws = 0
     while k < n_splits:
         Q = eng.split(*units.shuffled_halves(drawn, rng), spread=spread)

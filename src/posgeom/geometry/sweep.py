@@ -83,7 +83,7 @@ def resolution_sweep(data: SequenceIncidence, *, rng: int | np.random.Generator,
             engine = EqualReach(inc, res)
             total = np.zeros_like(squared[g])
             for s, order in enumerate(orders):
-                Q = engine.split(*units.halves(order), spread=units.members is not None)
+                Q = engine.split(*units.halves(order), spread=units.grouped)
                 if Q is None:
                     raise ValueError(f"split {s}: a half holds fewer than m*={res.texts_per_position} texts at some "
                                      "position; use a smaller texts_per_position")

@@ -79,16 +79,15 @@ class Units:
     """
     def __init__(self, n_texts: int, *, groups: ArrayLike | None = None):
         self.n_texts = check_positive_int(n_texts, "n_texts")
-        self.members, self.n_units = None, self.n_texts
-        if groups is not None:
+        self.grouped, self.n_units = groups is not None, self.n_texts  # grouped: a unit is a group of texts
+        if self.grouped:
             labels = np.asarray(groups)
             if labels.shape != (self.n_texts,):
                 raise ValueError(f"groups must hold one label per text ({self.n_texts}), got shape {labels.shape}")
             _, inverse = np.unique(labels, return_inverse=True)
             self._order = np.argsort(inverse, kind="stable")  # unit u's texts: _order[_start[u]:_start[u + 1]]
             self._start = np.concatenate(([0], np.cumsum(np.bincount(inverse))))
-            self.members = np.split(self._order, self._start[1:-1])
-            self.n_units = len(self.members)
+            self.n_units = self._start.size - 1
 
     def resample(self, gen: np.random.Generator) -> np.ndarray:
         """``n_units`` units drawn uniformly with replacement (their indices)."""
@@ -96,7 +95,7 @@ class Units:
 
     def texts(self, units: np.ndarray) -> np.ndarray:
         """The texts of the given units, in order (with repeats)."""
-        if self.members is None:
+        if not self.grouped:
             return np.asarray(units)
         units = np.asarray(units, dtype=np.int64)
         size = self._start[units + 1] - self._start[units]
@@ -114,7 +113,7 @@ class Units:
 
     def describe(self) -> str:
         """The unit in words."""
-        return "texts" if self.members is None else f"groups of texts ({self.n_units} groups)"
+        return f"groups of texts ({self.n_units} groups)" if self.grouped else "texts"
 
 
 def _order_statistics(E, kth):
