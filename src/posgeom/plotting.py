@@ -23,7 +23,7 @@ def _axes(ax):
 
 
 def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None = None, vmax: float | None = None,
-                     label: str | None = None) -> Axes:
+                     label: str | None = None, cbar: bool = True) -> Axes:
     """Draw a position-by-position distance matrix as a heatmap (position 0 at the top left).
 
     Parameters
@@ -31,8 +31,8 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     D : (n, n) array_like
     ax, title : matplotlib.axes.Axes, str, optional
         Where to draw (a new 4 x 3.4 inch figure if ``None``); the title.
-    vmax, label : float, str, optional
-        Top of the colour scale (from 0; default the largest entry); colour bar label (default ``$d_H$``).
+    vmax, label, cbar : float, str, bool, optional
+        Colour scale top (from 0; default the largest entry); colour bar label (default ``$d_H$``); whether to draw it.
 
     Returns
     -------
@@ -48,7 +48,7 @@ def distance_heatmap(D: ArrayLike, *, ax: Axes | None = None, title: str | None 
     D = np.asarray(D, dtype=float)
     n = D.shape[0]
     step = max(1, n // 8)
-    sns.heatmap(D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True,
+    sns.heatmap(D, ax=ax, cmap="viridis", vmin=0, vmax=vmax, square=True, cbar=cbar,
                 cbar_kws={"label": "$d_H$" if label is None else label, "shrink": 0.8},
                 xticklabels=step, yticklabels=step)
     ax.set_xlabel("position $j$")

@@ -8,6 +8,7 @@ strip above the table links to every row.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -92,3 +93,24 @@ def test_glue_from_another_page_names_its_format():
     }
     bare = {name: keys for name, keys in bare.items() if keys}
     assert not bare, f"glue from another page without a format (add :s for text, e.g. :.2f for numbers): {bare}"
+
+
+def test_result_boxes_show_the_ledgers_verdicts():
+    """Every chapter's result box states its verdict with the badge of its ledger row: the same colour and the same
+    words, linked to the row. A box may name several rows (Chapter 2: R3 and R2); each must match."""
+    rows = {}
+    for row in _rows(LEDGER.read_text()):
+        label = re.search(r"<(ledger-[\w-]+)>", row[0]).group(1)
+        rows[label] = re.fullmatch(r"\{bdg-([\w-]+)\}`([^`]+)`", row[2]).groups()
+    for page in sorted(LEDGER.parent.glob("[0-9a]*.ipynb")):
+        first = json.loads(page.read_text(encoding="utf-8"))["cells"][0]
+        box = re.search(r"\{admonition\} The result first\n(.*?)\n`{3,4}\s*$", "".join(first["source"]), flags=re.S | re.M)
+        assert box, f"{page.name}: no result box in the first cell"
+        badges = re.findall(r"\{bdg-ref-([\w-]+)\}`([^`<]+?) <(ledger-[\w-]+)>`", box.group(1))
+        assert badges, f"{page.name}: the result box shows no verdict badge linked to the ledger"
+        for role, words, label in badges:
+            assert label in rows, f"{page.name}: the box links to {label}, which is not a ledger row"
+            assert (role, words) == rows[label], (
+                f"{page.name}: the box shows {words!r} ({role}) for {label}; the ledger says {rows[label][1]!r} "
+                f"({rows[label][0]})"
+            )

@@ -231,8 +231,12 @@ def _book_markdown() -> dict[str, str]:
     return pages
 
 
+CAPTION_WORDS = 90  # two plain sentences of about 45 words each
+
+
 def test_every_caption_ends_with_a_takeaway():
-    """Every figure caption has at least two sentences: a description of what is plotted and a takeaway.
+    """Every figure caption has two sentences, a description of what is plotted and a takeaway, in at most
+    ``CAPTION_WORDS`` words (a role or a formula counts as one word); details belong in the text or a dropdown.
 
     Only the count is tested here. The takeaways themselves (that the last sentence says what the reader should
     conclude, not what is plotted, and that it is true of the numbers the chapter prints) were audited by hand
@@ -243,6 +247,12 @@ def test_every_caption_ends_with_a_takeaway():
         if sentences(caption) < 2
     ]
     assert not short, f"captions without a takeaway sentence: {short}"
+    long = [
+        (page, caption[:70], sentences(caption), len(re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]+\$", "x", caption).split()))
+        for page, text in _book_markdown().items() for caption in captions(text)
+        if sentences(caption) > 2 or len(re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]+\$", "x", caption).split()) > CAPTION_WORDS
+    ]
+    assert not long, f"captions over two sentences or {CAPTION_WORDS} words (page, start, sentences, words): {long}"
     assert any(captions(text) for text in _book_markdown().values()), "no caption found: the parser is broken"
 
 
