@@ -80,7 +80,7 @@ def test_key_results_legend_explains_every_verdict_used():
     shown = " ".join(legend.group(1).split())
     for verdict in {ROLE.sub(r"\1", row[2]) for row in _rows(ledger)}:
         assert f"`{verdict}`" in shown, f"the key-results legend does not explain {verdict!r}"
-    meaning = re.search(r"^\* \{bdg-secondary\}`uninformative` (.*)$", ledger, flags=re.M).group(1)
+    meaning = re.search(r"^\* \{bdg-muted\}`uninformative` (.*)$", ledger, flags=re.M).group(1)
     assert meaning in shown, "'uninformative' must be explained in the ledger's words"
 
 
