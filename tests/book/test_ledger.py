@@ -104,7 +104,8 @@ def test_result_boxes_show_the_ledgers_verdicts():
         rows[label] = re.fullmatch(r"\{bdg-([\w-]+)\}`([^`]+)`", row[2]).groups()
     for page in sorted(LEDGER.parent.glob("[0-9a]*.ipynb")):
         first = json.loads(page.read_text(encoding="utf-8"))["cells"][0]
-        box = re.search(r"\{admonition\} The result first\n(.*?)\n`{3,4}\s*$", "".join(first["source"]), flags=re.S | re.M)
+        source = "".join(first["source"])
+        box = re.search(r"\{admonition\} The result first\n(.*?)\n`{3,4}\s*$", source, flags=re.S | re.M)
         assert box, f"{page.name}: no result box in the first cell"
         badges = re.findall(r"\{bdg-ref-([\w-]+)\}`([^`<]+?) <(ledger-[\w-]+)>`", box.group(1))
         assert badges, f"{page.name}: the result box shows no verdict badge linked to the ledger"
