@@ -47,14 +47,10 @@ def figure(name: str, fig: Figure) -> None:
     name, fig : str, matplotlib.figure.Figure
         The glue key (an identifier unique within the chapter); the figure.
 
-    Returns
-    -------
-    None
-
     Examples
     --------
     >>> import matplotlib.pyplot as plt
-    >>> figure("fig_example", plt.figure()) is None
+    >>> figure("fig_example", plt.subplots()[0]) is None
     True
     """
     if not isinstance(name, str) or not name.isidentifier():
@@ -62,12 +58,15 @@ def figure(name: str, fig: Figure) -> None:
     from matplotlib.figure import Figure
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if not fig.axes:
+        raise ValueError(f"{name}: the figure has no axes, so nothing to show; draw on it before handing it over")
     import matplotlib.pyplot as plt
+    from IPython.core.pylabtools import print_figure
+    from IPython.display import Image, display
     try:
         from myst_nb import glue
     except ImportError:  # Colab or plain Jupyter: show it where it was made
-        from IPython.display import display
         display(fig)
-    else:
-        glue(name, fig, display=False)
+    else:  # PNG bytes made here, as the inline backend makes them: no MPLBACKEND can turn the figure into text
+        glue(name, Image(print_figure(fig, "png", bbox_inches="tight")), display=False)
     plt.close(fig)
