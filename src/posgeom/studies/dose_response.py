@@ -201,13 +201,14 @@ class ExtrapolationRuns:
 
 def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Sequence[int], n_pairs: int,
                        n_test_pairs: int, n_positions: int, vocab_size: int, config: TrainConfig, d_model: int = 16,
-                       n_heads: int = 2) -> ExtrapolationRuns:
-    """Train a ``scheme`` defined beyond the training length at ``n``; test on fresh sets at ``n``, again at ``n``,
-    and at ``2n``. Seed ``s`` draws its sets with ``rng=[s, 0]`` (the long one ``[s, 1]``) and trains with seed s."""
+                       n_heads: int = 2, causal: bool = False) -> ExtrapolationRuns:
+    """Train ``scheme`` at ``n`` (causal mask if ``causal``); test on fresh sets at ``n``, again at ``n``, and at
+    ``2n``. Seed ``s`` draws its sets with ``rng=[s, 0]`` (the long one ``[s, 1]``) and trains with seed s."""
     if scheme not in ("sinusoidal", "rope", "alibi", "none"):
         raise ValueError(f"scheme {scheme!r} has no positional signal beyond the training length")
     seeds, n = check_seeds(seeds), check_positive_int(n_positions, "n_positions")
-    spec = ModelSpec(vocab_size=vocab_size, n_positions=2 * n, d_model=d_model, n_heads=n_heads, positional=scheme)
+    spec = ModelSpec(vocab_size=vocab_size, n_positions=2 * n, d_model=d_model, n_heads=n_heads, positional=scheme,
+                     causal=causal)
     acc = []
     for s in seeds:
         train, tests = _split_pairs(task(n_pairs + 2 * n_test_pairs, n, vocab_size, rng=np.random.default_rng([s, 0])),
@@ -215,8 +216,7 @@ def extrapolation_runs(scheme: str, task: Callable[..., TaskData], *, seeds: Seq
         long = task(n_test_pairs, 2 * n, vocab_size, rng=np.random.default_rng([s, 1]))
         model = fit(spec, train, seed=s, config=config)
         acc.append([model.accuracy(t) for t in (*_split_pairs(tests, n_test_pairs), long)])
-    at_n, at_n_again, at_2n = np.array(acc).T
-    return ExtrapolationRuns(seeds=seeds, at_n=at_n, at_n_again=at_n_again, at_2n=at_2n)
+    return ExtrapolationRuns(seeds, *np.array(acc).T)  # at n, at n again, at 2n
 
 
 #: Chapter 9's settings, shared by its design's runs and its exploratory runs.
