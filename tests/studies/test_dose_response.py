@@ -130,6 +130,10 @@ def test_extrapolation_runs_draws_fresh_test_sets_and_refuses_tables():
     for scheme in ("learned", "fixed", "low_rank"):
         with pytest.raises(ValueError):
             extrapolation_runs(scheme, task, **kwargs)
+    causal = extrapolation_runs("none", task, causal=True, **kwargs)  # the mask alone carries position
+    assert not np.array_equal(causal.at_n, extrapolation_runs("none", task, **kwargs).at_n)
+    with pytest.raises(TypeError, match="causal"):
+        extrapolation_runs("rope", task, causal="yes", **kwargs)
 
 
 def test_permute_rows_is_a_derangement_of_the_chosen_rows():
