@@ -314,3 +314,17 @@ def test_a_companion_reads_2b_in_its_headings_the_toctree_and_references(tmp_pat
     assert "2b.1. " in companion and "Fig. 2b.1" in companion and "2.2" not in companion, companion
     chapter, index = (out / "book" / "02_real_text.html").read_text(), (out / "index.html").read_text()
     assert "2b. Companion" in chapter and "2b. Companion" in index and "Fig. 2b.1" in index
+
+
+def test_a_figure_image_takes_its_caption_as_alternative_text():
+    import figure_alt
+    from docutils import nodes
+
+    doc = nodes.document(None, None)
+    glued = nodes.figure("", nodes.image(uri="_images/3f2a.png"), nodes.caption("", "Stress falls with rank."))
+    described = nodes.figure("", nodes.image(uri="a.png", alt="a bar chart"), nodes.caption("", "Ignored."))
+    bare = nodes.figure("", nodes.image(uri="b.png"))  # no caption: nothing to take
+    doc += [glued, described, bare]
+    assert figure_alt.caption_alt(doc) == 1
+    alts = [image.get("alt") for image in doc.findall(nodes.image)]
+    assert alts == ["Stress falls with rank.", "a bar chart", None]
