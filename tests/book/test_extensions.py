@@ -328,3 +328,14 @@ def test_a_figure_image_takes_its_caption_as_alternative_text():
     assert figure_alt.caption_alt(doc) == 1
     alts = [image.get("alt") for image in doc.findall(nodes.image)]
     assert alts == ["Stress falls with rank.", "a bar chart", None]
+
+
+def test_the_reading_path_is_read_from_the_index_card():
+    import reading_path
+
+    path = reading_path.path_from_index((EXT.parent / "index.md").read_text(encoding="utf-8"))
+    assert path[0] == "primer_encodings" and len(path) == len(set(path)) >= 5
+    missing = [d for d in path if not any((EXT.parent / f"{d}{s}").is_file() for s in (".md", ".ipynb"))]
+    assert not missing, f"the path names pages that do not exist: {missing}"
+    with pytest.raises(ValueError, match="Machine-learning path"):
+        reading_path.path_from_index("# An index without the card\n")
