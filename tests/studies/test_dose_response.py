@@ -10,11 +10,13 @@ from posgeom.nn import TrainConfig, order_task
 from posgeom.studies.dose_response import (
     DoseRuns,
     _permute_rows,
+    _rms,
     _scaled_mds_encoding,
     _split_pairs,
     _within_seed_spearman,
     extrapolation_runs,
     seeded_dose_response,
+    toward_line,
     within_seed_power,
     xor_task,
 )
@@ -191,3 +193,18 @@ def test_stored_exploratory_runs_reproduce():
         assert runs.seeds == tuple(range(24)) and again[name]["fractions"] == runs.fractions.tolist()
         assert_reproduces(again[name]["stress"], runs.stress, f"{name} stress")
         assert_reproduces(again[name]["test_accuracy"], runs.test_accuracy, f"{name} accuracy")
+
+
+def test_toward_line_with_growth_keeps_the_order_and_crowds_the_first_positions():
+    P = np.random.default_rng(4).normal(size=(8, 5))
+    for growth in (0.0, 2.0):
+        Q = toward_line(P, 1.0, None, growth=growth)
+        x = (Q - Q.mean(axis=0)) @ np.linalg.svd(Q - Q.mean(axis=0))[2][0]
+        x = x * np.sign(x[-1] - x[0])
+        gaps = np.diff(x)
+        assert np.all(gaps > 0), "the positions' order is kept"
+        assert np.isclose(_rms(Q), _rms(P))
+        if growth:
+            assert gaps[0] < gaps[-1] / 10, "growth crowds the first positions together"
+        else:
+            assert np.allclose(gaps, gaps[0]), "evenly spaced without growth"

@@ -3,6 +3,7 @@ order-keeping dose), :func:`within_seed_power`, :func:`extrapolation_runs`; ``st
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -38,8 +39,7 @@ def _scaled_mds_encoding(D: np.ndarray, d_model: int) -> np.ndarray:
     """The MDS encoding of ``D`` in width ``d_model``, scaled to the RMS pair distance of the sinusoidal one."""
     D = check_distance_matrix(D, "D")
     P = mds_encoding(D, d_model, rank=min(classical_mds(D).rank, d_model), rng=0)
-    spread = np.mean(pairwise_distances(P) ** 2)
-    if spread == 0:
+    if (spread := np.mean(pairwise_distances(P) ** 2)) == 0:
         raise ValueError("D is zero: every position has the same distribution and the MDS encoding is a point")
     return np.sqrt(np.mean(pairwise_distances(sinusoidal_encoding(D.shape[0], d_model)) ** 2) / spread) * P
 
@@ -64,9 +64,9 @@ def _rms(P: np.ndarray) -> float:
     return float(np.sqrt(np.mean(pairwise_distances(P) ** 2)))
 
 
-def toward_line(P: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
-    """``P`` moved by ``fraction`` toward evenly spaced points in the positions' order along its first principal axis,
-    line and result scaled to ``P``'s RMS pair distance (``rng`` unused: the dose signature).
+def toward_line(P: np.ndarray, fraction: float, rng: np.random.Generator, *, growth: float = 0.0) -> np.ndarray:
+    """``P`` moved by ``fraction`` toward points in the positions' order on its first principal axis, evenly spaced
+    (``growth=0``) or at ``expm1(growth i)`` (first ones crowded), scaled to ``P``'s RMS pair distance; ``rng`` unused.
 
     Examples
     --------
@@ -75,7 +75,8 @@ def toward_line(P: np.ndarray, fraction: float, rng: np.random.Generator) -> np.
     >>> bool(np.allclose(np.linalg.matrix_rank(Q - Q.mean(axis=0)), 1)), round(_rms(Q) / _rms(P), 6)
     (True, 1.0)
     """
-    centred, i = P - P.mean(axis=0), np.arange(len(P)) - (len(P) - 1) / 2
+    i = np.expm1(growth * np.arange(len(P))) / growth if growth > 0 else np.arange(len(P)) - (len(P) - 1) / 2
+    centred, i = P - P.mean(axis=0), i - i.mean()  # evenly spaced: centred already, exactly
     axis = np.linalg.svd(centred, full_matrices=False)[2][0]
     line = np.outer(i * (np.sign(i @ centred @ axis) or 1.0), axis)
     Q = (1 - fraction) * P + fraction * line * _rms(P) / _rms(line)
@@ -158,8 +159,7 @@ def seeded_dose_response(task: Callable[..., TaskData], *, seeds: Sequence[int],
         raise ValueError(f"fractions must be at least two numbers in [0, 1], got {fractions}")
     if dose is not None and not callable(dose):
         raise TypeError(f"dose must be callable(P, fraction, rng) -> encoding, or None, got {type(dose).__name__}")
-    F = fractions.size
-    stress, specs, trains, tests = np.zeros((len(seeds), F)), [], [], []
+    stress, specs, trains, tests, F = np.zeros((len(seeds), fractions.size)), [], [], [], fractions.size
     for b, s in enumerate(seeds):
         data = task(n_pairs + n_test_pairs, n_positions, vocab_size, rng=np.random.default_rng([s, 0]))
         train, test = _split_pairs(data, n_pairs)
@@ -191,8 +191,7 @@ def within_seed_power(n_seeds: int, n_doses: int, rho: float, *, rng: int | np.r
 
 @dataclass(frozen=True)
 class ExtrapolationRuns:
-    """Result of :func:`extrapolation_runs`: ``seeds`` and (S,) test accuracies ``at_n``, ``at_n_again`` (a second
-    fresh test set of the training length) and ``at_2n``."""
+    """Result of :func:`extrapolation_runs`: ``seeds``; (S,) accuracies ``at_n``, ``at_n_again`` (fresh), ``at_2n``."""
     seeds: tuple
     at_n: np.ndarray
     at_n_again: np.ndarray
@@ -226,8 +225,9 @@ _EXPLORATORY = "data/results/ch09_exploratory.json"
 
 
 def design_runs(design) -> DoseRuns:
-    """The order-keeping dose runs a design file (``data/designs/ch09_line.toml``) fixes, on its seeds."""
-    return seeded_dose_response(order_task, seeds=design.seeds, dose=toward_line, **_SETTINGS)
+    """The order-keeping dose runs a design file (``ch09_line``, ``ch09_spaced``) fixes: its seeds, its ``growth``."""
+    dose = functools.partial(toward_line, growth=float(design.fields.get("growth", 0.0)))
+    return seeded_dose_response(order_task, seeds=design.seeds, dose=dose, **_SETTINGS)
 
 
 def exploratory_runs(seeds: Sequence[int] = range(24)) -> dict:
