@@ -24,10 +24,16 @@ def path_from_index(text: str) -> list[str]:
     return DOC.findall(card.group(1))
 
 
+def _read_path(app):
+    """Read the path from the index once, when the build starts."""
+    index = Path(app.srcdir, "book", "index.md").read_text(encoding="utf-8")
+    app.reading_path = ["book/" + d for d in path_from_index(index)]
+
+
 def _on_resolved(app, doctree, docname):
     if app.builder.format != "html" or not docname.startswith("book/"):
         return
-    path = ["book/" + d for d in path_from_index(Path(app.srcdir, "book", "index.md").read_text(encoding="utf-8"))]
+    path = app.reading_path
     if docname not in path[:-1]:
         return
     after = path[path.index(docname) + 1]
@@ -40,5 +46,6 @@ def _on_resolved(app, doctree, docname):
 
 
 def setup(app):
+    app.connect("builder-inited", _read_path)
     app.connect("doctree-resolved", _on_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
