@@ -185,6 +185,42 @@ def test_methods_dropdowns_are_in_reproducibility(name):
 
 
 
+_SECTION = re.compile(r"^## ", flags=re.M)
+_WHOLE = {"hide-cell", "remove-cell"}
+
+
+def unfolded_in_reproducibility(cells) -> list[str]:
+    """Openings of the code cells in the ``## Reproducibility`` section whose output a reader sees unfolded."""
+    out, inside = [], False
+    for c in cells:
+        text = "".join(c["source"])
+        if c["cell_type"] == "markdown":
+            for line in _SECTION.finditer(text):
+                inside = bool(_REPRODUCIBILITY.match(text, line.start()))
+        elif inside and not (_tags(c) & _WHOLE) and not {"remove-input", "hide-output"} <= _tags(c):
+            out.append(text.strip().splitlines()[0][:60] if text.strip() else "(empty)")
+    return out
+
+
+@pytest.mark.parametrize("name", STANDARD)
+def test_reproducibility_folds_its_checks(name):
+    """The section is folded: its checks and their ✓ lines open on request (``hide-cell``), not on the page."""
+    unfolded = unfolded_in_reproducibility(_cells(BOOK / f"{name}.ipynb"))
+    assert not unfolded, f"Reproducibility cells shown unfolded (tag them hide-cell): {unfolded}"
+
+
+def test_unfolded_checks_are_found():
+    def md(text):
+        return {"cell_type": "markdown", "source": [text]}
+
+    def code(text, *tags):
+        return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": [text]}
+
+    cells = [md("## Results"), code("shown()"), md("## Reproducibility"), code("check(a)", "hide-input")]
+    cells += [code("check(b)", "hide-cell"), md("## Exercises"), code("answer()")]
+    assert unfolded_in_reproducibility(cells) == ["check(a)"]
+
+
 _UNTITLED_REF = re.compile(r"\{ref\}`(sec-[\w-]+-methods-[\w-]+)`")
 
 
