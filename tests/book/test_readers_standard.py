@@ -5,7 +5,9 @@
 * **words outside dropdowns**: the words of the Markdown cells, leaving out ``{dropdown}`` directives, admonitions
   with the ``dropdown`` class, display math, directive options and label lines ``(name)=``: at most 2,500;
 * **result first**: the first Markdown cells before any code a reader sees hold an admonition whose title names the
-  result, with a glued figure in it, followed by "After this chapter you can" and three objectives;
+  result, with a glued figure in it, followed by "After this chapter you can" and three objectives; a chapter's verdict
+  (from "**The book's verdict" to its figure) carries exactly one bold glued number, its headline, in at most 85
+  words, so that it is read at a glance and every other number waits in a dropdown;
 * **methods folded together**: every dropdown titled "Methods ..." lies after the chapter's ``## Reproducibility``
   heading, so that the statistical protocol is read in one place, beside the ✓ checks;
 * **captions**: every figure caption (``{glue:figure}`` and ``{figure}`` bodies, in the notebooks and the .md pages)
@@ -25,7 +27,7 @@ import pytest
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
-MAX_VISIBLE_LINES, MAX_CELL_LINES, MAX_WORDS = 150, 25, 2500
+MAX_VISIBLE_LINES, MAX_CELL_LINES, MAX_WORDS, MAX_VERDICT_WORDS = 150, 25, 2500, 85
 
 # Chapters rebuilt to the standard; every chapter joins this list as it is rebuilt.
 STANDARD = [
@@ -147,9 +149,31 @@ def test_result_first(name):
     assert "{glue:figure}" in box.group(2) and "{glue:text}" in box.group(2), (
         "the result box needs a glued figure and number"
     )
+    if not name.startswith("primer_"):  # a primer teaches; it judges no claim
+        assert not verdict_problems(box.group(2)), verdict_problems(box.group(2))
     after = text[box.end() :]
     assert re.search(r"after this chapter you can", after, flags=re.I), "no 'After this chapter you can' list"
     assert len(re.findall(r"^\s*[*-] ", after, flags=re.M)) >= 3, "fewer than three objectives"
+
+
+def verdict_problems(box: str) -> list[str]:
+    """What keeps a box's verdict from being read at a glance: none, not one bold glued number, too long."""
+    verdict = re.search(r"\*\*The book's verdict.*?(?=^`{3,}\{glue:figure\}|\Z)", box, flags=re.S | re.M)
+    if not verdict:
+        return ["no '**The book's verdict:**' in the box"]
+    bold = re.findall(r"\*\*[^*]*\{glue:text\}[^*]*\*\*", verdict.group(0))
+    words = len(_WORD.findall(main_text(verdict.group(0))))
+    return [f"{len(bold)} bold glued numbers, not one"] * (len(bold) != 1) + [
+        f"{words} words in the verdict, over {MAX_VERDICT_WORDS}"
+    ] * (words > MAX_VERDICT_WORDS)
+
+
+def test_verdict_problems_can_be_found():
+    good = "**The book's verdict:** holds: **{glue:text}`x:.2f`** of it.\n```{glue:figure} f\n```"
+    assert not verdict_problems(good)
+    assert verdict_problems(good.replace("**{glue:text}`x:.2f`**", "{glue:text}`x:.2f`")), "no bold number"
+    assert verdict_problems(good.replace(" of it.", " word" * 90)), "too long"
+    assert verdict_problems("no verdict here")
 
 
 _METHODS = re.compile(r"^\s*(`{3,}|:{3,})\{(?:dropdown|admonition)\}\s*Methods\b.*$", flags=re.M)
@@ -182,7 +206,6 @@ def test_methods_dropdowns_are_in_reproducibility(name):
     )
     early = methods_before_reproducibility(cells)
     assert not early, f"Methods dropdowns outside the Reproducibility section (move them there): {early}"
-
 
 
 _SECTION = re.compile(r"^## ", flags=re.M)
@@ -231,6 +254,7 @@ def test_references_to_a_methods_dropdown_carry_a_title(name):
     bare = _UNTITLED_REF.findall(text)
     assert not bare, f"untitled references to Methods labels (write {{ref}}`protocol <label>`): {bare}"
 
+
 def test_methods_before_reproducibility_is_found():
     def md(text):
         return {"cell_type": "markdown", "source": [text]}
@@ -261,8 +285,10 @@ def sentences(caption: str) -> int:
 
 
 def _book_markdown() -> dict[str, str]:
-    pages = {p.name: "\n".join("".join(c["source"]) for c in _cells(p) if c["cell_type"] == "markdown")
-             for p in sorted(BOOK.glob("*.ipynb"))}
+    pages = {
+        p.name: "\n".join("".join(c["source"]) for c in _cells(p) if c["cell_type"] == "markdown")
+        for p in sorted(BOOK.glob("*.ipynb"))
+    }
     pages.update({p.name: p.read_text() for p in sorted(BOOK.glob("*.md"))})
     return pages
 
@@ -279,13 +305,16 @@ def test_every_caption_ends_with_a_takeaway():
     against the executed book; a caption added or rewritten later needs the same reading.
     """
     short = [
-        (page, caption[:70]) for page, text in _book_markdown().items() for caption in captions(text)
+        (page, caption[:70])
+        for page, text in _book_markdown().items()
+        for caption in captions(text)
         if sentences(caption) < 2
     ]
     assert not short, f"captions without a takeaway sentence: {short}"
     long = [
         (page, caption[:70], sentences(caption), len(re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]+\$", "x", caption).split()))
-        for page, text in _book_markdown().items() for caption in captions(text)
+        for page, text in _book_markdown().items()
+        for caption in captions(text)
         if sentences(caption) > 2 or len(re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]+\$", "x", caption).split()) > CAPTION_WORDS
     ]
     assert not long, f"captions over two sentences or {CAPTION_WORDS} words (page, start, sentences, words): {long}"
