@@ -2,7 +2,8 @@
 
 The path is read from the index page's "Machine-learning path" card (its ``{doc}`` links, in order), so it is written
 once. Sphinx's own "next" button follows the table of contents (1, 2, 2b, 3, ...); a reader on the path would
-otherwise have to return to the index after every page. In the HTML builds only (the PDF is read in book order).
+otherwise have to return to the index after every page, so on the path's pages the stylesheet hides the theme's
+buttons and this link is the one next link. In the HTML builds only (the PDF is read in book order).
 """
 
 from __future__ import annotations
