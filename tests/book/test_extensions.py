@@ -59,9 +59,8 @@ def _build(tmp_path: Path, edition: str | None, monkeypatch) -> str:
     )
     (src / "index.rst").write_text(PAGE)
     out = tmp_path / "html"
-    app = Sphinx(
-        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
-    )
+    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
+                 freshenv=True)
     app.build()
     return (out / "index.html").read_text()
 
@@ -108,14 +107,8 @@ def test_ledger_rows_are_read_from_the_ledger():
 
     row = "* - {ref}`T1 · a title <ledger-t1>`\n  - The claim.\n  - {bdg-success}`reproduced`\n  - 0.5\n  - Why.\n"
     assert ledger_rows.ledger_rows(row) == {
-        "T1": {
-            "label": "ledger-t1",
-            "claim": "The claim.",
-            "verdict": "{bdg-success}`reproduced`",
-            "number": "0.5",
-            "why": "Why.",
-            "title": "",
-        }
+        "T1": {"label": "ledger-t1", "claim": "The claim.", "verdict": "{bdg-success}`reproduced`", "number": "0.5",
+               "why": "Why.", "title": ""}
     }
     glance = "{bdg-ref-success}`T1 · a title <ledger-t1>`\n\n## The claims\n\n"
     assert ledger_rows.ledger_rows(glance + row)["T1"]["title"] == "a title"
@@ -130,13 +123,8 @@ def test_ledger_rows_are_read_from_the_ledger():
 def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     import ledger_rows
 
-    row = {
-        "label": "ledger-t1",
-        "verdict": "{bdg-success}`reproduced`",
-        "number": "0.5",
-        "why": "Why.",
-        "title": "a title",
-    }
+    row = {"label": "ledger-t1", "verdict": "{bdg-success}`reproduced`", "number": "0.5", "why": "Why.",
+           "title": "a title"}
     full = ledger_rows.verdict_line("T1", row)
     assert full == "{bdg-success}`reproduced` **a title**: 0.5 ({ref}`ledger row T1 <ledger-t1>`). Why."
     plain = ledger_rows.verdict_line("T1", row, plain=True)
@@ -146,15 +134,8 @@ def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     )
 
 
-REAL_TEXT = (
-    "02_real_text",
-    "02b_estimating",
-    "05b_sinusoid.ipynb::ch05b_k",
-    "07_stress",
-    "10_your_corpus",
-    "SST-2",
-    "IMDB",
-)
+REAL_TEXT = ("02_real_text", "02b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "10_your_corpus", "SST-2",
+             "IMDB")
 
 
 def _names_its_resolution(number: str) -> bool:
@@ -232,9 +213,8 @@ def _build_folded(tmp_path: Path, builder: str) -> str:
     )
     (src / "index.rst").write_text(FOLDED)
     out = tmp_path / builder
-    Sphinx(
-        str(src), str(src), str(out), str(tmp_path / "doctrees"), builder, status=None, warning=None, freshenv=True
-    ).build()
+    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), builder, status=None, warning=None,
+           freshenv=True).build()
     return (out / "index.html").read_text()
 
 
@@ -267,10 +247,8 @@ def test_unnumbered_pages_number_their_figures_on_their_own():
     changed = figure_numbers.prefix_numbers(fignumbers, secnumbers, figure_numbers.PREFIXES)
     assert sorted(changed) == ["book/appendix_ntk", "book/primer_encodings"]
     assert fignumbers["book/03_necessity"] == {"figure": {"f3": (3, 1)}}, "a numbered chapter keeps its numbers"
-    assert fignumbers["book/primer_encodings"] == {
-        "figure": {"p1": ("P", 1), "p2": ("P", 2)},
-        "exercise": {"e1": ("P", 1)},
-    }
+    assert fignumbers["book/primer_encodings"] == {"figure": {"p1": ("P", 1), "p2": ("P", 2)},
+                                                   "exercise": {"e1": ("P", 1)}}
     assert fignumbers["book/appendix_ntk"] == {"figure": {"a1": ("A", 1)}, "exercise": {"e1": ("A", 1), "e2": ("A", 2)}}
 
 
@@ -288,9 +266,8 @@ def _numbered_book(tmp_path, pages: dict[str, str]):
     for path, text in pages.items():
         (src / path).write_text(text)
     out = tmp_path / "html"
-    Sphinx(
-        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
-    ).build()
+    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
+           freshenv=True).build()
     return out
 
 
@@ -298,20 +275,15 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
     """Sphinx joins a number's parts with dots wherever it prints one: ("A", 1) is Fig. A.1 in a caption and a ref."""
     pytest.importorskip("sphinx_exercise")
     figure = ".. figure:: /pic.png\n   :name: {name}\n\n   A caption.\n"
-    out = _numbered_book(
-        tmp_path,
-        {
-            "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n"
-            "   book/primer_encodings\n   book/appendix_ntk\n\n"
-            "See :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n",
-            "book/chapter.rst": "Chapter\n=======\n\n" + figure.format(name="fig-c1"),
-            "book/primer_encodings.rst": "Primer\n======\n\n"
-            + figure.format(name="fig-p1")
-            + "\n"
-            + figure.format(name="fig-p2"),
-            "book/appendix_ntk.rst": "Appendix\n========\n\n" + figure.format(name="fig-a1"),
-        },
-    )
+    out = _numbered_book(tmp_path, {
+        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n"
+        "   book/primer_encodings\n   book/appendix_ntk\n\n"
+        "See :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n",
+        "book/chapter.rst": "Chapter\n=======\n\n" + figure.format(name="fig-c1"),
+        "book/primer_encodings.rst": "Primer\n======\n\n" + figure.format(name="fig-p1") + "\n"
+        + figure.format(name="fig-p2"),
+        "book/appendix_ntk.rst": "Appendix\n========\n\n" + figure.format(name="fig-a1"),
+    })
     index = (out / "index.html").read_text()
     assert "Fig. P.2" in index and "Fig. A.1" in index and "Fig. 1.1" in index, index
     assert "Fig. A.1" in (out / "book" / "appendix_ntk.html").read_text()
@@ -320,14 +292,10 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
 def test_a_companion_section_is_numbered_as_itself():
     import figure_numbers
 
-    fignumbers = {
-        "book/02_real_text": {"figure": {"f1": (2, 1)}},
-        "book/02b_estimating_distances": {"figure": {"g2": (2, 3), "g1": (2, 2)}},
-    }
-    secnumbers = {
-        "book/02_real_text": {"": (2,), "#ex": (2, 8)},
-        "book/02b_estimating_distances": {"": (2, 9), "#why": (2, 9, 1), "#flat": (2, 9, 2)},
-    }
+    fignumbers = {"book/02_real_text": {"figure": {"f1": (2, 1)}},
+                  "book/02b_estimating_distances": {"figure": {"g2": (2, 3), "g1": (2, 2)}}}
+    secnumbers = {"book/02_real_text": {"": (2,), "#ex": (2, 8)},
+                  "book/02b_estimating_distances": {"": (2, 9), "#why": (2, 9, 1), "#flat": (2, 9, 2)}}
     changed = figure_numbers.companion_numbers(fignumbers, secnumbers, figure_numbers.COMPANIONS)
     assert changed == ["book/02b_estimating_distances"]
     assert secnumbers["book/02b_estimating_distances"] == {"": ("2b",), "#why": ("2b", 1), "#flat": ("2b", 2)}
@@ -336,16 +304,13 @@ def test_a_companion_section_is_numbered_as_itself():
 
 
 def test_a_companion_reads_2b_in_its_headings_the_toctree_and_references(tmp_path):
-    out = _numbered_book(
-        tmp_path,
-        {
-            "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/02_real_text\n\nSee :numref:`fig-g1`.\n",
-            "book/02_real_text.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\n"
-            "Exercises\n---------\n\n.. toctree::\n\n   02b_estimating_distances\n",
-            "book/02b_estimating_distances.rst": "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n"
-            "   :name: fig-g1\n\n   Another caption.\n",
-        },
-    )
+    out = _numbered_book(tmp_path, {
+        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/02_real_text\n\nSee :numref:`fig-g1`.\n",
+        "book/02_real_text.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\n"
+        "Exercises\n---------\n\n.. toctree::\n\n   02b_estimating_distances\n",
+        "book/02b_estimating_distances.rst": "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n"
+        "   :name: fig-g1\n\n   Another caption.\n",
+    })
     companion = (out / "book" / "02b_estimating_distances.html").read_text()
     assert "2b.1. " in companion and "Fig. 2b.1" in companion and "2.2" not in companion, companion
     chapter, index = (out / "book" / "02_real_text.html").read_text(), (out / "index.html").read_text()

@@ -161,11 +161,14 @@ def verdict_problems(box: str) -> list[str]:
     verdict = re.search(r"\*\*The book's verdict.*?(?=^`{3,}\{glue:figure\}|\Z)", box, flags=re.S | re.M)
     if not verdict:
         return ["no '**The book's verdict:**' in the box"]
+    problems = []
     bold = re.findall(r"\*\*[^*]*\{glue:text\}[^*]*\*\*", verdict.group(0))
+    if len(bold) != 1:
+        problems.append(f"{len(bold)} bold glued numbers, not one")
     words = len(_WORD.findall(main_text(verdict.group(0))))
-    return [f"{len(bold)} bold glued numbers, not one"] * (len(bold) != 1) + [
-        f"{words} words in the verdict, over {MAX_VERDICT_WORDS}"
-    ] * (words > MAX_VERDICT_WORDS)
+    if words > MAX_VERDICT_WORDS:
+        problems.append(f"{words} words in the verdict, over {MAX_VERDICT_WORDS}")
+    return problems
 
 
 def test_verdict_problems_can_be_found():
@@ -206,6 +209,7 @@ def test_methods_dropdowns_are_in_reproducibility(name):
     )
     early = methods_before_reproducibility(cells)
     assert not early, f"Methods dropdowns outside the Reproducibility section (move them there): {early}"
+
 
 
 _SECTION = re.compile(r"^## ", flags=re.M)
@@ -254,7 +258,6 @@ def test_references_to_a_methods_dropdown_carry_a_title(name):
     bare = _UNTITLED_REF.findall(text)
     assert not bare, f"untitled references to Methods labels (write {{ref}}`protocol <label>`): {bare}"
 
-
 def test_methods_before_reproducibility_is_found():
     def md(text):
         return {"cell_type": "markdown", "source": [text]}
@@ -285,10 +288,8 @@ def sentences(caption: str) -> int:
 
 
 def _book_markdown() -> dict[str, str]:
-    pages = {
-        p.name: "\n".join("".join(c["source"]) for c in _cells(p) if c["cell_type"] == "markdown")
-        for p in sorted(BOOK.glob("*.ipynb"))
-    }
+    pages = {p.name: "\n".join("".join(c["source"]) for c in _cells(p) if c["cell_type"] == "markdown")
+             for p in sorted(BOOK.glob("*.ipynb"))}
     pages.update({p.name: p.read_text() for p in sorted(BOOK.glob("*.md"))})
     return pages
 
@@ -305,16 +306,13 @@ def test_every_caption_ends_with_a_takeaway():
     against the executed book; a caption added or rewritten later needs the same reading.
     """
     short = [
-        (page, caption[:70])
-        for page, text in _book_markdown().items()
-        for caption in captions(text)
+        (page, caption[:70]) for page, text in _book_markdown().items() for caption in captions(text)
         if sentences(caption) < 2
     ]
     assert not short, f"captions without a takeaway sentence: {short}"
     long = [
         (page, caption[:70], sentences(caption), len(re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]+\$", "x", caption).split()))
-        for page, text in _book_markdown().items()
-        for caption in captions(text)
+        for page, text in _book_markdown().items() for caption in captions(text)
         if sentences(caption) > 2 or len(re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]+\$", "x", caption).split()) > CAPTION_WORDS
     ]
     assert not long, f"captions over two sentences or {CAPTION_WORDS} words (page, start, sentences, words): {long}"
