@@ -20,7 +20,7 @@ def test_wilson_interval_agrees_with_scipy(successes, n, confidence):
 
 
 def test_wilson_interval_matches_the_closed_form_with_z_2576():
-    # the formula Chapter 3 used before the interval moved into the package (z = 2.576, i.e. 99%)
+    # the formula Chapter 1 used before the interval moved into the package (z = 2.576, i.e. 99%)
     acc, n, z = 0.9, 500, 2.576
     centre = (acc + z**2 / (2 * n)) / (1 + z**2 / n)
     half = z * np.sqrt(acc * (1 - acc) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)

@@ -1,4 +1,4 @@
-"""Symmetry defects and seeded runs of Chapter 3 (posgeom.studies.necessity_analysis)."""
+"""Symmetry defects and seeded runs of Chapter 1 (posgeom.studies.necessity_analysis)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Chapter 3 (necessity): :func:`defect_table` (symmetry defects of random models), :func:`train_runs` (one
+"""Chapter 1 (necessity): :func:`defect_table` (symmetry defects of random models), :func:`train_runs` (one
 configuration per seed, scored by independent test unit, as :class:`SeedRuns`); ``design_runs`` (``ch03_runs``)."""
 
 from __future__ import annotations
