@@ -1,6 +1,6 @@
 """Training 16 seeds at once (``posgeom.nn.fit_ensemble``) against the per-seed loop of ``posgeom.nn.fit`` (issue 22).
 
-The models and data are the training chapters' own: Chapter 2 (width 16, four positions, 256 sequences, full batch,
+The models and data are the training chapters' own: Chapter 4 (width 16, four positions, 256 sequences, full batch,
 cosine schedule, weight decay, positions tied at 0), Chapter 6 (width 16, 16 positions, 1,000 sequences, batches of
 250) and Chapter 9 (width 32, 12 positions, 400 sequences, batches of 100, a frozen encoding per seed). Both sides
 run with one torch thread (the reproducibility contract) and train the same seeds for the same epochs; the ratio is
@@ -49,7 +49,7 @@ def cases() -> dict:
     fixed = [ModelSpec(vocab_size=24, n_positions=12, d_model=32, positional="fixed",
                        encoding=rng.normal(scale=0.5, size=(12, 32))) for _ in SEEDS]
     return {
-        "Chapter 2 (d=16, L=4, N=256 full batch, 80 epochs)": (
+        "Chapter 4 (d=16, L=4, N=256 full batch, 80 epochs)": (
             [ModelSpec(vocab_size=ch4.vocab_size, n_positions=ch4.length, d_model=16,
                        init_encoding=np.zeros((ch4.length, 16)))] * len(SEEDS),
             ch4, TrainConfig(epochs=80, lr=0.05, batch_size=None, weight_decay=0.01, schedule="cosine")),

@@ -1,7 +1,7 @@
 """A "Next on the machine-learning path" link at the foot of every page on that path.
 
 The path is read from the index page's "Machine-learning path" card (its ``{doc}`` links, in order), so it is written
-once. Sphinx's own "next" button follows the table of contents (1, 2, 3, 4, 4b, ...); a reader on the path would
+once. Sphinx's own "next" button follows the table of contents (1, 2, 3, 3b, 4, ...); a reader on the path would
 otherwise have to return to the index after every page, so on the path's pages the stylesheet hides the theme's
 buttons and this link is the one next link. In the HTML builds only (the PDF is read in book order).
 """

@@ -97,7 +97,7 @@ def test_glue_from_another_page_names_its_format():
 
 def test_result_boxes_show_the_ledgers_verdicts():
     """Every chapter's result box states its verdict with the badge of its ledger row: the same colour and the same
-    words, linked to the row. A box may name several rows (Chapter 4: R3 and R2); each must match."""
+    words, linked to the row. A box may name several rows (Chapter 3: R3 and R2); each must match."""
     rows = {}
     for row in _rows(LEDGER.read_text()):
         label = re.search(r"<(ledger-[\w-]+)>", row[0]).group(1)

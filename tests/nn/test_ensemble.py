@@ -11,7 +11,7 @@ parameter by up to about ``lr``). Hence:
 * in float32 (rounding ~6e-8) the first steps agree to 1e-5 relative (parameters, scale of their tensor) and the
   epoch losses to 1e-5 relative, except the key bias of attention, whose gradient is zero up to rounding; over long
   runs float32 trajectories drift apart at the level that ``fit`` itself drifts when only its thread count changes
-  (Chapter 2's run: ``||p_0 - p_1||`` 3.709 with one thread, 3.711 with two), which is why the long-run test is in
+  (Chapter 4's run: ``||p_0 - p_1||`` 3.709 with one thread, 3.711 with two), which is why the long-run test is in
   float64;
 * a short float64 run (a few epochs) carries less rounding: 1e-8 relative in every parameter and 1e-10 in every loss,
   still eight orders of magnitude below the order-1 difference of a wrong dataset, seed or order.

@@ -44,8 +44,8 @@ NAMES_CEILING = 118
 #: cut to short numpydoc; 1,444 after issue 34 (design files read by ``studies.designs``, the confirmatory commands,
 #: Chapter 6's verdicts by ``posgeom.inference.decide``, docstrings trimmed); 1,473 when Chapter 9's confirmatory
 #: command needed its order-keeping dose in the package (``dose_response.toward_line``, moved from the notebook); 1,636
-#: when the appendix's, Chapter 1's and Chapter 2's confirmatory commands arrived (``design_runs`` of ``ntk_rates``,
-#: ``necessity_analysis``, ``separation_seeds``; ``Design.store``) and Chapters 2 and 9 loaded stored runs to stay
+#: when the appendix's, Chapter 1's and Chapter 4's confirmatory commands arrived (``design_runs`` of ``ntk_rates``,
+#: ``necessity_analysis``, ``separation_seeds``; ``Design.store``) and Chapters 4 and 9 loaded stored runs to stay
 #: within 60 s (``RegularisedRuns.stored``, ``dose_response.stored_exploratory``); 1,648 with Chapter 7's
 #: calibration command (``studies.ranking_null``); 1,516 after the docstring diet and Chapter 10's calibration command
 #: (``studies.report_null``, a design file's). The ceiling may only go down, except for a confirmatory command a

@@ -1,4 +1,4 @@
-"""Chapter 2: Theorem 4 at stationary points of the regularised loss, seed by seed: :func:`role_task` (the two-pair
+"""Chapter 4: Theorem 4 at stationary points of the regularised loss, seed by seed: :func:`role_task` (the two-pair
 task), :func:`train_regularised` (AdamW, then float64 L-BFGS); ``design_runs`` (``ch04_checks``)."""
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def train_regularised(data: TaskData, *, seeds: Sequence[int], lam: float = 2e-2
 
 
 def design_runs(design) -> dict:
-    """Every run of Chapter 2 on the design's seeds, per task (the causes, then ``VARIANTS``), stored."""
+    """Every run of Chapter 4 on the design's seeds, per task (the causes, then ``VARIANTS``), stored."""
     from ..nn import seed_everything
     seed_everything(0, threads=1)
     base, tasks = role_task("strong"), {c: role_task(c) for c in _CAUSES}
