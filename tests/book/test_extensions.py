@@ -342,6 +342,16 @@ def test_the_reading_path_is_read_from_the_index_card():
         reading_path.path_from_index("# An index without the card\n")
 
 
+def test_path_neighbours_follow_the_path():
+    import reading_path
+
+    path = ["book/a", "book/b", "book/c"]
+    assert reading_path.path_neighbours(path, "book/b") == ("book/a", "book/c")
+    assert reading_path.path_neighbours(path, "book/a") == (None, "book/b")
+    assert reading_path.path_neighbours(path, "book/c") == ("book/b", None)
+    assert reading_path.path_neighbours(path, "book/x") == (None, None), "off the path: the theme's own"
+
+
 def test_path_pages_show_one_next_link():
     """On a page of the path the stylesheet hides the theme's previous/next buttons, which follow the table of
     contents, so that the path's link is the only next link; pages off the path keep the theme's buttons."""
