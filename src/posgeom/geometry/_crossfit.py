@@ -161,7 +161,7 @@ def corrected_distances(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     For each of ``n_splits`` random splits of the texts (or of ``units``) into halves ``A`` (``floor(m/2)``) and
     ``B``, with ``G_ij = <sqrt(mu_i^A), sqrt(mu_j^B)>``, ``Q_ij = (G_ii + G_jj) / 2 - (G_ij + G_ji) / 2``, averaged.
     Its expectation is ``||alpha_i - alpha_j||^2 / 2`` with ``alpha_i = E sqrt(mu_i^half)``, whatever the dependence
-    between the positions of one text (proof: Chapter 3, "Estimating a distance from text").
+    between the positions of one text (proof: Chapter 3b, "Estimating a distance from text").
 
     Examples
     --------
