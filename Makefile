@@ -25,13 +25,23 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt -e '.[dev]'
 	touch $@
 
-book: $(STAMP)
+# The package as a wheel, shipped with the site (_static/dist, linked from the index), so that a reader holding the
+# site can install what the chapters import. A file target: built once, again only when the package changes.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+WHEEL := _static/dist/posgeom-$(VERSION)-py3-none-any.whl
+
+$(WHEEL): $(STAMP) pyproject.toml $(shell find src -name '*.py' -o -name '*.toml' -o -name '*.json')
+	rm -rf _static/dist
+	$(BIN)/python -m pip wheel --no-deps --no-build-isolation -q -w _static/dist .
+	test -f $@
+
+book: $(STAMP) $(WHEEL)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
 # The student edition: the same book without the solutions to the exercises (book/_ext/student_edition.py, switched on
 # by POSGEOM_EDITION=student), written to _build/student/_build/html. It takes the executed chapters from the cache of
 # `make book`, so after `make book` nothing is executed again.
-student: $(STAMP)
+student: $(STAMP) $(WHEEL)
 	POSGEOM_EDITION=student $(BIN)/jupyter-book build . --all --path-output _build/student --warningiserror --keep-going
 
 # The whole book as one PDF, _build/book.pdf: the single-page HTML build (chapters taken from the execution cache
@@ -41,7 +51,7 @@ student: $(STAMP)
 # print style that wraps long code lines instead of clipping them. In this build every dropdown (the ledger's details,
 # proofs, solutions) is open (book/_ext/singlehtml_nodes.py), since Chromium prints a closed one without its text.
 # tests/book/test_pdf.py then reads the PDF back, dropdown text included.
-pdf: $(STAMP) browser
+pdf: $(STAMP) $(WHEEL) browser
 	$(BIN)/jupyter-book build . --builder singlehtml --all --warningiserror --keep-going
 	sed -e 's|</head>|<style media="print">@page { size: A4; margin: 14mm } pre { white-space: pre-wrap !important; overflow-wrap: anywhere } .highlight, div.output, .pst-scrollable-table-container { overflow: visible !important }</style></head>|' \
 	  -e 's|src="\.\./_images/|src="_images/|g' \
@@ -73,7 +83,7 @@ check: $(STAMP)
 # Make buffers each stream's output (--output-sync) so the two logs do not interleave. The streams name no
 # `browser` prerequisite (`test` has run it): a prerequisite still running there made Make start them one after the
 # other.
-test: $(STAMP) browser
+test: $(STAMP) browser $(WHEEL)
 	mkdir -p _build
 	$(MAKE) --no-print-directory --output-sync=target -j2 test-built test-package; status=$$?; \
 	echo "== the Colab path (nbval in a fresh environment from the wheel) =="; \
