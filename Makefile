@@ -31,7 +31,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 WHEEL := _static/dist/posgeom-$(VERSION)-py3-none-any.whl
 
 $(WHEEL): $(STAMP) pyproject.toml $(shell find src -name '*.py' -o -name '*.toml' -o -name '*.json')
-	rm -rf _static/dist
+	rm -rf _static/dist build  # build/: setuptools would reuse a stale tree (a deleted module would still ship)
 	$(BIN)/python -m pip wheel --no-deps --no-build-isolation -q -w _static/dist .
 	test -f $@
 
