@@ -349,3 +349,26 @@ def test_measure_counts_only_what_a_reader_sees(tmp_path):
 if __name__ == "__main__":
     for arg in sys.argv[1:]:
         print(Path(arg).stem, measure(arg))
+
+
+def prose_after_a_gated_solution(markdown: str) -> list[str]:
+    """Paragraphs that follow a ``solution-end`` fence before the next exercise, heading, label or directive: an
+    answer printed outside its folded solution (and left in the student edition)."""
+    leaks = []
+    for after in re.split(r"^`{3,}\{solution-end\}\s*\n`{3,}\s*$", markdown, flags=re.M)[1:]:
+        first = next((p.strip() for p in after.split("\n\n") if p.strip()), "")
+        if first and not re.match(r"(`{3,}|:{3,}|#|\()", first):
+            leaks.append(first[:80])
+    return leaks
+
+
+def test_no_answer_follows_a_gated_solution():
+    leaks = {page: found for page, text in _book_markdown().items() if (found := prose_after_a_gated_solution(text))}
+    assert not leaks, f"text after a solution-end, outside its dropdown: {leaks}"
+
+
+def test_a_leaked_answer_is_found():
+    leaked = "```{solution-end}\n```\n\nThe answer is 42.\n\n```{exercise}\n:label: ex-next\n```\n"
+    closed = "The answer is 42.\n\n```{solution-end}\n```\n\n```{exercise}\n:label: ex-next\n```\n"
+    assert prose_after_a_gated_solution(leaked) == ["The answer is 42."]
+    assert prose_after_a_gated_solution(closed) == []
