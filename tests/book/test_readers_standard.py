@@ -346,9 +346,6 @@ def test_measure_counts_only_what_a_reader_sees(tmp_path):
     assert measure(path) == {"visible code lines": 3, "longest visible cell": 3, "words outside dropdowns": 4}
 
 
-if __name__ == "__main__":
-    for arg in sys.argv[1:]:
-        print(Path(arg).stem, measure(arg))
 
 
 def prose_after_a_gated_solution(markdown: str) -> list[str]:
@@ -372,3 +369,8 @@ def test_a_leaked_answer_is_found():
     closed = "The answer is 42.\n\n```{solution-end}\n```\n\n```{exercise}\n:label: ex-next\n```\n"
     assert prose_after_a_gated_solution(leaked) == ["The answer is 42."]
     assert prose_after_a_gated_solution(closed) == []
+
+
+if __name__ == "__main__":
+    for arg in sys.argv[1:]:
+        print(Path(arg).stem, measure(arg))
