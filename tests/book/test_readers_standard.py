@@ -45,6 +45,7 @@ STANDARD = [
     "10_your_corpus",
     "appendix_ntk",
     "primer_encodings",
+    "primer_attention",
     "primer_estimation",
 ]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 BOOK = Path(__file__).resolve().parents[2] / "book"
 LABS = {  # notebook -> how its lab's title begins
     "primer_encodings": "Primer · positional encodings",
+    "primer_attention": "Primer · position inside attention",
     "primer_estimation": "Primer · estimating distances",
     "02_positional_distributions": "Chapter 2 ·",
     "03_real_text": "Chapter 3 ·",
