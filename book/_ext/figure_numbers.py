@@ -17,7 +17,12 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-PREFIXES = {"book/primer_encodings": "P", "book/primer_attention": "M", "book/primer_estimation": "E", "book/appendix_ntk": "A"}
+PREFIXES = {
+    "book/primer_encodings": "P",
+    "book/primer_attention": "M",
+    "book/primer_estimation": "E",
+    "book/appendix_ntk": "A",
+}
 COMPANIONS = {"book/03b_estimating_distances": "3b", "book/05b_sinusoid": "5b"}
 
 
