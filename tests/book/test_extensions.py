@@ -360,3 +360,65 @@ def test_path_pages_show_one_next_link():
     css = (EXT.parents[1] / "_static" / "posgeom.css").read_text(encoding="utf-8")
     rule = re.search(r"body:has\(p\.reading-path-next\)\s*\.prev-next-area\s*\{\s*display:\s*none;\s*\}", css)
     assert rule, "the stylesheet no longer hides the theme's next buttons on the path's pages"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# reader_notebooks: the downloadable notebooks' Markdown without MyST roles
+
+import reader_notebooks  # noqa: E402
+
+
+def test_glue_values_are_formatted_as_their_roles_ask():
+    assert reader_notebooks.format_glue("0.05614", ".3f") == "0.056"
+    assert reader_notebooks.format_glue("np.float64(0.2575)", ".0%") == "26%"
+    assert reader_notebooks.format_glue("25000", ",d") == "25,000"
+    assert reader_notebooks.format_glue("'ALiBi'", "s") == "ALiBi"
+    assert reader_notebooks.format_glue("'undetermined'", "") == "undetermined"
+
+
+def test_plain_markdown_rewrites_each_kind_of_role():
+    text = (
+        "On IMDB {glue:text}`lead:.3f` ({glue:text}`mass:.0%` of the {term}`text <resolution>`), see "
+        "{doc}`07_stress_of_encodings`, {numref}`fig-a`, {ref}`why <sec-why>`, {ref}`sec-why`, "
+        "{prf:ref}`prop-x`, {func}`posgeom.stress.stress_ladder`, {bdg-ref-warning}`E3 · ALiBi <ledger-e3>` "
+        "and {cite}`press2022alibi`; {glue:text}`missing:d` stays; {glue:text}`07_x.ipynb::k:d` is another page's."
+    )
+    out = reader_notebooks.plain_markdown(
+        text, {"lead": "0.0561", "mass": "0.46", "07_x.ipynb::k": "38"},
+        titles={"07_stress_of_encodings": "Stress of the encodings we use"},
+        numbers={"fig-a": "Fig. 7.1", "prop-x": "Proposition 7.1"}, sections={"sec-why": "Why ALiBi wins"},
+    )
+    assert out == (
+        "On IMDB 0.056 (46% of the text), see Stress of the encodings we use, Fig. 7.1, why, Why ALiBi wins, "
+        "Proposition 7.1, `posgeom.stress.stress_ladder`, **E3 · ALiBi** and [press2022alibi]; "
+        "{glue:text}`missing:d` stays; 38 is another page's."
+    )
+
+
+def test_plain_markdown_leaves_directives_and_unknown_roles():
+    text = "```{glue:figure} fig_x\n:name: fig-x\n\nA caption.\n```\n{unknownrole}`kept`"
+    assert reader_notebooks.plain_markdown(text, {}) == text
+
+
+def _md(text):
+    return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
+
+
+def _code(text):
+    return {"cell_type": "code", "metadata": {}, "outputs": [], "source": text.splitlines(keepends=True)}
+
+
+def test_the_student_editions_notebooks_leave_out_every_solution():
+    cells = [
+        _md("```{exercise} ★\n:label: ex-a\n\nHow many?\n```\n\n```{solution} ex-a\n:class: dropdown\n\nSix.\n```\n"),
+        _md("```{exercise} ★★\n:label: ex-b\n\nWhy?\n```\n\n"
+            "```{solution-start} ex-b\n:class: dropdown\n```\n\nBecause"),
+        _code("answer = 42"),
+        _md("so it is.\n\n```{solution-end}\n```\n\n## Next section\n\nMore text."),
+        _code("kept = True"),
+    ]
+    out = reader_notebooks.drop_solutions(cells)
+    text = "".join("".join(c["source"]) for c in out)
+    assert "Six" not in text and "Because" not in text and "so it is" not in text and "answer" not in text
+    assert "How many?" in text and "Why?" in text and "## Next section" in text and "kept = True" in text
+    assert [c["cell_type"] for c in out] == ["markdown", "markdown", "markdown", "code"]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -221,6 +222,21 @@ def test_ledger_rows_below_half_the_mass_say_coarse():
     assert page.is_file(), "no built claims ledger"
     bad = _rows_below_half_not_coarse(page.read_text(encoding="utf-8"))
     assert not bad, f"ledger rows below half the mass not labelled coarse: {bad}"
+
+
+DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", DOWNLOADS, ids=lambda p: p.stem)
+def test_downloaded_notebooks_read_without_myst_roles(notebook):
+    """The download button's notebook shows numbers and plain text in Jupyter and Colab, not MyST roles."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    left = sorted(set(re.findall(r"\{(?:glue:text|glue|term|doc|numref|ref|prf:ref|func|class|meth|cite)\}`[^`]*`",
+                                 markdown)))
+    assert not left, f"{notebook.name}: {len(left)} MyST roles left in the downloadable notebook: {left[:5]}"
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert code and all(not c.get("outputs") for c in code), "the code cells are the source's, unexecuted"
 
 
 @pytest.mark.parametrize("page", CONTENT_PAGES, ids=lambda p: str(p.relative_to(SITE)))

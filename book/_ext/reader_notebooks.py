@@ -1,0 +1,195 @@
+"""Downloadable notebooks that read cleanly outside the book: MyST roles become plain Markdown, glued numbers values.
+
+A page's download button offers ``_sources/<page>.ipynb``, a copy of the source notebook, whose Markdown is MyST: in
+Jupyter or Colab a number such as ``{glue:text}`ch07_k:d``` shows as the role itself. After an HTML build
+(``build-finished``) this extension rewrites each copy's Markdown cells with :func:`plain_markdown`:
+
+* ``{glue:text}`` and ``{glue}`` roles take the value the chapter glued (``jupyter_execute/<page>.glue.json``),
+  formatted as the role asks (:func:`format_glue`); a key the store lacks is left as it is;
+* cross-references become their text: ``{term}`shown <target>``` is ``shown``, ``{doc}`` the page's title,
+  ``{numref}`` the item's number (``Fig. 7.1``), ``{ref}`` the section's title;
+* API roles (``{func}``, ``{class}``, …) become code, badges bold, ``{cite}`` a bracketed key.
+
+Directives (figures, dropdowns, exercises) are left as they are: Jupyter shows them as fenced blocks. Code cells are
+not touched, so a downloaded chapter runs as the book's does. In the student edition the solutions are left out of
+the notebook too (:func:`drop_solutions`), as they are of its pages.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+from sphinx.util import logging
+
+from student_edition import is_student_edition
+
+logger = logging.getLogger(__name__)
+
+ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
+API_ROLES = {"func", "meth", "class", "mod", "attr", "data", "obj", "exc", "py:func", "py:class", "py:meth"}
+CROSS_ROLES = {"term", "doc", "ref", "numref", "prf:ref", "eq", "download"}
+NUMBER_NAMES = {"figure": "Fig.", "table": "Table", "code-block": "Listing"}
+NOTE = """*A chapter of* {title}*, downloaded from the book.* Its text gives the numbers of the book's own run;
+running the cells from the top recomputes them (the first code cell installs the book's package where it is missing).
+Figures, dropdowns and exercises are written in the book's MyST Markdown and show here as fenced blocks.
+"""
+STUDENT_NOTE = "This is the student edition: the exercises' solutions are left out.\n"
+_WRAPPED = re.compile(r"^(?:np|numpy)\.\w+\((.*)\)$", flags=re.S)  # np.float64(0.25), numpy's repr since 2.0
+
+
+def format_glue(raw: str, spec: str) -> str:
+    """A glued value's text/plain representation, formatted with ``spec`` as ``{glue:text}`key:spec``` would be."""
+    text = raw.strip()
+    wrapped = _WRAPPED.match(text)
+    try:
+        value = ast.literal_eval(wrapped.group(1) if wrapped else text)
+    except (ValueError, SyntaxError):
+        value = text
+    if not spec:
+        return str(value)
+    try:
+        return format(value, spec)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def _target(content: str) -> tuple[str | None, str]:
+    """``shown <target>`` → (shown, target); ``target`` → (None, target)."""
+    m = re.fullmatch(r"(?s)(.*?)\s*<([^<>]+)>\s*", content)
+    return (m.group(1).strip(), m.group(2).strip()) if m else (None, content.strip())
+
+
+def plain_markdown(text: str, glue: dict[str, str], *, titles: dict[str, str] | None = None,
+                   numbers: dict[str, str] | None = None, sections: dict[str, str] | None = None) -> str:
+    """Rewrite the MyST roles of a Markdown cell as plain Markdown (see the module's docstring).
+
+    ``glue`` maps a key to its text/plain value (another page's as ``"<page>.ipynb::<key>"``); ``titles`` a page
+    name to its title; ``numbers`` a label to its printed number (``"Fig. 7.1"``); ``sections`` a label to its
+    section's title. What a mapping lacks falls back to the role's own text.
+    """
+    titles, numbers, sections = titles or {}, numbers or {}, sections or {}
+
+    def replace(m: re.Match) -> str:
+        role, content = m.group(1), m.group(2)
+        if role in ("glue:text", "glue"):
+            page, _, rest = content.rpartition("::")  # "07_stress_of_encodings.ipynb::key:spec", another page's
+            key, _, spec = rest.partition(":")
+            key = f"{page}::{key}" if page else key
+            return format_glue(glue[key], spec) if key in glue else m.group(0)
+        if role in API_ROLES:
+            return f"`{content.lstrip('~')}`"
+        if role == "cite":
+            return f"[{content}]"
+        if role == "math":
+            return f"${content}$"
+        shown, target = _target(content)
+        if role.startswith("bdg"):
+            return f"**{shown or target}**"
+        if role in CROSS_ROLES:
+            if shown:
+                return shown
+            if role == "doc":
+                return titles.get(target.split("/")[-1], target)
+            if role in ("numref", "prf:ref"):
+                return numbers.get(target, target)
+            if role == "ref":
+                return sections.get(target, target)
+            return target
+        return m.group(0)
+
+    return ROLE.sub(replace, text)
+
+
+_SOLUTION = re.compile(r"^(`{3,}|:{3,})\{solution\}.*?^\1[ \t]*$\n?", flags=re.M | re.S)
+_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}.*?^\1[ \t]*$", flags=re.M | re.S)
+_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}.*?^\1[ \t]*$\n?", flags=re.M | re.S)
+
+
+def _outside_solutions(text: str, inside: bool) -> tuple[str, bool]:
+    """The parts of one Markdown cell outside gated solutions, and whether a solution is still open at its end."""
+    kept, pos = [], 0
+    while True:
+        m = (_END if inside else _START).search(text, pos)
+        if m is None:
+            return "".join(kept) + ("" if inside else text[pos:]), inside
+        if not inside:
+            kept.append(text[pos : m.start()])
+        pos, inside = m.end(), not inside
+
+
+def drop_solutions(cells: list[dict]) -> list[dict]:
+    """The cells without the exercises' solutions: ``{solution}`` blocks, and every cell or part of one from a
+    ``{solution-start}`` to its ``{solution-end}`` (a gated solution's code cells included), as the student edition."""
+    out, inside = [], False
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            if not inside:
+                out.append(cell)
+            continue
+        text, inside = _outside_solutions(_SOLUTION.sub("", "".join(cell["source"])), inside)
+        if text.strip():
+            out.append({**cell, "source": text.strip("\n").splitlines(keepends=True)})
+    return out
+
+
+def _labels(env) -> tuple[dict[str, str], dict[str, str]]:
+    """The printed number of every numbered label (figures, tables, exercises) and the title of every section label."""
+    numbers, sections = {}, {}
+    for label, (docname, node_id, title) in env.domaindata.get("std", {}).get("labels", {}).items():
+        if title:
+            sections[label] = title
+        for figtype, ids in env.toc_fignumbers.get(docname, {}).items():
+            if node_id in ids:
+                number = ".".join(str(n) for n in ids[node_id])
+                numbers[label] = f"{NUMBER_NAMES.get(figtype, figtype.capitalize())} {number}"
+    for label, item in getattr(env, "proof_list", {}).items():  # sphinx-proof: theorems, definitions, ...
+        ids = env.toc_fignumbers.get(item["docname"], {}).get(item.get("countertype"), {})
+        name = item["realtype"].title()
+        numbers[label] = f"{name} {'.'.join(str(n) for n in ids[label])}" if label in ids else name
+    return numbers, sections
+
+
+def _glue_store(path: Path) -> dict[str, str]:
+    """The text/plain value of every key a chapter glued (none if it glued nothing)."""
+    if not path.is_file():
+        return {}
+    items = json.loads(path.read_text(encoding="utf-8")).items()
+    return {key: item["data"]["text/plain"] for key, item in items if "text/plain" in item.get("data", {})}
+
+
+def rewrite_sources(app, exception) -> None:
+    """Rewrite the Markdown cells of every notebook copied to ``_sources`` (HTML builds only)."""
+    if exception is not None or app.builder.name != "html" or not app.config.html_copy_source:
+        return
+    env, outdir = app.env, Path(app.outdir)
+    store = outdir.parent / "jupyter_execute"
+    titles = {d.split("/")[-1]: env.titles[d].astext() for d in env.found_docs if d in env.titles}
+    numbers, sections = _labels(env)
+    student = is_student_edition()
+    stores = {docname: _glue_store(store / f"{docname}.glue.json") for docname in env.found_docs}
+    every = {f"{d.split('/')[-1]}.ipynb::{k}": v for d, values in stores.items() for k, v in values.items()}
+    for docname in sorted(env.found_docs):
+        copy = outdir / "_sources" / f"{docname}.ipynb"
+        if not copy.is_file():
+            continue
+        glue = {**every, **stores[docname]}
+        notebook = json.loads(copy.read_text(encoding="utf-8"))
+        if student:
+            notebook["cells"] = drop_solutions(notebook["cells"])
+        notebook["cells"].insert(0, {"cell_type": "markdown", "id": "reader-note", "metadata": {},
+                                     "source": (NOTE.format(title=app.config.html_title or app.config.project)
+                                                + (STUDENT_NOTE if student else "")).splitlines(keepends=True)})
+        for cell in notebook["cells"][1:]:
+            if cell["cell_type"] == "markdown":
+                source = "".join(cell["source"])
+                cell["source"] = plain_markdown(source, glue, titles=titles, numbers=numbers,
+                                                sections=sections).splitlines(keepends=True)
+        copy.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def setup(app):
+    app.connect("build-finished", rewrite_sources)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
