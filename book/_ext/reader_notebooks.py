@@ -12,14 +12,17 @@ Jupyter or Colab a number such as ``{glue:text}`ch07_k:d``` shows as the role it
 
 Directives (figures, dropdowns, exercises) are left as they are: Jupyter shows them as fenced blocks. Code cells are
 not touched, so a downloaded chapter runs as the book's does. In the student edition the solutions are left out of
-the notebook too (:func:`drop_solutions`), as they are of its pages.
+the notebook too (:func:`drop_solutions`), as they are of its pages; either edition also offers every chapter's
+notebook without solutions in one archive, ``_static/student-notebooks.zip``, for a course to hand out.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+import zipfile
 from pathlib import Path
 
 from sphinx.util import logging
@@ -36,6 +39,8 @@ NOTE = """*A chapter of* {title}*, downloaded from the book.* Its text gives the
 running the cells from the top recomputes them (the first code cell installs the book's package where it is missing).
 Figures, dropdowns and exercises are written in the book's MyST Markdown and show here as fenced blocks.
 """
+#: Where the full edition puts every chapter's notebook without solutions, zipped, for a course's students.
+STUDENT_ZIP = "_static/student-notebooks.zip"
 STUDENT_NOTE = "This is the student edition: the exercises' solutions are left out.\n"
 _WRAPPED = re.compile(r"^(?:np|numpy)\.\w+\((.*)\)$", flags=re.S)  # np.float64(0.25), numpy's repr since 2.0
 
@@ -160,34 +165,55 @@ def _glue_store(path: Path) -> dict[str, str]:
     return {key: item["data"]["text/plain"] for key, item in items if "text/plain" in item.get("data", {})}
 
 
+def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, student: bool, **labels) -> dict:
+    """A copy of ``notebook`` as a reader downloads it: a first cell saying what it is, plain Markdown, and (for
+    students) no solutions."""
+    cells = drop_solutions(notebook["cells"]) if student else list(notebook["cells"])
+    cells = [{**c, "source": plain_markdown("".join(c["source"]), glue, **labels).splitlines(keepends=True)}
+             if c["cell_type"] == "markdown" else c for c in cells]
+    note = NOTE.format(title=title) + (STUDENT_NOTE if student else "")
+    first = {"cell_type": "markdown", "id": "reader-note", "metadata": {}, "source": note.splitlines(keepends=True)}
+    return {**notebook, "cells": [first, *cells]}
+
+
+def _write(path: Path, notebook: dict) -> None:
+    """Write a notebook whole or not at all (a temporary file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def rewrite_sources(app, exception) -> None:
-    """Rewrite the Markdown cells of every notebook copied to ``_sources`` (HTML builds only)."""
+    """Rewrite every notebook copied to ``_sources`` for readers (HTML builds only), and write the notebooks without
+    solutions to ``_static/student-notebooks``, zipped as ``STUDENT_ZIP``."""
     if exception is not None or app.builder.name != "html" or not app.config.html_copy_source:
         return
     env, outdir = app.env, Path(app.outdir)
     store = outdir.parent / "jupyter_execute"
     titles = {d.split("/")[-1]: env.titles[d].astext() for d in env.found_docs if d in env.titles}
     numbers, sections = _labels(env)
-    student = is_student_edition()
+    labels = {"titles": titles, "numbers": numbers, "sections": sections}
+    title, student = app.config.html_title or app.config.project, is_student_edition()
     stores = {docname: _glue_store(store / f"{docname}.glue.json") for docname in env.found_docs}
     every = {f"{d.split('/')[-1]}.ipynb::{k}": v for d, values in stores.items() for k, v in values.items()}
+    handouts = []
     for docname in sorted(env.found_docs):
         copy = outdir / "_sources" / f"{docname}.ipynb"
         if not copy.is_file():
             continue
-        glue = {**every, **stores[docname]}
-        notebook = json.loads(copy.read_text(encoding="utf-8"))
-        if student:
-            notebook["cells"] = drop_solutions(notebook["cells"])
-        notebook["cells"].insert(0, {"cell_type": "markdown", "id": "reader-note", "metadata": {},
-                                     "source": (NOTE.format(title=app.config.html_title or app.config.project)
-                                                + (STUDENT_NOTE if student else "")).splitlines(keepends=True)})
-        for cell in notebook["cells"][1:]:
-            if cell["cell_type"] == "markdown":
-                source = "".join(cell["source"])
-                cell["source"] = plain_markdown(source, glue, titles=titles, numbers=numbers,
-                                                sections=sections).splitlines(keepends=True)
-        copy.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        glue, source = {**every, **stores[docname]}, json.loads(copy.read_text(encoding="utf-8"))
+        _write(copy, _reader_notebook(source, glue, title=title, student=student, **labels))
+        handout = outdir / "_static" / "student-notebooks" / copy.name  # in either edition
+        _write(handout, _reader_notebook(source, glue, title=title, student=True, **labels))
+        handouts.append(handout)
+    if handouts:
+        archive = outdir / STUDENT_ZIP
+        tmp = archive.with_name(archive.name + ".tmp")
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            for path in handouts:
+                z.write(path, arcname=f"student-notebooks/{path.name}")
+        os.replace(tmp, archive)
 
 
 def setup(app):

@@ -33,6 +33,7 @@ import re
 import shutil
 import tempfile
 import threading
+import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
@@ -225,6 +226,21 @@ def test_ledger_rows_below_half_the_mass_say_coarse():
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
+
+
+def test_the_handout_archive_holds_every_chapter_without_solutions():
+    """The full edition's student-notebooks.zip: one notebook per downloadable chapter, no solution in any."""
+    archive = SITE / "_static" / "student-notebooks.zip"
+    assert archive.is_file(), "no student-notebooks.zip in the built site"
+    with zipfile.ZipFile(archive) as z:
+        names = sorted(Path(n).name for n in z.namelist())
+        texts = {n: z.read(n).decode("utf-8") for n in z.namelist()}
+    assert names == sorted(p.name for p in DOWNLOADS if p.parent.name == "book")
+    leaks = [n for n, t in texts.items() if "{solution" in t]
+    assert not leaks, f"solutions in the handout notebooks: {leaks}"
+    full = [p for p in DOWNLOADS if "{solution" in "".join(
+        "".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])]
+    assert full, "the full edition's own downloads keep their solutions (the archive is what leaves them out)"
 
 
 @pytest.mark.parametrize("notebook", DOWNLOADS, ids=lambda p: p.stem)
