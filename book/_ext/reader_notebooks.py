@@ -10,10 +10,11 @@ Jupyter or Colab a number such as ``{glue:text}`ch07_k:d``` shows as the role it
   ``{numref}`` the item's number (``Fig. 7.1``), ``{ref}`` the section's title;
 * API roles (``{func}``, ``{class}``, …) become code, badges bold, ``{cite}`` a bracketed key.
 
-Directives (figures, dropdowns, exercises) are left as they are: Jupyter shows them as fenced blocks. Code cells are
-not touched, so a downloaded chapter runs as the book's does. In the student edition the solutions are left out of
-the notebook too (:func:`drop_solutions`), as they are of its pages; either edition also offers every chapter's
-notebook without solutions in one archive, ``_static/student-notebooks.zip``, for a course to hand out.
+Directives become plain Markdown (:func:`plain_directives`): a figure's caption, a dropdown's or an exercise's text
+under a bold lead; code blocks and the rest stay as they are. Code cells are not touched, so a downloaded chapter runs
+as the book's does. In the student edition the solutions are left out of the notebook too (:func:`drop_solutions`), as
+they are of its pages; either edition also offers every chapter's notebook without solutions in one archive,
+``_static/student-notebooks.zip``, for a course to hand out.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ CROSS_ROLES = {"term", "doc", "ref", "numref", "prf:ref", "eq", "download"}
 NUMBER_NAMES = {"figure": "Fig.", "table": "Table", "code-block": "Listing"}
 NOTE = """*A chapter of* {title}*, downloaded from the book.* Its text gives the numbers of the book's own run;
 running the cells from the top recomputes them (the first code cell installs the book's package where it is missing).
-Figures, dropdowns and exercises are written in the book's MyST Markdown and show here as fenced blocks.
+A figure appears here as its caption; its picture is on the book's page, or in the output of the cell that draws it.
 """
 #: Where the full edition puts every chapter's notebook without solutions, zipped, for a course's students.
 STUDENT_ZIP = "_static/student-notebooks.zip"
@@ -83,7 +84,10 @@ def plain_markdown(text: str, glue: dict[str, str], *, titles: dict[str, str] | 
             page, _, rest = content.rpartition("::")  # "07_stress_of_encodings.ipynb::key:spec", another page's
             key, _, spec = rest.partition(":")
             key = f"{page}::{key}" if page else key
-            return format_glue(glue[key], spec) if key in glue else m.group(0)
+            if key not in glue:
+                logger.warning(f"no glued value {key!r} for a downloadable notebook: the role is left as it is")
+                return m.group(0)
+            return format_glue(glue[key], spec)
         if role in API_ROLES:
             return f"`{content.lstrip('~')}`"
         if role == "cite":
@@ -108,6 +112,45 @@ def plain_markdown(text: str, glue: dict[str, str], *, titles: dict[str, str] | 
     return ROLE.sub(replace, text)
 
 
+_FENCE = re.compile(r"^(`{3,}|:{3,})\{([\w:-]+)\}[ \t]*(.*)$")
+_OPTION = re.compile(r"^:[\w-]+:")
+#: How a directive's opening line reads in plain Markdown ({arg}: the directive's argument).
+HEADINGS = {
+    "admonition": "**{arg}**", "dropdown": "**{arg}**", "exercise": "**Exercise {arg}**",
+    "solution": "**Solution**", "solution-start": "**Solution**", "solution-end": "",
+    "glue:figure": "*Figure:*", "important": "**Important.**", "note": "**Note.**", "tip": "**Tip.**",
+    "warning": "**Warning.**", "prf:proof": "*Proof.*",
+}
+
+
+def plain_directives(text: str) -> str:
+    """Directives as plain Markdown: each opening line becomes a bold or italic lead (``HEADINGS``; a
+    ``prf:`` block its kind and title), its option lines and closing fence go; code blocks and unknown directives
+    (a glossary, an include) stay as they are."""
+    out, open_fences, skipping = [], [], False
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if m and (m.group(2) in HEADINGS or m.group(2).startswith("prf:")):
+            name, arg = m.group(2), m.group(3).strip()
+            if name in HEADINGS:
+                lead = HEADINGS[name].format(arg=arg).replace("** **", "").strip()
+            else:  # prf:definition, prf:theorem, ...: its kind, and its title if it has one
+                lead = f"**{name[4:].title()}{' (' + arg + ')' if arg else ''}.**"
+            if lead.strip("*"):
+                out.append(lead)
+            open_fences.append(m.group(1))
+            skipping = True
+            continue
+        if open_fences and line.strip() == open_fences[-1]:
+            open_fences.pop()
+            continue
+        if skipping and _OPTION.match(line):
+            continue
+        skipping = False
+        out.append(line)
+    return "\n".join(out)
+
+
 _SOLUTION = re.compile(r"^(`{3,}|:{3,})\{solution\}.*?^\1[ \t]*$\n?", flags=re.M | re.S)
 _START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}.*?^\1[ \t]*$", flags=re.M | re.S)
 _END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}.*?^\1[ \t]*$\n?", flags=re.M | re.S)
@@ -125,18 +168,43 @@ def _outside_solutions(text: str, inside: bool) -> tuple[str, bool]:
         pos, inside = m.end(), not inside
 
 
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a code cell binds and the names it reads (IPython magics and shell lines left out)."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(), set()
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, read
+
+
 def drop_solutions(cells: list[dict]) -> list[dict]:
     """The cells without the exercises' solutions: ``{solution}`` blocks, and every cell or part of one from a
-    ``{solution-start}`` to its ``{solution-end}`` (a gated solution's code cells included), as the student edition."""
-    out, inside = [], False
+    ``{solution-start}`` to its ``{solution-end}`` (a gated solution's code cells included), as the student edition;
+    then every later code cell that reads a name only a dropped cell bound, so that the notebook still runs."""
+    out, inside, lost = [], False, set()
     for cell in cells:
         if cell["cell_type"] != "markdown":
-            if not inside:
+            bound, read = _names("".join(cell["source"]))
+            if inside or read & lost:
+                lost |= bound
+            else:
+                lost -= bound
                 out.append(cell)
             continue
         text, inside = _outside_solutions(_SOLUTION.sub("", "".join(cell["source"])), inside)
         if text.strip():
             out.append({**cell, "source": text.strip("\n").splitlines(keepends=True)})
+    if inside:
+        logger.warning("a {solution-start} without its {solution-end}: the rest of the notebook was left out")
     return out
 
 
@@ -169,8 +237,8 @@ def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, studen
     """A copy of ``notebook`` as a reader downloads it: a first cell saying what it is, plain Markdown, and (for
     students) no solutions."""
     cells = drop_solutions(notebook["cells"]) if student else list(notebook["cells"])
-    cells = [{**c, "source": plain_markdown("".join(c["source"]), glue, **labels).splitlines(keepends=True)}
-             if c["cell_type"] == "markdown" else c for c in cells]
+    cells = [{**c, "source": plain_directives(plain_markdown("".join(c["source"]), glue, **labels))
+              .splitlines(keepends=True)} if c["cell_type"] == "markdown" else c for c in cells]
     note = NOTE.format(title=title) + (STUDENT_NOTE if student else "")
     first = {"cell_type": "markdown", "id": "reader-note", "metadata": {}, "source": note.splitlines(keepends=True)}
     return {**notebook, "cells": [first, *cells]}
@@ -202,7 +270,8 @@ def rewrite_sources(app, exception) -> None:
         copy = outdir / "_sources" / f"{docname}.ipynb"
         if not copy.is_file():
             continue
-        glue, source = {**every, **stores[docname]}, json.loads(copy.read_text(encoding="utf-8"))
+        original = Path(env.doc2path(docname))  # not the copy, which an earlier build may have rewritten
+        glue, source = {**every, **stores[docname]}, json.loads(original.read_text(encoding="utf-8"))
         _write(copy, _reader_notebook(source, glue, title=title, student=student, **labels))
         handout = outdir / "_static" / "student-notebooks" / copy.name  # in either edition
         _write(handout, _reader_notebook(source, glue, title=title, student=True, **labels))

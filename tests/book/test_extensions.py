@@ -422,3 +422,33 @@ def test_the_student_editions_notebooks_leave_out_every_solution():
     assert "Six" not in text and "Because" not in text and "so it is" not in text and "answer" not in text
     assert "How many?" in text and "Why?" in text and "## Next section" in text and "kept = True" in text
     assert [c["cell_type"] for c in out] == ["markdown", "markdown", "markdown", "code"]
+
+
+def test_the_handouts_leave_out_the_cells_that_need_a_solution():
+    cells = [
+        _md("```{solution-start} ex-a\n:class: dropdown\n```\n\nThe answer:"),
+        _code("answer = 6 * 7\ndef helper():\n    return answer"),
+        _md("```{solution-end}\n```"),
+        _code("record('ex', answer)  # a hidden cell for the ledger"),
+        _code("other = 1"),
+        _code("print(helper())"),
+        _code("%pip install -q posgeom\nprint(other)"),
+    ]
+    kept = ["".join(c["source"]) for c in reader_notebooks.drop_solutions(cells) if c["cell_type"] == "code"]
+    assert kept == ["other = 1", "%pip install -q posgeom\nprint(other)"]
+
+
+
+def test_directives_read_as_plain_markdown():
+    text = (
+        "````{admonition} The result first\n:class: tip\n\n**Claim.** Text.\n\n"
+        "```{glue:figure} fig_x\n:name: fig-x\n\nA caption.\n```\n````\n\n"
+        "```{exercise} ★★\n:label: ex-a\n\nDo it.\n```\n\n"
+        "```{solution-start} ex-a\n:class: dropdown\n```\n\nAnswer.\n\n```{solution-end}\n```\n\n"
+        "```{prf:proposition} Stress\n:label: prop-x\n\nStatement.\n```\n\n```python\ncode = 1\n```"
+    )
+    assert reader_notebooks.plain_directives(text) == (
+        "**The result first**\n\n**Claim.** Text.\n\n*Figure:*\n\nA caption.\n\n"
+        "**Exercise ★★**\n\nDo it.\n\n**Solution**\n\nAnswer.\n\n\n"
+        "**Proposition (Stress).**\n\nStatement.\n\n```python\ncode = 1\n```"
+    )

@@ -37,7 +37,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
     Returns
     -------
-    (n_heads,) float ndarray of positive, decreasing slopes
+    (n_heads,) float ndarray of positive slopes (decreasing for a power of two)
 
     Examples
     --------
