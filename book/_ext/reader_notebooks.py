@@ -272,9 +272,10 @@ def rewrite_sources(app, exception) -> None:
             continue
         original = Path(env.doc2path(docname))  # not the copy, which an earlier build may have rewritten
         glue, source = {**every, **stores[docname]}, json.loads(original.read_text(encoding="utf-8"))
-        _write(copy, _reader_notebook(source, glue, title=title, student=student, **labels))
+        reader = _reader_notebook(source, glue, title=title, student=student, **labels)
+        _write(copy, reader)
         handout = outdir / "_static" / "student-notebooks" / copy.name  # in either edition
-        _write(handout, _reader_notebook(source, glue, title=title, student=True, **labels))
+        _write(handout, reader if student else _reader_notebook(source, glue, title=title, student=True, **labels))
         handouts.append(handout)
     if handouts:
         archive = outdir / STUDENT_ZIP
