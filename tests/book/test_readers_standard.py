@@ -40,6 +40,7 @@ STANDARD = [
     "05b_sinusoid",
     "06_minimal_parametrisation",
     "07_stress_of_encodings",
+    "07b_checking_the_verdicts",
     "08_monotonicity",
     "09_stress_vs_accuracy",
     "10_your_corpus",

@@ -19,6 +19,7 @@ LABS = {  # notebook -> how its lab's title begins
     "05b_sinusoid": "Chapter 5b ·",
     "06_minimal_parametrisation": "Chapter 6 ·",
     "07_stress_of_encodings": "Chapter 7 ·",
+    "07b_checking_the_verdicts": "Chapter 7b ·",
     "08_monotonicity": "Chapter 8 ·",
     "09_stress_vs_accuracy": "Chapter 9 ·",
     "10_your_corpus": "Chapter 10 ·",
