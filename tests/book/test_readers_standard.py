@@ -34,6 +34,7 @@ STANDARD = [
     "02_positional_distributions",
     "03_real_text",
     "03b_estimating_distances",
+    "03c_checking_the_verdict",
     "01_necessity",
     "04_separation",
     "05_mds_stress",

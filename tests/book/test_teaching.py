@@ -13,6 +13,7 @@ LABS = {  # notebook -> how its lab's title begins
     "02_positional_distributions": "Chapter 2 ·",
     "03_real_text": "Chapter 3 ·",
     "03b_estimating_distances": "Chapter 3b ·",
+    "03c_checking_the_verdict": "Chapter 3c ·",
     "01_necessity": "Chapter 1 ·",
     "04_separation": "Chapter 4 ·",
     "05_mds_stress": "Chapter 5 ·",
