@@ -438,7 +438,6 @@ def test_the_handouts_leave_out_the_cells_that_need_a_solution():
     assert kept == ["other = 1", "%pip install -q posgeom\nprint(other)"]
 
 
-
 def test_directives_read_as_plain_markdown():
     text = (
         "````{admonition} The result first\n:class: tip\n\n**Claim.** Text.\n\n"
