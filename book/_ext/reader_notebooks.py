@@ -123,20 +123,36 @@ HEADINGS = {
 }
 
 
-def plain_directives(text: str) -> str:
+def _lead(name: str, arg: str, number: str | None) -> str:
+    """The bold or italic line a directive's opening becomes, with its printed number when it has one."""
+    if name.startswith("prf:") and name not in HEADINGS:  # prf:definition, prf:theorem, ...: its kind and title
+        kind = number or name[4:].title()
+        return f"**{kind}{' (' + arg + ')' if arg else ''}.**"
+    if number and name == "exercise":
+        return f"**{number} {arg}**".replace(" **", "**")
+    if number and name == "glue:figure":
+        return f"*{number}:*"
+    if number and name in ("solution", "solution-start"):
+        return f"**Solution to {number}**"
+    return HEADINGS[name].format(arg=arg).replace("** **", "").strip()
+
+
+def plain_directives(text: str, numbers: dict[str, str] | None = None) -> str:
     """Directives as plain Markdown: each opening line becomes a bold or italic lead (``HEADINGS``; a
     ``prf:`` block its kind and title), its option lines and closing fence go; code blocks and unknown directives
-    (a glossary, an include) stay as they are."""
-    out, open_fences, skipping = [], [], False
+    (a glossary, an include) stay as they are. With ``numbers`` (label to printed number), an exercise, a figure, a
+    theorem and a solution lead with the number the book prints (from the ``:label:`` or ``:name:`` option, or a
+    solution's argument)."""
+    numbers = numbers or {}
+    out, open_fences, skipping, opening = [], [], False, None
     for line in text.split("\n"):
         m = _FENCE.match(line)
         if m and (m.group(2) in HEADINGS or m.group(2).startswith("prf:")):
             name, arg = m.group(2), m.group(3).strip()
-            if name in HEADINGS:
-                lead = HEADINGS[name].format(arg=arg).replace("** **", "").strip()
-            else:  # prf:definition, prf:theorem, ...: its kind, and its title if it has one
-                lead = f"**{name[4:].title()}{' (' + arg + ')' if arg else ''}.**"
-            if lead.strip("*"):
+            number = numbers.get(arg) if name in ("solution", "solution-start") else None
+            lead = _lead(name, arg, number)
+            opening = (len(out), name, arg) if lead.strip("*") else None
+            if opening:
                 out.append(lead)
             open_fences.append(m.group(1))
             skipping = True
@@ -145,8 +161,12 @@ def plain_directives(text: str) -> str:
             open_fences.pop()
             continue
         if skipping and _OPTION.match(line):
+            key, _, value = line[1:].partition(":")
+            if opening and key in ("label", "name") and value.strip() in numbers:
+                at, name, arg = opening
+                out[at] = _lead(name, arg, numbers[value.strip()])
             continue
-        skipping = False
+        skipping, opening = False, None
         out.append(line)
     return "\n".join(out)
 
@@ -237,7 +257,8 @@ def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, studen
     """A copy of ``notebook`` as a reader downloads it: a first cell saying what it is, plain Markdown, and (for
     students) no solutions."""
     cells = drop_solutions(notebook["cells"]) if student else list(notebook["cells"])
-    cells = [{**c, "source": plain_directives(plain_markdown("".join(c["source"]), glue, **labels))
+    cells = [{**c, "source": plain_directives(plain_markdown("".join(c["source"]), glue, **labels),
+                                               labels.get("numbers"))
               .splitlines(keepends=True)} if c["cell_type"] == "markdown" else c for c in cells]
     note = NOTE.format(title=title) + (STUDENT_NOTE if student else "")
     first = {"cell_type": "markdown", "id": "reader-note", "metadata": {}, "source": note.splitlines(keepends=True)}

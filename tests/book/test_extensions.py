@@ -451,3 +451,19 @@ def test_directives_read_as_plain_markdown():
         "**Exercise ★★**\n\nDo it.\n\n**Solution**\n\nAnswer.\n\n\n"
         "**Proposition (Stress).**\n\nStatement.\n\n```python\ncode = 1\n```"
     )
+
+
+def test_directives_lead_with_the_numbers_the_book_prints():
+    text = (
+        "```{exercise} ★★\n:label: ex-a\n\nDo it.\n```\n\n"
+        "```{solution-start} ex-a\n:class: dropdown\n```\n\nAnswer.\n\n```{solution-end}\n```\n\n"
+        "```{glue:figure} fig_x\n:name: fig-x\n\nA caption.\n```\n\n"
+        "```{prf:proposition} Stress\n:label: prop-x\n\nStatement.\n```\n\n"
+        "```{exercise} ★\n:label: ex-unnumbered\n\nAnother.\n```"
+    )
+    numbers = {"ex-a": "Exercise 3.2", "fig-x": "Fig. 3.1", "prop-x": "Proposition 3.4"}
+    assert reader_notebooks.plain_directives(text, numbers) == (
+        "**Exercise 3.2 ★★**\n\nDo it.\n\n**Solution to Exercise 3.2**\n\nAnswer.\n\n\n"
+        "*Fig. 3.1:*\n\nA caption.\n\n**Proposition 3.4 (Stress).**\n\nStatement.\n\n"
+        "**Exercise ★**\n\nAnother."
+    )
