@@ -37,7 +37,9 @@ API_ROLES = {"func", "meth", "class", "mod", "attr", "data", "obj", "exc", "py:f
 CROSS_ROLES = {"term", "doc", "ref", "numref", "prf:ref", "eq", "download"}
 NUMBER_NAMES = {"figure": "Fig.", "table": "Table", "code-block": "Listing"}
 NOTE = """*A chapter of* {title}*, downloaded from the book.* Its text gives the numbers of the book's own run;
-running the cells from the top recomputes them (the first code cell installs the book's package where it is missing).
+running the cells from the top recomputes them. The first code cell installs the book's package where it is missing:
+from the wheel on the book's site (`posgeom-<version>-py3-none-any.whl`) if it sits next to this notebook (in Colab,
+upload it to the session's files first), otherwise from the book's repository.
 A figure appears here as its caption; its picture is on the book's page, or in the output of the cell that draws it.
 """
 #: Where the full edition puts every chapter's notebook without solutions, zipped, for a course's students.

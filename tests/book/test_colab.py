@@ -15,6 +15,7 @@ download online, into an empty cache. Slow (it installs an environment and execu
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -55,6 +56,24 @@ def test_the_wheel_environment_has_no_repository_on_its_path(colab_env):
     base, py = colab_env
     out = _run([str(py), "-c", "import posgeom, sys; print(posgeom.__file__); print(sys.path)"], cwd=base).stdout
     assert str(ROOT) not in out, "the Colab environment must import posgeom from the wheel, not the repository"
+
+
+def test_the_install_cell_takes_a_wheel_beside_the_notebook(colab_env):
+    """The install cell's spec, as IPython hands it to pip: the site's wheel when it sits beside the notebook (pip
+    resolves it with its extra, without installing), the repository otherwise."""
+    base, py = colab_env
+    cell = "".join(next(c for c in json.loads(NOTEBOOKS[0].read_text())["cells"] if c["cell_type"] == "code")["source"])
+    probe = cell.replace("import posgeom  # noqa: F401", "raise ImportError")
+    probe = probe.replace('%pip install -q "{SPEC}"', "print(SPEC)")
+    wheel = next((base / "dist").glob("posgeom-*.whl"))
+    beside, alone = base / "beside", base / "alone"
+    for folder in (beside, alone):
+        folder.mkdir()
+    shutil.copy(wheel, beside)
+    spec = {folder: _run([str(py), "-c", probe], cwd=folder).stdout.strip() for folder in (beside, alone)}
+    assert spec[alone].startswith("posgeom[offline-model] @ git+https://"), spec
+    assert spec[beside] == f"{wheel.name}[offline-model]", spec
+    _run([str(py), "-m", "pip", "install", "--dry-run", "--no-deps", "-q", spec[beside]], cwd=beside)
 
 
 def test_every_chapter_runs_from_the_wheel(colab_env):
