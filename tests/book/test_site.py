@@ -236,7 +236,7 @@ def test_the_handout_archive_holds_every_chapter_without_solutions():
         names = sorted(Path(n).name for n in z.namelist())
         texts = {n: z.read(n).decode("utf-8") for n in z.namelist()}
     assert names == sorted(p.name for p in DOWNLOADS if p.parent.name == "book")
-    solution = re.compile(r"\{solution|\*\*Solution\*\*")  # a directive, or the plain lead it becomes
+    solution = re.compile(r"\{solution|\*\*Solution( to [^*]+)?\*\*")  # a directive, or the plain lead it becomes
     leaks = [n for n, t in texts.items() if solution.search(t)]
     assert not leaks, f"solutions in the handout notebooks: {leaks}"
     full = [p for p in DOWNLOADS if solution.search(p.read_text(encoding="utf-8"))]
