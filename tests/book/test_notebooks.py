@@ -52,7 +52,7 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
     assert '"posgeom[offline-model] @ {REPOSITORY}"' in first, (
         f"{path.name}: the install cell must install posgeom[offline-model] (the chapters' default model)"
     )
-    assert 'glob("posgeom-*.whl")' in first, f"{path.name}: the install cell must try the site's wheel first"
+    assert "glob(\"posgeom-*.whl\"" in first, f"{path.name}: the install cell must try the site's wheel first"
     tags = code[0].get("metadata", {}).get("tags", [])
     assert "remove-cell" in tags, f"{path.name}: tag the install cell remove-cell"
 
