@@ -131,7 +131,7 @@ def _lead(name: str, arg: str, number: str | None) -> str:
         kind = number or name[4:].title()
         return f"**{kind}{' (' + arg + ')' if arg else ''}.**"
     if number and name == "exercise":
-        return f"**{number} {arg}**".replace(" **", "**")
+        return f"**{f'{number} {arg}'.strip()}**"
     if number and name == "glue:figure":
         return f"*{number}:*"
     if number and name in ("solution", "solution-start"):

@@ -82,12 +82,12 @@ def test_toeplitz_part_and_defect():
     from scipy.linalg import toeplitz
 
     from posgeom import shift_equivariance_defect
-    from posgeom.geometry.shift import _toeplitz_part
     from posgeom.geometry.shift import lag_profile as lag_profile
+    from posgeom.geometry.shift import toeplitz_part
 
     T = toeplitz([0.0, 1.0, 1.5, 1.7])
     np.testing.assert_allclose(lag_profile(T), [0, 1, 1.5, 1.7])
-    np.testing.assert_allclose(_toeplitz_part(T), T)
+    np.testing.assert_allclose(toeplitz_part(T), T)
     assert shift_equivariance_defect(T) == pytest.approx(0.0, abs=1e-15)
     X = T.copy()
     X[0, 1] = X[1, 0] = 2.0

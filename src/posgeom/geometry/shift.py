@@ -19,7 +19,7 @@ def lag_profile(D: ArrayLike) -> np.ndarray:
     return np.array([np.diagonal(D, k).mean() for k in range(D.shape[0])])
 
 
-def _toeplitz_part(D) -> np.ndarray:
+def toeplitz_part(D) -> np.ndarray:
     """The closest (least-squares) symmetric Toeplitz matrix to ``D``: each diagonal replaced by its mean."""
     profile = lag_profile(D)
     n = profile.size
@@ -46,7 +46,7 @@ def shift_equivariance_defect(D: ArrayLike) -> float:
     norm = np.linalg.norm(D)
     if norm == 0:
         raise ValueError("D is zero everywhere: the shift-equivariance defect is undefined (0/0)")
-    return float(np.linalg.norm(D - _toeplitz_part(D)) / norm)
+    return float(np.linalg.norm(D - toeplitz_part(D)) / norm)
 
 
 _KINDS = ("dct", "dft")
