@@ -23,6 +23,7 @@ PREFIXES = {
     "book/primer_attention": "M",
     "book/primer_estimation": "E",
     "book/appendix_ntk": "A",
+    "book/lab_numpy": "L",
 }
 COMPANIONS = {"book/03b_estimating_distances": "3b", "book/03c_checking_the_verdict": "3c",
               "book/05b_sinusoid": "5b", "book/07b_checking_the_verdicts": "7b"}

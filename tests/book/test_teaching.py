@@ -25,6 +25,7 @@ LABS = {  # notebook -> how its lab's title begins
     "09_stress_vs_accuracy": "Chapter 9 ·",
     "10_your_corpus": "Chapter 10 ·",
     "appendix_ntk": "Appendix ·",
+    "lab_numpy": "Lab · the geometry in NumPy",
 }
 
 
