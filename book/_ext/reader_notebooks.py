@@ -197,15 +197,41 @@ def _names(source: str) -> tuple[set[str], set[str]]:
         tree = ast.parse(code)
     except SyntaxError:
         return set(), set()
-    bound, read = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return bound, read
+    return _module_bindings(tree), _global_reads(tree)
+
+
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _global_reads(node: ast.AST) -> set[str]:
+    """The names a cell reads from the notebook's namespace: a function's parameters and locals are its own."""
+    read = set()
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, *_SCOPES)):
+            names = [n for n in ast.walk(child) if isinstance(n, ast.Name)]
+            local = {n.id for n in names if not isinstance(n.ctx, ast.Load)}
+            local |= {a.arg for a in ast.walk(child) if isinstance(a, ast.arg)}
+            read |= {n.id for n in names if isinstance(n.ctx, ast.Load)} - local
+        elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+            read.add(child.id)
+        else:
+            read |= _global_reads(child)
+    return read
+
+
+def _module_bindings(node: ast.AST) -> set[str]:
+    """The names a cell binds in the notebook's namespace: not a function's, a class's or a comprehension's locals."""
+    bound = set()
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(child.name)
+        elif isinstance(child, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in child.names)
+        elif not isinstance(child, _SCOPES):
+            if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+                bound.add(child.id)
+            bound |= _module_bindings(child)
+    return bound
 
 
 def drop_solutions(cells: list[dict]) -> list[dict]:

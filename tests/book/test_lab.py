@@ -1,0 +1,73 @@
+"""The NumPy lab works as a course hands it out: without its solutions, it stops at the first function not yet
+written, with a clear message, and runs to the end once every exercise's function is written."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB = ROOT / "book" / "lab_numpy.ipynb"
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from reader_notebooks import drop_solutions  # noqa: E402
+
+_STUB = re.compile(r"^(def (\w+)\(.*?\):\n    \"\"\".*?\"\"\"\n)    return None.*$", flags=re.M | re.S)
+
+
+def _student_cells():
+    return drop_solutions(json.loads(LAB.read_text(encoding="utf-8"))["cells"])
+
+
+def _solutions():
+    """Each exercise's solution function, by the name of its stub: the body of ``<name>_solution``."""
+    out = {}
+    for cell in json.loads(LAB.read_text(encoding="utf-8"))["cells"]:
+        src = "".join(cell["source"])
+        m = re.match(r"def (\w+)_solution\((.*?)\):\n(.*)", src, flags=re.S)
+        if cell["cell_type"] == "code" and m:
+            out[m.group(1)] = m.group(3)
+    return out
+
+
+def _run(cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("".join(c["source"])) if c["cell_type"] == "code"
+        else nbformat.v4.new_markdown_cell("".join(c["source"]))
+        for c in cells
+    ]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(LAB.parent)}}).execute()
+    return nb
+
+
+@pytest.mark.slow
+def test_without_solutions_the_lab_asks_for_the_first_function():
+    cells = [c for c in _student_cells() if "%pip" not in "".join(c["source"])]
+    with pytest.raises(CellExecutionError, match="positional_distributions is not written yet"):
+        _run(cells)
+
+
+@pytest.mark.slow
+def test_without_solutions_the_lab_runs_once_the_functions_are_written():
+    solutions, written = _solutions(), []
+    cells = [c for c in _student_cells() if "%pip" not in "".join(c["source"])]
+    for cell in cells:
+        src = "".join(cell["source"])
+        m = _STUB.search(src) if cell["cell_type"] == "code" else None
+        if m:
+            src = src[: m.start()] + m.group(1) + solutions[m.group(2)] + src[m.end():]
+            cell["source"] = src
+            written.append(m.group(2))
+    assert sorted(written) == sorted(solutions), f"stubs {written} against solutions {sorted(solutions)}"
+    nb = _run(cells)
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "not written yet" not in printed and "✗" not in printed
+    assert printed.count("✓") >= 20, printed
