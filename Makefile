@@ -25,7 +25,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt -e '.[dev]'
 	touch $@
 
-# The package as a wheel, shipped with the site (_static/dist, linked from the index), so that a reader holding the
+# The package as a wheel, shipped with the site (_static/dist, linked from book/running.md), so that a reader holding the
 # site can install what the chapters import. A file target: built once, again only when the package changes.
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 WHEEL := _static/dist/posgeom-$(VERSION)-py3-none-any.whl

@@ -323,10 +323,10 @@ def test_one_version_from_the_package_metadata():
     assert posgeom.__version__ == re.search(r'^version = "([^"]+)"', text, re.M).group(1)
 
 
-def test_the_index_links_the_wheel_of_this_version():
-    """The index offers the package's wheel (built into the site by ``make book``) under the version pyproject.toml
-    declares: a version bump without the link's update fails here, not as a dead link on the site."""
+def test_running_the_book_links_the_wheel_of_this_version():
+    """"Running the book" offers the package's wheel (built into the site by ``make book``) under the version
+    pyproject.toml declares: a version bump without the link's update fails here, not as a dead link on the site."""
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-    index = (BOOK / "index.md").read_text(encoding="utf-8")
-    linked = set(re.findall(r"posgeom-([\w.]+)-py3-none-any\.whl", index))
-    assert linked == {version}, f"the index links the wheel of version(s) {sorted(linked)}, pyproject says {version}"
+    page = (BOOK / "running.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"posgeom-([\w.]+)-py3-none-any\.whl", page))
+    assert linked == {version}, f"running.md links the wheel of version(s) {sorted(linked)}, pyproject says {version}"
