@@ -438,6 +438,19 @@ def test_the_handouts_leave_out_the_cells_that_need_a_solution():
     assert kept == ["other = 1", "%pip install -q posgeom\nprint(other)"]
 
 
+def test_a_functions_own_names_do_not_tie_a_cell_to_a_dropped_solution():
+    cells = [
+        _md("```{solution-start} ex-a\n:class: dropdown\n```"),
+        _code("def solve(D):\n    x = D.sum()\n    return x"),
+        _md("```{solution-end}\n```"),
+        _code("def mine(D):\n    x = [k for k in D]\n    return x"),  # D, x, k: its own
+        _code("print(x)"),  # x was never bound in the namespace: kept
+        _code("print(solve(1))"),  # reads what only the dropped cell bound: dropped
+    ]
+    kept = ["".join(c["source"]) for c in reader_notebooks.drop_solutions(cells) if c["cell_type"] == "code"]
+    assert kept == ["def mine(D):\n    x = [k for k in D]\n    return x", "print(x)"]
+
+
 def test_directives_read_as_plain_markdown():
     text = (
         "````{admonition} The result first\n:class: tip\n\n**Claim.** Text.\n\n"

@@ -22,7 +22,9 @@ _STUB = re.compile(r"^(def (\w+)\(.*?\):\n    \"\"\".*?\"\"\"\n)    return None.
 
 
 def _student_cells():
-    return drop_solutions(json.loads(LAB.read_text(encoding="utf-8"))["cells"])
+    """The lab as the student notebooks hand it out, without its install cell (the package is installed here)."""
+    cells = drop_solutions(json.loads(LAB.read_text(encoding="utf-8"))["cells"])
+    return [c for c in cells if "%pip" not in "".join(c["source"])]
 
 
 def _solutions():
@@ -50,15 +52,14 @@ def _run(cells):
 
 @pytest.mark.slow
 def test_without_solutions_the_lab_asks_for_the_first_function():
-    cells = [c for c in _student_cells() if "%pip" not in "".join(c["source"])]
+    cells = _student_cells()
     with pytest.raises(CellExecutionError, match="positional_distributions is not written yet"):
         _run(cells)
 
 
 @pytest.mark.slow
 def test_without_solutions_the_lab_runs_once_the_functions_are_written():
-    solutions, written = _solutions(), []
-    cells = [c for c in _student_cells() if "%pip" not in "".join(c["source"])]
+    solutions, written, cells = _solutions(), [], _student_cells()
     for cell in cells:
         src = "".join(cell["source"])
         m = _STUB.search(src) if cell["cell_type"] == "code" else None
