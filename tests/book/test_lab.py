@@ -72,3 +72,31 @@ def test_without_solutions_the_lab_runs_once_the_functions_are_written():
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "not written yet" not in printed and "✗" not in printed
     assert printed.count("✓") >= 20, printed
+
+
+#: What the lab's install cell leaves out (it installs posgeom with --no-deps, then numpy scipy numba matplotlib).
+_NOT_INSTALLED = ("torch", "transformers", "tokenizers", "safetensors", "sklearn", "pandas", "seaborn", "pooch",
+                  "huggingface_hub", "tqdm", "jinja2")
+_BLOCK = f"""import importlib.abc, sys
+class _NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in {_NOT_INSTALLED!r}:
+            raise ImportError(f"{{name}} is not installed by the lab's install cell")
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+
+@pytest.mark.slow
+def test_the_lab_runs_with_only_what_its_install_cell_installs():
+    """With solutions, the lab runs to the end while every package its install cell leaves out fails to import."""
+    cells = [c for c in json.loads(LAB.read_text(encoding="utf-8"))["cells"] if "%pip" not in "".join(c["source"])]
+    nb = _run([nbformat.v4.new_code_cell(_BLOCK), *cells])
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "✗" not in printed and printed.count("✓") >= 20, printed
+
+
+def test_the_blocker_blocks():
+    """The import blocker of the test above does fail an import of a package it names (the check can fail)."""
+    import subprocess
+    run = subprocess.run([sys.executable, "-c", _BLOCK + "import seaborn"], capture_output=True, text=True)
+    assert run.returncode != 0 and "not installed by the lab" in run.stderr, run.stderr

@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
 INSTALL_MARKER = "# On Colab or Binder without posgeom, install the book's package (nothing else)."
+LAB_DEPENDENCIES = "numpy scipy numba matplotlib threadpoolctl"  # what the lab's imports of posgeom need
 
 
 def _repository_url() -> str:
@@ -49,9 +50,15 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
     first = "".join(code[0]["source"])
     assert first.startswith(INSTALL_MARKER), f"{path.name}: the first code cell must be the Colab install cell"
     assert f"git+{_repository_url()}" in first, f"{path.name}: install cell URL differs from _config.yml repository.url"
-    assert '"posgeom[offline-model] @ {REPOSITORY}"' in first, (
-        f"{path.name}: the install cell must install posgeom[offline-model] (the chapters' default model)"
-    )
+    if path.stem.startswith("lab_"):  # a NumPy lab: the package alone, then only what its functions import
+        assert '"posgeom @ {REPOSITORY}"' in first and "--no-deps" in first, (
+            f"{path.name}: the lab's install cell must install posgeom without its dependencies (no torch)"
+        )
+        assert LAB_DEPENDENCIES in first, f"{path.name}: the lab's install cell must install {LAB_DEPENDENCIES}"
+    else:
+        assert '"posgeom[offline-model] @ {REPOSITORY}"' in first, (
+            f"{path.name}: the install cell must install posgeom[offline-model] (the chapters' default model)"
+        )
     assert "glob(\"posgeom-*.whl\"" in first, f"{path.name}: the install cell must try the site's wheel first"
     tags = code[0].get("metadata", {}).get("tags", [])
     assert "remove-cell" in tags, f"{path.name}: tag the install cell remove-cell"
