@@ -40,6 +40,7 @@ STANDARD = [
     "05_mds_stress",
     "05b_sinusoid",
     "06_minimal_parametrisation",
+    "07_encodings_in_use",
     "07_stress_of_encodings",
     "07b_checking_the_verdicts",
     "08_monotonicity",
