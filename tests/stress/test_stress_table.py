@@ -349,6 +349,27 @@ def test_stress_ladder_ranks_only_what_holds_on_every_rung_and_finds_no_order_in
         lad.equivalent("line", "constant", 0.0)
 
 
+def test_stress_ladder_scores_a_block_of_positions_of_the_whole_window_estimate():
+    from posgeom.corpus import synthetic_corpus
+    from posgeom.stress import stress_ladder, stress_of_distances
+
+    n = 8
+    inc = SequenceIncidence.from_sequences(synthetic_corpus(3000, n, 12, rng=0, regime="abrupt"), n, 12)
+    inner = np.abs(np.subtract.outer(np.arange(n - 2), np.arange(n - 2))).astype(float)
+    rows = [fixed_distances("line", inner), fixed_distances("constant", 1 - np.eye(n - 2))]
+    whole = stress_ladder([fixed_distances("constant", 1 - np.eye(n))], inc, rng=0, n_resamples=20)
+    lad = stress_ladder(rows, inc, rng=0, n_resamples=20, positions=slice(1, -1))
+    assert lad.target.shape == (n, n) and np.allclose(lad.target, whole.target)  # D is the whole window's
+    block = lad.target[1:-1, 1:-1]
+    expected = [stress_of_distances(E, block, scale="optimal") for E in (inner, 1 - np.eye(n - 2))]
+    assert np.allclose(lad.estimates[0], expected)  # scored on the block alone
+    assert "scored on positions 1 to 6" in lad.estimand
+    with pytest.raises(TypeError, match="slice"):
+        stress_ladder(rows, inc, rng=0, n_resamples=20, positions=[1, 2, 3])
+    with pytest.raises(ValueError, match="at least 3"):
+        stress_ladder(rows, inc, rng=0, n_resamples=20, positions=slice(1, 3))
+
+
 def test_split_half_stress_scores_mds_out_of_sample_against_the_reference():
     from posgeom.corpus import synthetic_corpus
     from posgeom.stress import Candidate, mds_candidate, split_half_stress

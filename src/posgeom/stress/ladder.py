@@ -161,7 +161,7 @@ def _toy_ladder() -> StressLadder:
 def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, estimator: object = None,
                   rng: int | np.random.Generator, n_resamples: int = 100,
                   fractions: Sequence[float] = (1.0, 0.5, 0.25, 0.125), confidence: float = 0.95, title: str = "",
-                  groups: ArrayLike | None = None) -> StressLadder:
+                  groups: ArrayLike | None = None, positions: slice | None = None) -> StressLadder:
     """Scale-optimal stress of every row, with intervals, on fresh random shares of the texts (all, 1/2, 1/4, 1/8).
 
     ``D`` is estimated on each rung with ``estimator`` (default ``Resolved()``), its resolution fixed for the smallest
@@ -176,6 +176,10 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     n_resamples, fractions, confidence, title : int, sequence of float, float, str
     groups : (n_texts,) array, optional
         One label per text, the unit of resampling: rungs and splits keep groups whole (``n_texts`` then approximate).
+    positions : slice, optional
+        Score the rows on a block of the window, ``D[positions, positions]`` of each estimate (e.g. ``slice(1, -1)``:
+        the word-piece block without ``[CLS]`` and the last position); the candidates must be built for the block's
+        size. ``D`` is still estimated on the whole window, and ``target`` is the whole window's estimate.
 
     Returns
     -------
@@ -195,12 +199,23 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     names = tuple(c.name for c in candidates)
     if len(set(names)) != len(names):
         raise ValueError(f"candidate names must be unique, got {list(names)}")
+    if positions is not None and not isinstance(positions, slice):
+        raise TypeError(f"positions must be a slice of the window's positions, e.g. slice(1, -1) for the word-piece "
+                        f"block, got {type(positions).__name__}")
+    block = slice(None) if positions is None else positions
+    size = len(range(data.n_positions)[block])
+    if size < 3:
+        raise ValueError(f"positions {block} keeps {size} of the window's {data.n_positions} positions; a stress needs "
+                         f"at least 3")
     estimator = Resolved() if estimator is None else estimator
     estimator = estimator.planned(data, fraction=min(float(f) for f in fractions))
     def statistic(Q):
-        return evaluate_rows(candidates, distances_from_squared(Q))[1::3]
+        return evaluate_rows(candidates, distances_from_squared(Q[block, block]))[1::3]
     lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
                            n_resamples=n_resamples, confidence=confidence, groups=groups)
     texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)  # with groups: about
-    return StressLadder(names=names, ladder=lad, estimand=estimator.describe_estimand(data), n_texts=texts,
-                        title=title, estimator=estimator)
+    estimand = estimator.describe_estimand(data)
+    if positions is not None:
+        first, stop = range(data.n_positions)[block][0], range(data.n_positions)[block][-1]
+        estimand += f"; scored on positions {first} to {stop}"
+    return StressLadder(names=names, ladder=lad, estimand=estimand, n_texts=texts, title=title, estimator=estimator)
