@@ -22,7 +22,6 @@ PREFIXES = {
     "book/primer_encodings": "P",
     "book/primer_attention": "M",
     "book/primer_estimation": "E",
-    "book/real_text_one_page": "R",
     "book/appendix_ntk": "A",
     "book/lab_numpy": "L",
 }
