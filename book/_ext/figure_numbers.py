@@ -7,9 +7,9 @@ everything (``env-get-updated``), this extension renumbers each unnumbered page'
 in ``PREFIXES``. An unnumbered page with numbered items and no letter is a build warning (an error under ``-W``).
 
 A companion section filed under a chapter (``COMPANIONS``: the estimation and checks sections under Chapter 3, the
-sinusoid section under Chapter 5, the verdicts in every convention and the checks under Chapter 7) would be numbered after the chapter's exercises (3.9, its
-figures 3.3 on); it is numbered as itself instead, 3b with sections 3b.1, 3b.2 and items Fig. 3b.1, Exercise 3b.1,
-everywhere a number is printed.
+sinusoid section under Chapter 5, the verdicts in every convention and the checks under Chapter 7) would be numbered
+after the chapter's exercises (3.9, its figures 3.3 on); it is numbered as itself instead, 3b with sections 3b.1,
+3b.2 and items Fig. 3b.1, Exercise 3b.1, everywhere a number is printed.
 """
 
 from __future__ import annotations

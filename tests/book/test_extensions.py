@@ -134,8 +134,8 @@ def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     )
 
 
-REAL_TEXT = ("03_real_text", "03b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "07_encodings", "10_your_corpus", "SST-2",
-             "IMDB")
+REAL_TEXT = ("03_real_text", "03b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "07_encodings",
+             "10_your_corpus", "SST-2", "IMDB")
 
 
 def _names_its_resolution(number: str) -> bool:
