@@ -149,8 +149,7 @@ def fit_ensemble(spec: ModelSpec | Sequence[ModelSpec], data: object, *, seeds: 
     batch = config.batch(n)
     members = torch.arange(S)[:, None]
     generators = [torch.Generator().manual_seed(s) for s in seeds]
-    optimiser = torch.optim.AdamW(list(params.values()), lr=config.lr, weight_decay=config.weight_decay,
-                                  foreach=True)
+    optimiser = torch.optim.AdamW(list(params.values()), lr=config.lr, weight_decay=config.weight_decay, foreach=True)
     scheduler = (torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, T_max=config.epochs * math.ceil(n / batch))
                  if config.schedule == "cosine" else None)
     losses = [[] for _ in seeds]

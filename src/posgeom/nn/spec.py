@@ -106,8 +106,7 @@ class ModelSpec:
         seed_everything(seed, threads=None)
         model = TransformerClassifier(self.vocab_size, self.n_positions, self.d_model, self.n_heads, self.n_layers,
                                       positional=self.positional, causal=self.causal, rank=self.rank,
-                                      encoding=self.encoding, n_classes=self.n_classes,
-                                      layer_norm=self.layer_norm)
+                                      encoding=self.encoding, n_classes=self.n_classes, layer_norm=self.layer_norm)
         if self.init_encoding is not None:
             with torch.no_grad():
                 if self.positional == "learned":

@@ -32,10 +32,8 @@ _EXAMPLES = """examples:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="posgeom",
-        description="The geometry of positional encodings: stress reports for any corpus and model.",
-        epilog="Run 'posgeom report --help' for the report's options.",
-    )
+        prog="posgeom", description="The geometry of positional encodings: stress reports for any corpus and model.",
+        epilog="Run 'posgeom report --help' for the report's options.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     report = sub.add_parser(

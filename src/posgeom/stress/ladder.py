@@ -177,9 +177,7 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     groups : (n_texts,) array, optional
         One label per text, the unit of resampling: rungs and splits keep groups whole (``n_texts`` then approximate).
     positions : slice, optional
-        Score the rows on a block of the window, ``D[positions, positions]`` of each estimate (e.g. ``slice(1, -1)``:
-        the word-piece block without ``[CLS]`` and the last position); the candidates must be built for the block's
-        size. ``D`` is still estimated on the whole window, and ``target`` is the whole window's estimate.
+        Score rows built for a block of the window on ``D[positions, positions]`` of each whole-window estimate.
 
     Returns
     -------
@@ -199,14 +197,9 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     names = tuple(c.name for c in candidates)
     if len(set(names)) != len(names):
         raise ValueError(f"candidate names must be unique, got {list(names)}")
-    if positions is not None and not isinstance(positions, slice):
-        raise TypeError(f"positions must be a slice of the window's positions, e.g. slice(1, -1) for the word-piece "
-                        f"block, got {type(positions).__name__}")
     block = slice(None) if positions is None else positions
-    size = len(range(data.n_positions)[block])
-    if size < 3:
-        raise ValueError(f"positions {block} keeps {size} of the window's {data.n_positions} positions; a stress needs "
-                         f"at least 3")
+    if not isinstance(block, slice) or len(kept := range(data.n_positions)[block]) < 3:
+        raise ValueError(f"positions must be a slice keeping at least 3 of the {data.n_positions}, got {positions!r}")
     estimator = Resolved() if estimator is None else estimator
     estimator = estimator.planned(data, fraction=min(float(f) for f in fractions))
     def statistic(Q):
@@ -214,8 +207,5 @@ def stress_ladder(candidates: Sequence[Candidate], data: SequenceIncidence, *, e
     lad = stability_ladder(estimator, data, statistic=statistic, fractions=fractions, rng=rng,
                            n_resamples=n_resamples, confidence=confidence, groups=groups)
     texts = tuple(int(round(float(f) * data.n_sequences)) for f in lad.fractions)  # with groups: about
-    estimand = estimator.describe_estimand(data)
-    if positions is not None:
-        first, stop = range(data.n_positions)[block][0], range(data.n_positions)[block][-1]
-        estimand += f"; scored on positions {first} to {stop}"
+    estimand = estimator.describe_estimand(data) + ("" if positions is None else f"; positions {kept[0]} to {kept[-1]}")
     return StressLadder(names=names, ladder=lad, estimand=estimand, n_texts=texts, title=title, estimator=estimator)

@@ -219,5 +219,4 @@ def real_text_alignment(incidence: SequenceIncidence, *, rng: int | np.random.Ge
     leading = stat.mds_subspace(ladder.rungs[0].point.squared)[:, :2]  # the whole corpus's point estimate
     k, threshold = ranks.index(int(rank)), float(stat.thresholds[ranks.index(int(rank))])
     return RealTextAlignment(estimator.describe_estimand(), ranks, int(rank), ladder, flat_ladder, stat.thresholds,
-                             threshold, _verdict(ladder, k, threshold), _verdict(flat_ladder, k, threshold),
-                             leading)
+                             threshold, _verdict(ladder, k, threshold), _verdict(flat_ladder, k, threshold), leading)
