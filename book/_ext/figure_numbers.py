@@ -6,7 +6,7 @@ Fig. 7, so "Fig. 7" in a list of Fig. 7.1 and Fig. 8.1 named neither its page no
 everything (``env-get-updated``), this extension renumbers each unnumbered page's items from 1 under the page's letter
 in ``PREFIXES``. An unnumbered page with numbered items and no letter is a build warning (an error under ``-W``).
 
-A companion section filed under a chapter (``COMPANIONS``: the estimation and checks sections under Chapter 3, the
+A companion section filed under a chapter (``COMPANIONS``: every convention, estimation and checks under Chapter 3, the
 sinusoid section under Chapter 5, the verdicts in every convention and the checks under Chapter 7) would be numbered
 after the chapter's exercises (3.9, its figures 3.3 on); it is numbered as itself instead, 3b with sections 3b.1,
 3b.2 and items Fig. 3b.1, Exercise 3b.1, everywhere a number is printed.
@@ -25,7 +25,7 @@ PREFIXES = {
     "book/appendix_ntk": "A",
     "book/lab_numpy": "L",
 }
-COMPANIONS = {"book/03b_estimating_distances": "3b", "book/03c_checking_the_verdict": "3c",
+COMPANIONS = {"book/03_real_text": "3a", "book/03b_estimating_distances": "3b", "book/03c_checking_the_verdict": "3c",
               "book/05b_sinusoid": "5b", "book/07_stress_of_encodings": "7a",
               "book/07b_checking_the_verdicts": "7b"}
 

@@ -134,8 +134,8 @@ def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     )
 
 
-REAL_TEXT = ("03_real_text", "03b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress", "07_encodings",
-             "10_your_corpus", "SST-2", "IMDB")
+REAL_TEXT = ("03_text_geometry", "03_real_text", "03b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress",
+             "07_encodings", "10_your_corpus", "SST-2", "IMDB")
 
 
 def _names_its_resolution(number: str) -> bool:
@@ -292,21 +292,21 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
 def test_a_companion_section_is_numbered_as_itself():
     import figure_numbers
 
-    fignumbers = {"book/03_real_text": {"figure": {"f1": (3, 1)}},
+    fignumbers = {"book/03_text_geometry": {"figure": {"f1": (3, 1)}},
                   "book/03b_estimating_distances": {"figure": {"g2": (3, 3), "g1": (3, 2)}}}
-    secnumbers = {"book/03_real_text": {"": (3,), "#ex": (3, 8)},
+    secnumbers = {"book/03_text_geometry": {"": (3,), "#ex": (3, 8)},
                   "book/03b_estimating_distances": {"": (3, 9), "#why": (3, 9, 1), "#flat": (3, 9, 2)}}
     changed = figure_numbers.companion_numbers(fignumbers, secnumbers, figure_numbers.COMPANIONS)
     assert changed == ["book/03b_estimating_distances"]
     assert secnumbers["book/03b_estimating_distances"] == {"": ("3b",), "#why": ("3b", 1), "#flat": ("3b", 2)}
     assert fignumbers["book/03b_estimating_distances"] == {"figure": {"g1": ("3b", 1), "g2": ("3b", 2)}}
-    assert secnumbers["book/03_real_text"] == {"": (3,), "#ex": (3, 8)}, "the chapter keeps its numbers"
+    assert secnumbers["book/03_text_geometry"] == {"": (3,), "#ex": (3, 8)}, "the chapter keeps its numbers"
 
 
 def test_a_companion_reads_3b_in_its_headings_the_toctree_and_references(tmp_path):
     out = _numbered_book(tmp_path, {
-        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/03_real_text\n\nSee :numref:`fig-g1`.\n",
-        "book/03_real_text.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\n"
+        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/03_text_geometry\n\nSee :numref:`fig-g1`.\n",
+        "book/03_text_geometry.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\n"
         "Exercises\n---------\n\n.. toctree::\n\n   03b_estimating_distances\n",
         "book/03b_estimating_distances.rst": "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n"
         "   :name: fig-g1\n\n   Another caption.\n",
@@ -315,7 +315,7 @@ def test_a_companion_reads_3b_in_its_headings_the_toctree_and_references(tmp_pat
     assert "3b.1. " in companion and "Fig. 3b.1" in companion, companion
     # without the renumbering the companion's headings would be numbered 1.1.1 and on, its figure Fig. 1.2
     assert 'section-number">1.1.' not in companion and "Fig. 1.2" not in companion, companion
-    chapter, index = (out / "book" / "03_real_text.html").read_text(), (out / "index.html").read_text()
+    chapter, index = (out / "book" / "03_text_geometry.html").read_text(), (out / "index.html").read_text()
     assert "3b. Companion" in chapter and "3b. Companion" in index and "Fig. 3b.1" in index
 
 

@@ -32,6 +32,7 @@ MAX_VISIBLE_LINES, MAX_CELL_LINES, MAX_WORDS, MAX_VERDICT_WORDS = 150, 25, 2500,
 # Chapters rebuilt to the standard; every chapter joins this list as it is rebuilt.
 STANDARD = [
     "02_positional_distributions",
+    "03_text_geometry",
     "03_real_text",
     "03b_estimating_distances",
     "03c_checking_the_verdict",
