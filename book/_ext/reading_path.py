@@ -1,16 +1,14 @@
 """A "Next on the machine-learning path" link at the foot of every page on that path.
 
 The path is read from the index page's "Machine-learning path" card (its ``{doc}`` links, in order), so it is written
-once. Sphinx's own "next" button follows the table of contents (1, 2, 3, 3b, 4, ...); a reader on the path would
-otherwise have to return to the index after every page, so on the path's pages the stylesheet hides the theme's
-buttons and this link is the one next link; the hidden buttons are pointed at the path's neighbours as well, so the
-page names one next page. In the HTML builds only (the PDF is read in book order).
+once. The theme's previous/next buttons keep following the table of contents, the order of the sidebar; this link,
+labelled as the path's, names the path's next page beside them. In the HTML builds only (the PDF is read in book
+order).
 """
 
 from __future__ import annotations
 
 import re
-from html import escape
 from pathlib import Path
 
 from docutils import nodes
@@ -48,24 +46,7 @@ def _on_resolved(app, doctree, docname):
     (sections[0] if sections else doctree).append(note)
 
 
-def path_neighbours(path: list[str], docname: str) -> tuple[str | None, str | None]:
-    """The pages before and after ``docname`` on the path (None at an end, both None off the path)."""
-    if docname not in path:
-        return None, None
-    k = path.index(docname)
-    return (path[k - 1] if k else None), (path[k + 1] if k + 1 < len(path) else None)
-
-
-def _on_page(app, pagename, templatename, context, doctree):
-    """On the path's pages the theme's hidden previous/next buttons name the path's neighbours too."""
-    for key, doc in zip(("prev", "next"), path_neighbours(app.reading_path, pagename)):
-        if doc is not None and context.get(key):
-            title = escape(app.env.titles[doc].astext())
-            context[key] = {"link": app.builder.get_relative_uri(pagename, doc), "title": title}
-
-
 def setup(app):
     app.connect("builder-inited", _read_path)
     app.connect("doctree-resolved", _on_resolved)
-    app.connect("html-page-context", _on_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
