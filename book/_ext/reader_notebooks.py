@@ -11,10 +11,10 @@ Jupyter or Colab a number such as ``{glue:text}`ch07_k:d``` shows as the role it
 * API roles (``{func}``, ``{class}``, …) become code, badges bold, ``{cite}`` a bracketed key.
 
 Directives become plain Markdown (:func:`plain_directives`): a figure's caption, a dropdown's or an exercise's text
-under a bold lead; code blocks and the rest stay as they are. Code cells are not touched, so a downloaded chapter runs
-as the book's does. In the student edition the solutions are left out of the notebook too (:func:`drop_solutions`), as
-they are of its pages; either edition also offers every chapter's notebook without solutions in one archive,
-``_static/student-notebooks.zip``, for a course to hand out.
+under a bold lead; a target label's line, ``(sec-name)=``, goes; code blocks and the rest stay as they are. Code cells
+are not touched, so a downloaded chapter runs as the book's does. In the student edition the solutions are left out of
+the notebook too (:func:`drop_solutions`), as they are of its pages; either edition also offers every chapter's
+notebook without solutions in one archive, ``_static/student-notebooks.zip``, for a course to hand out.
 """
 
 from __future__ import annotations
@@ -116,6 +116,7 @@ def plain_markdown(text: str, glue: dict[str, str], *, titles: dict[str, str] | 
 
 _FENCE = re.compile(r"^(`{3,}|:{3,})\{([\w:-]+)\}[ \t]*(.*)$")
 _OPTION = re.compile(r"^:[\w-]+:")
+_LABEL = re.compile(r"^\([\w:.-]+\)=[ \t]*$")  # a MyST target, (sec-ch07-data)=, which only the book resolves
 #: How a directive's opening line reads in plain Markdown ({arg}: the directive's argument).
 HEADINGS = {
     "admonition": "**{arg}**", "dropdown": "**{arg}**", "exercise": "**Exercise {arg}**",
@@ -148,6 +149,8 @@ def plain_directives(text: str, numbers: dict[str, str] | None = None) -> str:
     numbers = numbers or {}
     out, open_fences, skipping, opening = [], [], False, None
     for line in text.split("\n"):
+        if _LABEL.match(line):
+            continue
         m = _FENCE.match(line)
         if m and (m.group(2) in HEADINGS or m.group(2).startswith("prf:")):
             name, arg = m.group(2), m.group(3).strip()

@@ -458,6 +458,11 @@ def test_directives_read_as_plain_markdown():
     )
 
 
+def test_target_labels_leave_the_downloaded_notebook():
+    text = "(sec-ch07-data)=\n## The data's distances\n\nText (not a label)= stays.\n"
+    assert reader_notebooks.plain_directives(text) == "## The data's distances\n\nText (not a label)= stays.\n"
+
+
 def test_directives_lead_with_the_numbers_the_book_prints():
     text = (
         "```{exercise} ★★\n:label: ex-a\n\nDo it.\n```\n\n"
