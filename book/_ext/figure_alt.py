@@ -2,7 +2,9 @@
 
 A figure glued from a notebook is an image whose only name is its file, so a screen reader (and a reader whose image
 did not load) met a hashed path. After the references are resolved (``doctree-resolved``), every image inside a
-figure without an alternative text of its own takes the figure's caption as one.
+figure without an alternative text of its own takes the figure's caption as one (:func:`caption_alt`); a figure glued
+from another page (``{glue}`` with ``:doc:``, no caption of its own) takes the paragraph that follows it, which the
+pages that do so write as its caption (:func:`following_alt`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,37 @@ def caption_alt(doctree: nodes.Node) -> int:
     return count
 
 
+def following_alt(doctree: nodes.Node) -> int:
+    """Set ``alt`` of every image outside a figure that has none (or only its path) to the text of the first paragraph
+    after its output block (a leading "Figure." dropped); return how many were set."""
+    count = 0
+    for image in doctree.findall(nodes.image):
+        if image.get("alt") not in (None, "", image.get("uri")):
+            continue
+        if any(isinstance(a, nodes.figure) for a in _ancestors(image)):
+            continue
+        for block in [image, *_ancestors(image)]:
+            after = block.next_node(nodes.paragraph, include_self=False, descend=False, siblings=True)
+            if after is not None:
+                text = " ".join(after.astext().split())
+                image["alt"] = text.removeprefix("Figure.").strip() or text
+                count += 1
+                break
+    return count
+
+
+def _ancestors(node: nodes.Node) -> list[nodes.Node]:
+    """The node's parents, nearest first."""
+    out = []
+    while node.parent is not None:
+        node = node.parent
+        out.append(node)
+    return out
+
+
 def _on_resolved(app, doctree, docname):
     caption_alt(doctree)
+    following_alt(doctree)
 
 
 def setup(app):

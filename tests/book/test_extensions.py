@@ -331,6 +331,19 @@ def test_a_figure_image_takes_its_caption_as_alternative_text():
     assert alts == ["Stress falls with rank.", "a bar chart", None]
 
 
+def test_a_glued_image_without_a_figure_takes_the_paragraph_after_it():
+    import figure_alt
+    from docutils import nodes
+
+    doc = nodes.document(None, None)
+    output = nodes.container("", nodes.image(uri="_images/9c1d.png"))  # what {glue} with :doc: leaves
+    doc += [output, nodes.paragraph("", "Figure. Distances grow with the gap."), nodes.paragraph("", "Later text.")]
+    inside = nodes.figure("", nodes.image(uri="c.png"))  # a figure's image: the caption's business, not this
+    doc += [inside, nodes.paragraph("", "Not a caption.")]
+    assert figure_alt.following_alt(doc) == 1
+    assert [image.get("alt") for image in doc.findall(nodes.image)] == ["Distances grow with the gap.", None]
+
+
 def test_the_reading_path_is_read_from_the_index_card():
     import reading_path
 
