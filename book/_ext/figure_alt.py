@@ -21,7 +21,7 @@ def caption_alt(doctree: nodes.Node) -> int:
             continue
         text = " ".join(caption.astext().split())
         for image in figure.findall(nodes.image):
-            if image.get("alt") in (None, "", image.get("uri")):
+            if _bare(image):
                 image["alt"] = text
                 count += 1
     return count
@@ -32,9 +32,7 @@ def following_alt(doctree: nodes.Node) -> int:
     after its output block (a leading "Figure." dropped); return how many were set."""
     count = 0
     for image in doctree.findall(nodes.image):
-        if image.get("alt") not in (None, "", image.get("uri")):
-            continue
-        if any(isinstance(a, nodes.figure) for a in _ancestors(image)):
+        if not _bare(image) or any(isinstance(a, nodes.figure) for a in _ancestors(image)):
             continue
         for block in [image, *_ancestors(image)]:
             after = block.next_node(nodes.paragraph, include_self=False, descend=False, siblings=True)
@@ -44,6 +42,11 @@ def following_alt(doctree: nodes.Node) -> int:
                 count += 1
                 break
     return count
+
+
+def _bare(image: nodes.image) -> bool:
+    """The image has no alternative text of its own (none, empty, or its path)."""
+    return image.get("alt") in (None, "", image.get("uri"))
 
 
 def _ancestors(node: nodes.Node) -> list[nodes.Node]:

@@ -153,7 +153,6 @@ def test_every_real_text_ledger_row_names_its_resolution_and_mass():
 
 
 def test_key_results_show_every_ledger_row_once():
-
     import ledger_rows
 
     page = (EXT.parent / "key_results.md").read_text(encoding="utf-8")
@@ -219,7 +218,6 @@ def _build_folded(tmp_path: Path, builder: str) -> str:
 
 def test_the_print_build_opens_every_dropdown(tmp_path):
     """The PDF is printed from the single-page build: its dropdowns must be open there, and folded on the site."""
-
     single = _build_folded(tmp_path / "single", "singlehtml")
     details = re.findall(r"<details[^>]*sd-dropdown[^>]*>", single)
     assert details and all("open" in tag for tag in details), f"a sphinx-design dropdown prints closed: {details}"
