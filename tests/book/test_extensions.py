@@ -342,6 +342,23 @@ def test_a_glued_image_without_a_figure_takes_the_paragraph_after_it():
     assert [image.get("alt") for image in doc.findall(nodes.image)] == ["Distances grow with the gap.", None]
 
 
+def test_reproducibility_folds_behind_one_dropdown_that_counts_its_checks():
+    import fold_reproducibility
+    from docutils import nodes
+
+    section = nodes.section("", nodes.title("", "Reproducibility"), nodes.paragraph("", "Every check, in order."))
+    section += [nodes.literal_block("", "✓ a holds (0.1)\n✓ b holds"), nodes.container("", nodes.paragraph("", "x"))]
+    section += nodes.literal_block("", "not a check: ✓ mid-line\n✓ c holds")
+    assert fold_reproducibility.count_checks(section) == 3
+    assert fold_reproducibility.fold(section)
+    raw = [n for n in section.children if isinstance(n, nodes.raw)]
+    assert section.index(raw[0]) == 2, "the opening paragraph stays outside the fold"
+    assert raw[1] is section.children[-1] and raw[1].astext() == "</div></details>"
+    assert "Show the 3 checks" in raw[0].astext()
+    bare = nodes.section("", nodes.title("", "Reproducibility"), nodes.paragraph("", "Nothing to fold."))
+    assert not fold_reproducibility.fold(bare) and len(bare.children) == 2
+
+
 def test_the_reading_path_is_read_from_the_index_card():
     import reading_path
 

@@ -225,6 +225,27 @@ def test_ledger_rows_below_half_the_mass_say_coarse():
     assert not bad, f"ledger rows below half the mass not labelled coarse: {bad}"
 
 
+def _folds(html: str) -> list[tuple[int, int]]:
+    """Each Reproducibility fold's count in its title and the ``✓`` lines it holds (to the next section)."""
+    found = []
+    for m in re.finditer(r'<details class="[^"]*pg-reproducibility[^"]*">.*?summary-text">([^<]*)</span>', html, re.S):
+        body = html[m.end():].split("<section", 1)[0]
+        said = re.search(r"(\d+) checks", m.group(1))
+        found.append((int(said.group(1)) if said else 0, len(re.findall(r"(?m)(?:^|<pre><span></span>)✓", body))))
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(SITE)))
+def test_reproducibility_is_one_fold_counting_its_checks(page):
+    """A page's Reproducibility section shows its opening and one dropdown whose title counts the checks inside
+    (book/_ext/fold_reproducibility.py)."""
+    html = page.read_text(encoding="utf-8")
+    sections = len(re.findall(r'<section id="reproducibility', html))
+    folds = _folds(html)
+    assert len(folds) == sections, f"{sections} Reproducibility sections, {len(folds)} folds"
+    assert all(said == held for said, held in folds), f"the fold's title miscounts its checks: {folds}"
+
+
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
 
 
