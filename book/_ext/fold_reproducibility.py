@@ -22,15 +22,21 @@ _CHEVRON = (
 # open every fold around the element a link points at, on load and when the fragment changes
 _OPEN_TARGET = """
 (function () {
-  function openTarget() {
-    var id = decodeURIComponent(location.hash.slice(1));
+  function openTarget(hash) {
+    var id;
+    try { id = decodeURIComponent((hash || location.hash).slice(1)); } catch (e) { return; }
     var el = id && document.getElementById(id);
     if (!el) return;
     for (var d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
     el.scrollIntoView();
   }
-  window.addEventListener('hashchange', openTarget);
-  document.addEventListener('DOMContentLoaded', openTarget);
+  window.addEventListener('hashchange', function () { openTarget(); });
+  document.addEventListener('DOMContentLoaded', function () { openTarget(); });
+  // a second click on the same link fires no hashchange: open the fold on the click itself
+  document.addEventListener('click', function (ev) {
+    var a = ev.target.closest && ev.target.closest('a[href*="#"]');
+    if (a && a.pathname === location.pathname) setTimeout(function () { openTarget(a.hash); }, 0);
+  });
 })();
 """
 
@@ -48,7 +54,8 @@ def summary_text(n_checks: int) -> str:
     """The fold's title: how many checks it holds, and what else."""
     if n_checks == 0:
         return "Show the protocol"
-    return f"Show the {n_checks} checks (all passed: ✓), with their protocol"
+    checks = "the check" if n_checks == 1 else f"the {n_checks} checks"
+    return f"Show {checks} (all passed: ✓), with their protocol"
 
 
 def fold(section: nodes.section) -> bool:
@@ -71,12 +78,16 @@ def fold(section: nodes.section) -> bool:
     return True
 
 
+def fold_page(doctree: nodes.Node, builder_format: str, builder_name: str) -> int:
+    """Fold every section titled "Reproducibility" in an HTML page (not the single page the PDF prints); how many."""
+    if builder_format != "html" or builder_name == "singlehtml":
+        return 0
+    sections = [s for s in doctree.findall(nodes.section) if s.children and s[0].astext().strip() == TITLE]
+    return sum(fold(section) for section in sections)
+
+
 def _on_resolved(app, doctree, docname):
-    if app.builder.format != "html" or app.builder.name == "singlehtml":
-        return
-    for section in list(doctree.findall(nodes.section)):
-        if section.children and section[0].astext().strip() == TITLE:
-            fold(section)
+    fold_page(doctree, app.builder.format, app.builder.name)
 
 
 def setup(app):

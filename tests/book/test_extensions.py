@@ -359,6 +359,24 @@ def test_reproducibility_folds_behind_one_dropdown_that_counts_its_checks():
     assert not fold_reproducibility.fold(bare) and len(bare.children) == 2
 
 
+def test_the_fold_title_counts_in_words_and_only_html_pages_fold():
+    import fold_reproducibility as fr
+    from docutils import nodes
+
+    assert fr.summary_text(1).startswith("Show the check (") and "the 2 checks" in fr.summary_text(2)
+    assert fr.summary_text(0) == "Show the protocol"
+
+    def page():
+        doc = nodes.document(None, None)
+        repro = nodes.section("", nodes.title("", "Reproducibility"), nodes.literal_block("", "✓ a"))
+        doc += [nodes.section("", nodes.title("", "Results"), nodes.literal_block("", "✓ b")), repro]
+        return doc
+
+    assert fr.fold_page(page(), "html", "html") == 1
+    assert fr.fold_page(page(), "html", "singlehtml") == 0, "the PDF's single page prints the section in full"
+    assert fr.fold_page(page(), "latex", "latex") == 0
+
+
 def test_the_reading_path_is_read_from_the_index_card():
     import reading_path
 

@@ -225,25 +225,55 @@ def test_ledger_rows_below_half_the_mass_say_coarse():
     assert not bad, f"ledger rows below half the mass not labelled coarse: {bad}"
 
 
-def _folds(html: str) -> list[tuple[int, int]]:
-    """Each Reproducibility fold's count in its title and the ``✓`` lines it holds (to the next section)."""
+def _closing(html: str, start: int, tag: str) -> int:
+    """The index just past the ``</tag>`` that closes the element opened at ``start`` (nested ones counted)."""
+    depth = 0
+    for m in re.finditer(rf"<(/?){tag}\b[^>]*>", html[start:]):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            return start + m.end()
+    raise AssertionError(f"<{tag}> opened at {start} is never closed")
+
+
+def _ticks(html: str) -> int:
+    """The ``✓`` lines of the cell outputs in ``html``."""
+    return len(re.findall(r"(?m)(?:^|<pre><span></span>)✓", html))
+
+
+def _folds(html: str) -> list[tuple[int | None, int, int]]:
+    """Per Reproducibility section: the check count its fold's title gives (None: no fold), the ``✓`` lines inside
+    the fold and those left outside it."""
     found = []
-    for m in re.finditer(r'<details class="[^"]*pg-reproducibility[^"]*">.*?summary-text">([^<]*)</span>', html, re.S):
-        body = html[m.end():].split("<section", 1)[0]
-        said = re.search(r"(\d+) checks", m.group(1))
-        found.append((int(said.group(1)) if said else 0, len(re.findall(r"(?m)(?:^|<pre><span></span>)✓", body))))
+    for sec in re.finditer(r'<section id="reproducibility[^"]*">', html):
+        section = html[sec.start():_closing(html, sec.start(), "section")]
+        m = re.search(r'<details class="[^"]*pg-reproducibility[^"]*">.*?summary-text">([^<]*)</span>', section, re.S)
+        if m is None:
+            found.append((None, 0, _ticks(section)))
+            continue
+        end = _closing(section, m.start(), "details")
+        said = re.search(r"the (\d+) checks|(the check)", m.group(1))
+        count = 0 if said is None else int(said.group(1)) if said.group(1) else 1
+        found.append((count, _ticks(section[m.start():end]), _ticks(section[:m.start()] + section[end:])))
     return found
+
+
+def test_the_fold_reader_finds_checks_left_outside():
+    inside = ('<details class="pg-reproducibility"><summary>'
+              '<span class="summary-text">Show the 1 checks</span></summary>')
+    html = ('<section id="reproducibility"><p>x</p>' + inside + '<details><pre><span></span>✓ a</pre></details>'
+            '</details><pre><span></span>✓ b</pre></section>')
+    assert _folds(html) == [(1, 1, 1)]
+    assert _folds('<section id="reproducibility"><pre><span></span>✓ a</pre></section>') == [(None, 0, 1)]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(SITE)))
 def test_reproducibility_is_one_fold_counting_its_checks(page):
-    """A page's Reproducibility section shows its opening and one dropdown whose title counts the checks inside
-    (book/_ext/fold_reproducibility.py)."""
-    html = page.read_text(encoding="utf-8")
-    sections = len(re.findall(r'<section id="reproducibility', html))
-    folds = _folds(html)
-    assert len(folds) == sections, f"{sections} Reproducibility sections, {len(folds)} folds"
-    assert all(said == held for said, held in folds), f"the fold's title miscounts its checks: {folds}"
+    """A page's Reproducibility section shows its opening and one dropdown that holds every check and whose title
+    counts them (book/_ext/fold_reproducibility.py)."""
+    for said, inside, outside in _folds(page.read_text(encoding="utf-8")):
+        assert said is not None, "a Reproducibility section without its fold"
+        assert outside == 0, f"{outside} checks outside the fold"
+        assert said == inside, f"the fold's title says {said} checks, it holds {inside}"
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
