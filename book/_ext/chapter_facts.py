@@ -2,7 +2,9 @@
 
 For every notebook in the table of contents (in reading order): its number and title (a link), its reading time
 (:func:`reading_minutes`: the prose at ``PROSE_RATE`` words a minute, the definitions, theorems and proofs at
-``PROOF_RATE``; exercises and their solutions are lab time, not reading time), the number of exercises
+``PROOF_RATE``; exercises and their solutions are lab time, not reading time), both for the page as it opens (its
+dropdowns and its Reproducibility section folded: :func:`as_it_opens`) and with everything unfolded, the number
+of exercises
 (``{exercise}`` directives), the visible code lines (code cells not folded or removed), and the execution time of the
 build that produced the page (from myst-nb's execution data, as in ``{nb-exec-table}``). The table is filled in after
 every document has been executed, so its times are this build's.
@@ -35,6 +37,7 @@ EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}[ \t]*(★*)", re.M)
 PROSE_RATE, PROOF_RATE, EQUATION_WORDS = 100, 50, 25
 _BLOCK = re.compile(r"^(`{3,}|:{3,})\{([\w:-]+)\}.*?^\1\s*$", re.M | re.S)
 _SLOW = ("prf:", "proof")
+_REPRODUCIBILITY = re.compile(r"^## Reproducibility\s*$.*?(?=^## |\Z)", re.M | re.S)
 _LAB = ("exercise", "solution")
 
 
@@ -64,6 +67,19 @@ def reading_minutes(markdown: str) -> float:
     return (total - slow - lab) / PROSE_RATE + (slow + EQUATION_WORDS * equations) / PROOF_RATE
 
 
+def as_it_opens(markdown: str) -> str:
+    """A page's Markdown without what opens folded: its ``## Reproducibility`` section and its dropdowns (a
+    ``{dropdown}`` block, or a block whose ``:class:`` includes ``dropdown``)."""
+    text = _REPRODUCIBILITY.sub("", markdown)
+    return _BLOCK.sub(lambda m: "" if _folded(m.group(0), m.group(2)) else m.group(0), text)
+
+
+def _folded(block: str, kind: str) -> bool:
+    """Whether a directive block opens folded."""
+    options = re.search(r"^:class:([^\n]*)$", block, re.M)
+    return kind == "dropdown" or bool(options and "dropdown" in options.group(1).split())
+
+
 def objectives(markdown: str) -> list[str]:
     """The bullets of a page's "After this chapter you can" list (each as Markdown, continuation lines joined)."""
     m = re.search(r"After this chapter you can[^\n]*\n", markdown)
@@ -91,6 +107,7 @@ def notebook_facts(path: Path) -> dict:
     ]
     return {
         "minutes": reading_minutes(markdown),
+        "minutes as it opens": reading_minutes(as_it_opens(markdown)),
         "exercises": len(EXERCISE.findall(markdown)),
         "by difficulty": [sum(len(stars) == k for stars in EXERCISE.findall(markdown)) for k in (1, 2, 3)],
         "code": sum(1 for source in visible for line in source.splitlines() if line.strip()),
@@ -104,7 +121,8 @@ def _entry(*children):
 
 
 def make_table(env, parent: str) -> nodes.table:
-    headers = ["chapter", "reading (min)", "exercises (★/★★/★★★)", "visible code lines", "execution (s)"]
+    headers = ["chapter", "reading as it opens (min)", "everything unfolded (min)", "exercises (★/★★/★★★)",
+               "visible code lines", "execution (s)"]
     table = nodes.table(classes=["colwidths-auto"])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -135,6 +153,7 @@ def make_table(env, parent: str) -> nodes.table:
         link += nodes.inline(text=docname)
         row = nodes.row()
         row += _entry(link)
+        row += _entry(nodes.Text(f"{facts['minutes as it opens']:.0f}"))
         row += _entry(nodes.Text(f"{facts['minutes']:.0f}"))
         row += _entry(nodes.Text(f"{facts['exercises']} ({'/'.join(map(str, facts['by difficulty']))})"))
         row += _entry(nodes.Text(str(facts["code"])))

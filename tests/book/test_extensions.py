@@ -96,6 +96,20 @@ def test_reading_minutes_counts_prose_proofs_and_equations_at_their_rates():
     assert minutes == pytest.approx(expected, abs=0.02)
 
 
+def test_reading_as_it_opens_leaves_out_dropdowns_and_reproducibility():
+    words = " ".join(["word"] * chapter_facts.PROSE_RATE)  # one minute each
+    page = "\n\n".join([
+        "## Results", words,
+        "````{dropdown} Details\n" + words + "\n````",
+        "```{admonition} Aside\n:class: tip dropdown\n" + words + "\n```",
+        "```{admonition} Shown\n:class: tip\n" + words + "\n```",
+        "## Reproducibility", words, "## Exercises", words,
+    ])
+    opened = chapter_facts.reading_minutes(chapter_facts.as_it_opens(page))
+    assert opened == pytest.approx(3, abs=0.2), "the results, the admonition shown open and the section after"
+    assert chapter_facts.reading_minutes(page) == pytest.approx(6, abs=0.2)
+
+
 def test_objectives_are_read_from_the_chapter():
     md = "Intro.\n\nAfter this chapter you can\n\n* do one thing;\n* do another,\n  over two lines.\n\nNext.\n"
     assert chapter_facts.objectives(md) == ["do one thing;", "do another, over two lines."]
