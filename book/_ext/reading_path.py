@@ -2,12 +2,14 @@
 
 The path is read from the index page's "Machine-learning path" card (its ``{doc}`` links, in order), so it is written
 once. The theme's previous/next buttons keep following the table of contents, the order of the sidebar; this link,
-labelled as the path's, names the path's next page beside them. In the HTML builds only (the PDF is read in book
-order).
+labelled as the path's, names the path's next page beside them, and a small script marks each page of the path in the
+sidebar with its step ("ML 5", titled "Machine-learning path, step 5 of 12"). In the HTML builds only (the PDF is
+read in book order).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -25,10 +27,35 @@ def path_from_index(text: str) -> list[str]:
     return DOC.findall(card.group(1))
 
 
+# marks the sidebar's links to the path's pages with their step
+_MARK_STEPS = """
+document.addEventListener('DOMContentLoaded', function () {
+  var path = %s;
+  document.querySelectorAll('.bd-sidenav a.reference.internal').forEach(function (a) {
+    var href = a.getAttribute('href').split('#')[0];  // '' for the page itself
+    var k = path.indexOf((href || location.pathname).split('/').pop());
+    if (k < 0 || a.querySelector('.pg-path-step')) return;
+    var mark = document.createElement('span');
+    mark.className = 'pg-path-step';
+    mark.textContent = 'ML ' + (k + 1);
+    mark.title = 'Machine-learning path, step ' + (k + 1) + ' of ' + path.length;
+    a.appendChild(mark);
+  });
+});
+"""
+
+
+def step_script(path: list[str]) -> str:
+    """The script that marks the path's pages in the sidebar (their HTML file names, in order)."""
+    return _MARK_STEPS % json.dumps([d.split("/")[-1] + ".html" for d in path])
+
+
 def _read_path(app):
-    """Read the path from the index once, when the build starts."""
+    """Read the path from the index once, when the build starts, and mark its pages in the sidebar."""
     index = Path(app.srcdir, "book", "index.md").read_text(encoding="utf-8")
     app.reading_path = ["book/" + d for d in path_from_index(index)]
+    if app.builder.format == "html" and app.builder.name != "singlehtml":
+        app.builder.add_js_file(None, body=step_script(app.reading_path))  # once, for this build
 
 
 def _on_resolved(app, doctree, docname):

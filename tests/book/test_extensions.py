@@ -402,6 +402,17 @@ def test_the_reading_path_is_read_from_the_index_card():
         reading_path.path_from_index("# An index without the card\n")
 
 
+def test_the_sidebar_marks_the_path_in_order():
+    import json
+
+    import reading_path
+
+    script = reading_path.step_script(["book/primer_encodings", "book/01_necessity"])
+    listed = json.loads(script.split("var path = ", 1)[1].split(";", 1)[0])
+    assert listed == ["primer_encodings.html", "01_necessity.html"]
+    assert "'ML ' + (k + 1)" in script and ".bd-sidenav a.reference.internal" in script
+
+
 def test_the_theme_buttons_follow_the_sidebar():
     """The theme's previous/next buttons follow the table of contents, as the sidebar does: the extension does not
     rewrite them and the stylesheet does not hide them; the path's own link is labelled as the path's."""

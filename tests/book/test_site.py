@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import zipfile
@@ -317,6 +318,23 @@ def test_page_renders_in_a_browser(page, browser, server):
         assert report["rendered"] >= report["mathSources"], (
             f"{report['mathSources']} math elements but only {report['rendered']} rendered by MathJax"
         )
+
+
+def test_the_sidebar_marks_each_page_of_the_path(browser, server):
+    """On the index, every page of the machine-learning path carries its step in the sidebar, in the path's order
+    (book/_ext/reading_path.py)."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import reading_path
+
+    path = reading_path.path_from_index((ROOT / "book" / "index.md").read_text(encoding="utf-8"))
+    _open(browser, server, SITE / "index.html")
+    marks = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.bd-sidenav .pg-path-step'))"
+        ".map(m => [m.parentElement.getAttribute('href').split('/').pop(), m.textContent]);"
+    )
+    steps = {href.split("#")[0]: text for href, text in marks}
+    assert len(marks) == len(path), f"{len(marks)} marks for a path of {len(path)} pages (a page marked twice?)"
+    assert steps == {f"{d.split('/')[-1]}.html": f"ML {k + 1}" for k, d in enumerate(path)}, steps
 
 
 def test_screenshots(browser, server):
