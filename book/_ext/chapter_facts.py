@@ -37,7 +37,9 @@ EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}[ \t]*(★*)", re.M)
 PROSE_RATE, PROOF_RATE, EQUATION_WORDS = 100, 50, 25
 _BLOCK = re.compile(r"^(`{3,}|:{3,})\{([\w:-]+)\}.*?^\1\s*$", re.M | re.S)
 _SLOW = ("prf:", "proof")
-_REPRODUCIBILITY = re.compile(r"^## Reproducibility\s*$.*?(?=^## |\Z)", re.M | re.S)
+_REPRODUCIBILITY = re.compile(r"^## Reproducibility\s*\n(.*?)(?=^## |\Z)", re.M | re.S)
+# a gated solution (sphinx-exercise's solution-start ... solution-end): lab time, like a {solution} block
+_GATED = re.compile(r"^[`:]{3,}\{solution-start\}.*?^[`:]{3,}\{solution-end\}[^\n]*\n[`:]{3,}[ \t]*$", re.M | re.S)
 _LAB = ("exercise", "solution")
 
 
@@ -55,6 +57,7 @@ def reading_minutes(markdown: str) -> float:
     """Minutes to read a page's Markdown: definitions, theorems and proofs (``{prf:...}`` and ``{proof}`` blocks) at
     ``PROOF_RATE`` words a minute, exercises and solutions not at all, the rest at ``PROSE_RATE``; each displayed
     equation outside exercises as ``EQUATION_WORDS`` words at ``PROOF_RATE``."""
+    markdown = _GATED.sub(" ", markdown)  # solutions are lab time, not reading time
     lab_text = "".join(m.group(0) for m in _BLOCK.finditer(markdown) if m.group(2) in _LAB)
     equations = len(re.findall(r"\$\$.*?\$\$", markdown, flags=re.S)) - len(re.findall(r"\$\$.*?\$\$", lab_text, re.S))
     text = re.sub(r"\$\$.*?\$\$", " ", markdown, flags=re.S)
@@ -70,13 +73,26 @@ def reading_minutes(markdown: str) -> float:
 def as_it_opens(markdown: str) -> str:
     """A page's Markdown without what opens folded: its ``## Reproducibility`` section and its dropdowns (a
     ``{dropdown}`` block, or a block whose ``:class:`` includes ``dropdown``)."""
-    text = _REPRODUCIBILITY.sub("", markdown)
+    text = _REPRODUCIBILITY.sub(lambda m: "## Reproducibility\n" + _opening(m.group(1)), _GATED.sub(" ", markdown))
     return _BLOCK.sub(lambda m: "" if _folded(m.group(0), m.group(2)) else m.group(0), text)
+
+
+def _opening(section: str) -> str:
+    """The paragraphs a folded Reproducibility section still shows: those before its first other block."""
+    shown = []
+    for block in re.split(r"\n\s*\n", section.strip()):
+        if re.match(r"\s*([`:]{3}|[(*|#-])", block):
+            break
+        shown.append(block)
+    return "\n\n".join(shown) + "\n"
 
 
 def _folded(block: str, kind: str) -> bool:
     """Whether a directive block opens folded."""
-    options = re.search(r"^:class:([^\n]*)$", block, re.M)
+    head = block.split("\n\n", 1)[0]  # the directive's own options, not a nested one's
+    if re.search(r"^:open:", head, re.M):
+        return False
+    options = re.search(r"^:class:([^\n]*)$", head, re.M)
     return kind == "dropdown" or bool(options and "dropdown" in options.group(1).split())
 
 

@@ -106,8 +106,16 @@ def test_reading_as_it_opens_leaves_out_dropdowns_and_reproducibility():
         "## Reproducibility", words, "## Exercises", words,
     ])
     opened = chapter_facts.reading_minutes(chapter_facts.as_it_opens(page))
-    assert opened == pytest.approx(3, abs=0.2), "the results, the admonition shown open and the section after"
+    assert opened == pytest.approx(4, abs=0.2), "the results, the open admonition, the fold's opening, what follows"
     assert chapter_facts.reading_minutes(page) == pytest.approx(6, abs=0.2)
+    extra = "\n\n".join([
+        "## Results", words,
+        "````{dropdown} Shown\n:open:\n\n" + words + "\n````",  # opens unfolded
+        "```{solution-start} ex-a\n:class: dropdown\n```\n" + words + "\n```{solution-end}\n```",  # lab time
+        "## Reproducibility", words, "```{dropdown} Methods\n" + words + "\n```",  # its opening paragraph shows
+    ])
+    assert chapter_facts.reading_minutes(chapter_facts.as_it_opens(extra)) == pytest.approx(3, abs=0.2)
+    assert chapter_facts.reading_minutes(extra) == pytest.approx(4, abs=0.2), "the solution is not reading time"
 
 
 def test_objectives_are_read_from_the_chapter():

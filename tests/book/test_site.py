@@ -335,6 +335,11 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
     steps = {href.split("#")[0]: text for href, text in marks}
     assert len(marks) == len(path), f"{len(marks)} marks for a path of {len(path)} pages (a page marked twice?)"
     assert steps == {f"{d.split('/')[-1]}.html": f"ML {k + 1}" for k, d in enumerate(path)}, steps
+    _open(browser, server, SITE / "book" / f"{path[2].split('/')[-1]}.html")  # a page on the path: its own link
+    own = browser.execute_script(
+        "const m = document.querySelector('.bd-sidenav a.current .pg-path-step'); return m && m.textContent;"
+    )
+    assert own == "ML 3", f"the current page's own sidebar link is marked {own!r}, not 'ML 3'"
 
 
 def test_screenshots(browser, server):
