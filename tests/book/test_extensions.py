@@ -423,14 +423,172 @@ def test_the_sidebar_marks_the_path_in_order():
 
 def test_the_theme_buttons_follow_the_sidebar():
     """The theme's previous/next buttons follow the table of contents, as the sidebar does: the extension does not
-    rewrite them and the stylesheet does not hide them; the path's own link is labelled as the path's."""
+    rewrite them and the stylesheet does not hide them; the path's own box is labelled as the path's."""
     import reading_path
 
     source = Path(reading_path.__file__).read_text(encoding="utf-8")
     css = (EXT.parents[1] / "_static" / "posgeom.css").read_text(encoding="utf-8")
     assert "html-page-context" not in source, "the extension rewrites the theme's previous/next buttons"
     assert ".prev-next-area" not in css, "the stylesheet hides or restyles the theme's previous/next buttons"
-    assert "Next on the machine-learning path: " in source
+    assert f"div.{reading_path.BOX_CLASS}" in css, "the path's box has no style"
+    assert "Machine-learning path, step " in source
+
+
+CARD_TEXT = """:::{grid-item-card} Machine-learning path
+What an encoding must do.
+
+{doc}`a` → {doc}`Second <b>` (its first
+three sections: the {term}`corpora <corpus>`) →
+{doc}`c` (the recap)
+
+The rest of the argument, in any order: {doc}`d` (not on the path).
+:::
+"""
+
+
+def test_each_step_keeps_the_cards_note_on_it():
+    import reading_path as rp
+
+    steps = rp.steps_from_index(CARD_TEXT)
+    assert steps == [rp.Step("a", ""), rp.Step("b", "its first three sections: the corpora"), rp.Step("c", "the recap")]
+    assert rp.path_from_index(CARD_TEXT) == ["a", "b", "c"], "the page after the card is not on the path"
+    real = rp.steps_from_index((EXT.parent / "index.md").read_text(encoding="utf-8"))
+    assert [s.doc for s in real] == rp.path_from_index((EXT.parent / "index.md").read_text(encoding="utf-8"))
+    assert all("\n" not in s.note and "`" not in s.note and "(" not in s.note for s in real), real
+
+
+def test_a_title_reads_as_the_sidebar_numbers_it():
+    import reading_path as rp
+
+    assert rp.numbered("Positional distributions", [2]) == "2. Positional distributions"
+    assert rp.numbered("When is the sinusoid the MDS solution?", ["5b"]) == "5b. When is the sinusoid the MDS solution?"
+    assert rp.numbered("Key results", None) == "Key results"
+
+
+def _box(k: int):
+    import reading_path as rp
+
+    steps = [rp.Step("book/a", ""), rp.Step("book/b", "its first sections"), rp.Step("book/c", "the recap")]
+    titles = {"book/a": "Page A", "book/b": "2. Page B", "book/c": "Page C"}
+    uris = {"book/a": "a.html", "book/b": "b.html", "book/c": "c.html"}
+    box = rp.path_box(steps, k, titles, uris, back="index.html#machine-learning-path")
+    return box, {ref.astext(): ref["refuri"] for ref in box.findall(rp.nodes.reference)}
+
+
+def test_the_box_names_each_steps_neighbours_on_the_path():
+    import reading_path as rp
+
+    first, links = _box(0)
+    assert first["classes"] == [rp.BOX_CLASS]
+    assert first.astext() == "Machine-learning path, step 1 of 3 · next: 2. Page B (its first sections) →"
+    assert links == {"2. Page B": "b.html"}, "the first step has no previous one"
+    middle, links = _box(1)
+    assert middle.astext() == "Machine-learning path, step 2 of 3 · ← previous: Page A · next: Page C (the recap) →"
+    assert links == {"Page A": "a.html", "Page C": "c.html"}
+    last, links = _box(2)
+    assert last.astext() == (
+        "Machine-learning path, step 3 of 3 · ← previous: 2. Page B (its first sections) · "
+        "the end of the path: back to the path on the index"
+    )
+    assert links == {"2. Page B": "b.html", "back to the path on the index": "index.html#machine-learning-path"}
+
+
+def test_the_index_card_of_the_path_gets_its_anchor():
+    import reading_path as rp
+    from docutils import nodes
+
+    def card(title):
+        heading = nodes.container("", nodes.Text(title), design_component="card-title")
+        return nodes.container("", nodes.container("", heading, design_component="card-body"), design_component="card")
+
+    doc = nodes.document(None, None)
+    doc += [card("Statistics path"), card("Machine-learning path")]
+    assert rp.mark_card(doc) and rp.mark_card(doc), "marking twice is harmless"
+    assert [c["ids"] for c in doc.children] == [[], [rp.CARD_ID]]
+    assert not rp.mark_card(nodes.document(None, None))
+
+
+PATH_BOOK = {
+    "book/index.md": "# Mini\n\n::::{grid} 1 1 2 2\n\n" + CARD_TEXT + "::::\n\n"
+    "```{toctree}\n:numbered:\n\nc\nb\nAlpha <a>\nd\n```\n",
+    "book/a.md": "# Page A\n\nText of A.\n",
+    "book/b.md": "# Page B\n\nText of B.\n\n## A section of B\n\nMore of B.\n",
+    "book/c.md": "# Page C\n\nText of C.\n",
+    "book/d.md": "# Page D\n\nText of D.\n",
+}
+
+
+def _path_book(tmp_path: Path, builder: str = "html", edits: dict[str, str] | None = None) -> Path:
+    """Build (or build again, after ``edits``) a small MyST book whose index's path, a → b → c, is not its order."""
+    pytest.importorskip("myst_parser")
+    pytest.importorskip("sphinx_design")
+    import os
+
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    if not src.exists():
+        (src / "book").mkdir(parents=True)
+        (src / "conf.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\nroot_doc = 'book/index'\n"
+            "extensions = ['myst_parser', 'sphinx_design', 'reading_path']\nmyst_enable_extensions = ['colon_fence']\n"
+        )
+        for path, text in PATH_BOOK.items():
+            (src / path).write_text(text)
+    for path, text in (edits or {}).items():
+        (src / path).write_text(text)
+        os.utime(src / path, (os.path.getmtime(src / path) + 10,) * 2)  # newer than the last build, however coarse
+    out = tmp_path / builder
+    Sphinx(
+        str(src),
+        str(src),
+        str(out),
+        str(tmp_path / f"doctrees-{builder}"),
+        builder,
+        status=None,
+        warning=None,
+        freshenv=edits is None,
+    ).build()
+    return out
+
+
+def _box_of(html: str) -> tuple[str, dict[str, str]]:
+    """The path box's text and its links (text -> href) in a page; ('', {}) without one."""
+    m = re.search(r'<div class="pg-path-nav[^"]*">(.*?)</div>', html, re.S)
+    if m is None:
+        return "", {}
+    links = {re.sub(r"<[^>]+>", "", t): h for h, t in re.findall(r'<a [^>]*href="([^"]*)"[^>]*>(.*?)</a>', m[1])}
+    return " ".join(re.sub(r"<[^>]+>", "", m[1]).split()), links
+
+
+def test_a_built_page_of_the_path_ends_with_its_box(tmp_path):
+    """In a book whose table of contents reads c, b, a: a page's box follows the path a → b → c, names the pages by
+    their sidebar titles (numbered; a title given in the toctree), sits after the page's last section, and the last
+    step links to the anchored card on the index."""
+    out = _path_book(tmp_path)
+    page = (out / "book" / "b.html").read_text()
+    text, links = _box_of(page)
+    assert text == "Machine-learning path, step 2 of 3 · ← previous: 3. Alpha · next: 1. Page C (the recap) →", text
+    assert links == {"3. Alpha": "a.html", "1. Page C": "c.html"}
+    assert page.index("More of B.") < page.index("pg-path-nav"), "the box comes after the page's content"
+    assert _box_of((out / "book" / "a.html").read_text())[0].startswith("Machine-learning path, step 1 of 3 · next:")
+    text, links = _box_of((out / "book" / "c.html").read_text())
+    assert links["back to the path on the index"] == "index.html#machine-learning-path", links
+    assert 'id="machine-learning-path"' in (out / "book" / "index.html").read_text()
+    assert _box_of((out / "book" / "d.html").read_text()) == ("", {}), "a page off the path has no box"
+    assert "'ML ' + (k + 1)" in page, "the sidebar script is still added"
+
+
+def test_a_renamed_step_is_renamed_in_its_neighbours_boxes(tmp_path):
+    _path_book(tmp_path)
+    out = _path_book(tmp_path, edits={"book/c.md": "# Page C renamed\n\nText of C.\n"})
+    assert "next: 1. Page C renamed (the recap)" in _box_of((out / "book" / "b.html").read_text())[0]
+
+
+def test_the_printed_single_page_has_no_path_box(tmp_path):
+    single = (_path_book(tmp_path, "singlehtml") / "book" / "index.html").read_text()
+    assert "Text of B." in single, "the pages are in the single page"
+    assert "pg-path-nav" not in single and "pg-path-step" not in single
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -320,13 +320,19 @@ def test_page_renders_in_a_browser(page, browser, server):
         )
 
 
-def test_the_sidebar_marks_each_page_of_the_path(browser, server):
-    """On the index, every page of the machine-learning path carries its step in the sidebar, in the path's order
-    (book/_ext/reading_path.py)."""
+def _reading_path():
+    """The machine-learning path's steps, from the index card, as book/_ext/reading_path.py reads them."""
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
     import reading_path
 
-    path = reading_path.path_from_index((ROOT / "book" / "index.md").read_text(encoding="utf-8"))
+    return reading_path, reading_path.steps_from_index((ROOT / "book" / "index.md").read_text(encoding="utf-8"))
+
+
+def test_the_sidebar_marks_each_page_of_the_path(browser, server):
+    """On the index, every page of the machine-learning path carries its step in the sidebar, in the path's order
+    (book/_ext/reading_path.py); on a page of the path, its box at the end is shown above the theme's buttons."""
+    reading_path, steps = _reading_path()
+    path = [s.doc for s in steps]
     _open(browser, server, SITE / "index.html")
     marks = browser.execute_script(
         "return Array.from(document.querySelectorAll('.bd-sidenav .pg-path-step'))"
@@ -340,6 +346,95 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
         "const m = document.querySelector('.bd-sidenav a.current .pg-path-step'); return m && m.textContent;"
     )
     assert own == "ML 3", f"the current page's own sidebar link is marked {own!r}, not 'ML 3'"
+    box = browser.execute_script(
+        f"const b = document.querySelector('article .{reading_path.BOX_CLASS}'), "
+        "f = document.querySelector('footer.prev-next-footer');"
+        "if (!b) return null; const r = b.getBoundingClientRect();"
+        "return {text: b.innerText, height: r.height, overflows: b.scrollWidth > b.clientWidth + 1,"
+        " aboveFooter: !f || r.bottom <= f.getBoundingClientRect().top};"
+    )
+    assert box is not None, "no path box in the page's article"
+    assert box["text"].startswith(f"Machine-learning path, step 3 of {len(path)}"), box["text"]
+    assert box["height"] > 0 and not box["overflows"] and box["aboveFooter"], box
+
+
+def _sidebar_titles(html: str) -> dict[str, str]:
+    """The sidebar's links on a built page: file name -> the title it shows."""
+    nav = html[html.index('<nav class="bd-links bd-docs-nav"') :]
+    nav = nav[: nav.index("</nav>")]
+    return {
+        href.split("/")[-1]: " ".join(re.sub(r"<[^>]+>", "", text).split())
+        for href, text in re.findall(r'<a class="[^"]*reference internal[^"]*" href="([^"#]+)">(.*?)</a>', nav, re.S)
+    }
+
+
+def _path_boxes(html: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The path boxes on a built page: each one's text and its links (href, text), in order."""
+    found = []
+    for box in re.findall(r'<div class="pg-path-nav[^"]*">(.*?)</div>', html, re.S):
+        links = [
+            (h, " ".join(re.sub(r"<[^>]+>", "", t).split()))
+            for h, t in re.findall(r'<a [^>]*href="([^"]*)"[^>]*>(.*?)</a>', box, re.S)
+        ]
+        found.append((" ".join(re.sub(r"<[^>]+>", "", box).split()), links))
+    return found
+
+
+def test_the_path_box_reader_finds_the_box():
+    html = (
+        '<div class="pg-path-nav docutils container">\n<p><strong>Machine-learning path, step 2 of 3</strong> · '
+        '← previous: <a class="reference internal" href="a.html">1. A</a> · next: '
+        '<a class="reference internal" href="c.html">C</a><span class="pg-path-note"> (the recap)</span> →</p>\n</div>'
+    )
+    assert _path_boxes(html) == [
+        (
+            "Machine-learning path, step 2 of 3 · ← previous: 1. A · next: C (the recap) →",
+            [("a.html", "1. A"), ("c.html", "C")],
+        )
+    ]
+    assert _path_boxes("<div class='other'></div>") == []
+
+
+def _card_anchor(card_id: str) -> str:
+    """The text just after the element of the built index with id ``card_id`` (the path's card, if it is one)."""
+    html = (SITE / "book" / "index.html").read_text(encoding="utf-8")
+    at = html.find(f'id="{card_id}"')
+    return "" if at < 0 else " ".join(re.sub(r"<[^>]+>", " ", html[html.index(">", at) + 1 :][:2000]).split())
+
+
+def test_each_page_of_the_path_ends_with_a_box_to_its_neighbours():
+    """Every page of the machine-learning path ends, after its last section and before the theme's previous/next
+    buttons, with one box giving its step in the index card's order and linking to the path's previous and next pages,
+    named as the sidebar names them and followed by the card's note on them; the last links back to the card.
+    No other page has a box (book/_ext/reading_path.py)."""
+    reading_path, steps = _reading_path()
+    files = [SITE / f"book/{s.doc}.html" for s in steps]
+    n = len(steps)
+    for k, page in enumerate(files):
+        html = page.read_text(encoding="utf-8")
+        boxes = _path_boxes(html)
+        assert len(boxes) == 1, f"{page.name}: {len(boxes)} path boxes, not one"
+        text, links = boxes[0]
+        assert text.startswith(f"Machine-learning path, step {k + 1} of {n} · "), f"{page.name}: {text}"
+        at, footer = html.index(f'class="{reading_path.BOX_CLASS}'), html.find('class="prev-next-footer')
+        assert footer < 0 or at < footer, f"{page.name}: the box comes after the theme's previous/next buttons"
+        assert "</section>" not in html[at:footer], f"{page.name}: the box is not after the page's last section"
+        titles = _sidebar_titles(html)
+        expected = [files[j] for j in (k - 1, k + 1) if 0 <= j < n]
+        targets = [(page.parent / unquote(urldefrag(h)[0])).resolve() for h, _ in links]
+        if k == n - 1:
+            href, label = links[-1]
+            assert "the end of the path" in text and "#" in href, f"{page.name}: the last step does not end the path"
+            assert targets[-1] == (SITE / "book" / "index.html").resolve(), f"{page.name}: {href} is not the index"
+            assert _card_anchor(urldefrag(href)[1]).startswith("Machine-learning path"), f"{href} is not the card"
+            links, targets = links[:-1], targets[:-1]
+        assert targets == [p.resolve() for p in expected], f"{page.name}: links {links}, expected {expected}"
+        for (_, label), target in zip(links, expected):
+            assert label == titles[target.name], f"{page.name}: {label!r} is not the sidebar's {titles[target.name]!r}"
+            note = steps[files.index(target)].note
+            assert not note or f"{label} ({note})" in text, f"{page.name}: the card's note on {target.name} is missing"
+    others = [p for p in CONTENT_PAGES if p not in files and _path_boxes(p.read_text(encoding="utf-8"))]
+    assert not others, f"pages off the path with a path box: {others}"
 
 
 def test_screenshots(browser, server):
