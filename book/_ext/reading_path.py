@@ -1,4 +1,4 @@
-"""The machine-learning path: read from the index's card, marked in the sidebar, walked from a box at each page's end.
+"""The machine-learning path: read from the index's card, marked in the sidebar, shown at each page's top and end.
 
 * :func:`steps_from_index` (and :func:`path_from_index`, its page names only) reads the path from the index page's
   "Machine-learning path" card: its ``{doc}`` links in order, each with the note in brackets that follows it, such as
@@ -10,6 +10,10 @@
   ← previous: … · next: … →", naming the neighbouring steps by the titles the sidebar gives them
   (:func:`numbered`) and by their notes. The last step's box leads back to the card on the index, which is given
   the anchor ``CARD_ID`` (:func:`mark_card`).
+* :func:`path_strip` is the muted line put right after each path page's title (:func:`add_after_title`), with the
+  same links as the box: "Machine-learning path · step 5 of 12 · next: … →", or back to the card on the last step.
+* On the pages of the path, the theme's buttons are named for their order, "previous in book order" and "next in
+  book order" (``BOOK_ORDER``): the page's template translates the theme's two words so (:func:`_name_book_order`).
 * When the index or a page of the path is read again, every page of the path (the old path's too) is written again,
   so that the boxes follow a renamed page or a changed path.
 
@@ -32,6 +36,10 @@ logger = logging.getLogger(__name__)
 CARD_TITLE = "Machine-learning path"
 CARD_ID = "machine-learning-path"
 BOX_CLASS = "pg-path-nav"
+STRIP_CLASS = "pg-path-strip"
+# the theme's subtitles of its previous/next buttons (pydata-sphinx-theme's components/prev-next.html), renamed on
+# the pages of the path, where two orders meet
+BOOK_ORDER = {"previous": "previous in book order", "next": "next in book order"}
 CARD = re.compile(r":::\{grid-item-card\} Machine-learning path\n(.*?)\n\nThe rest of the argument", re.S)
 DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?([\w/.-]+?)>?`")
 # a {doc} link and the note in brackets right after it, if any
@@ -151,12 +159,25 @@ def _link(title: str, uri: str) -> nodes.reference:
     return nodes.reference("", title, internal=True, refuri=uri)
 
 
-def _neighbour(label: str, step: Step, titles: dict[str, str], uris: dict[str, str], end: str = "") -> list:
-    """' · label: <title> (note)end', the box's part for the previous or the next step."""
+def _neighbour(label: str, step: Step, titles: dict, uris: dict, end: str = "", notes: bool = True) -> list:
+    """' · label: <title> (note)end', the line's part for the previous or the next step."""
     part = [nodes.Text(f" · {label}: "), _link(titles[step.doc], uris[step.doc])]
-    if step.note:
+    if notes and step.note:
         part.append(nodes.inline("", f" ({step.note})", classes=["pg-path-note"]))
     return part + [nodes.Text(end)] if end else part
+
+
+def _path_line(head: str, steps: list[Step], k: int, links: tuple, end: str, previous: bool, notes: bool):
+    """The box's or the strip's line: ``head``, the previous step (if asked), the next one or the path's end."""
+    titles, uris, back = links
+    line = nodes.paragraph("", "", nodes.strong("", head))
+    if previous and k > 0:
+        line += _neighbour("← previous", steps[k - 1], titles, uris, notes=notes)
+    if k < len(steps) - 1:
+        line += _neighbour("next", steps[k + 1], titles, uris, end=" →", notes=notes)
+    else:
+        line += [nodes.Text(f" · {end}: "), _link("back to the path on the index", back)]
+    return line
 
 
 def path_box(steps: list[Step], k: int, titles: dict[str, str], uris: dict[str, str], back: str) -> nodes.container:
@@ -181,15 +202,50 @@ def path_box(steps: list[Step], k: int, titles: dict[str, str], uris: dict[str, 
         "Machine-learning path, step k of N · ← previous: <title> · next: <title> (note) →"; the first step has no
         previous, the last says that the path ends there and links back to its card.
     """
-    n = len(steps)
-    line = nodes.paragraph("", "", nodes.strong("", f"Machine-learning path, step {k + 1} of {n}"))
-    if k > 0:
-        line += _neighbour("← previous", steps[k - 1], titles, uris)
-    if k < n - 1:
-        line += _neighbour("next", steps[k + 1], titles, uris, end=" →")
-    else:
-        line += [nodes.Text(" · the end of the path: "), _link("back to the path on the index", back)]
+    head = f"{CARD_TITLE}, step {k + 1} of {len(steps)}"
+    line = _path_line(head, steps, k, (titles, uris, back), "the end of the path", previous=True, notes=True)
     return nodes.container("", line, classes=[BOX_CLASS])
+
+
+def path_strip(steps: list[Step], k: int, titles: dict[str, str], uris: dict[str, str], back: str) -> nodes.container:
+    """The line under the title of the k-th page of the path: its step and a link to the next one.
+
+    Parameters
+    ----------
+    steps, k, titles, uris, back
+        As for :func:`path_box`, whose links the strip shares.
+
+    Returns
+    -------
+    docutils.nodes.container
+        "Machine-learning path · step k of N · next: <title> →", without the previous step and the card's notes
+        (the box at the page's end gives them); the last step says so and links back to the path's card.
+    """
+    head = f"{CARD_TITLE} · step {k + 1} of {len(steps)}"
+    line = _path_line(head, steps, k, (titles, uris, back), "the last step", previous=False, notes=False)
+    return nodes.container("", line, classes=[STRIP_CLASS])
+
+
+def add_after_title(doctree: nodes.Node, node: nodes.Node) -> bool:
+    """Put ``node`` right after the page's title, its first section's heading (the page's ``h1``).
+
+    Parameters
+    ----------
+    doctree : docutils.nodes.Node
+        The page's doctree.
+    node : docutils.nodes.Node
+        What to put there.
+
+    Returns
+    -------
+    bool
+        False, and the doctree unchanged, when the page has no titled section.
+    """
+    section = doctree.next_node(nodes.section)
+    if section is None or not section.children or not isinstance(section[0], nodes.title):
+        return False
+    section.insert(1, node)
+    return True
 
 
 def mark_card(doctree: nodes.Node) -> bool:
@@ -255,7 +311,7 @@ def _sidebar_titles(app) -> dict[str, str]:
 
 
 def _on_resolved(app, doctree, docname):
-    """Add the box to a page of the path; give the index's card its anchor."""
+    """Add the strip and the box to a page of the path; give the index's card its anchor."""
     if not _in_html(app):
         return
     if docname == app.config.root_doc and not mark_card(doctree):
@@ -264,8 +320,17 @@ def _on_resolved(app, doctree, docname):
         return
     uris = {d: app.builder.get_relative_uri(docname, d) for d in app.reading_path}
     back = f"{app.builder.get_relative_uri(docname, app.config.root_doc)}#{CARD_ID}"
-    k = app.reading_path.index(docname)
-    doctree.append(path_box(app.reading_steps, k, _sidebar_titles(app), uris, back))  # after every section
+    k, titles = app.reading_path.index(docname), _sidebar_titles(app)
+    if not add_after_title(doctree, path_strip(app.reading_steps, k, titles, uris, back)):
+        logger.warning(f"{docname}: no title to put the machine-learning path's strip after")
+    doctree.append(path_box(app.reading_steps, k, titles, uris, back))  # after every section
+
+
+def _name_book_order(app, pagename, templatename, context, doctree):
+    """On a page of the path, have the theme's template say "previous in book order" for "previous" (BOOK_ORDER)."""
+    if _in_html(app) and pagename in app.reading_path:
+        translate = app.translator.gettext
+        context["_"] = lambda message: BOOK_ORDER.get(message) or translate(message)
 
 
 def _note_read(app, env, docnames):
@@ -286,4 +351,5 @@ def setup(app):
     app.connect("env-before-read-docs", _note_read)
     app.connect("env-get-updated", _rewrite)
     app.connect("doctree-resolved", _on_resolved)
+    app.connect("html-page-context", _name_book_order)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -59,8 +59,9 @@ def _build(tmp_path: Path, edition: str | None, monkeypatch) -> str:
     )
     (src / "index.rst").write_text(PAGE)
     out = tmp_path / "html"
-    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
-                 freshenv=True)
+    app = Sphinx(
+        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
+    )
     app.build()
     return (out / "index.html").read_text()
 
@@ -98,22 +99,33 @@ def test_reading_minutes_counts_prose_proofs_and_equations_at_their_rates():
 
 def test_reading_as_it_opens_leaves_out_dropdowns_and_reproducibility():
     words = " ".join(["word"] * chapter_facts.PROSE_RATE)  # one minute each
-    page = "\n\n".join([
-        "## Results", words,
-        "````{dropdown} Details\n" + words + "\n````",
-        "```{admonition} Aside\n:class: tip dropdown\n" + words + "\n```",
-        "```{admonition} Shown\n:class: tip\n" + words + "\n```",
-        "## Reproducibility", words, "## Exercises", words,
-    ])
+    page = "\n\n".join(
+        [
+            "## Results",
+            words,
+            "````{dropdown} Details\n" + words + "\n````",
+            "```{admonition} Aside\n:class: tip dropdown\n" + words + "\n```",
+            "```{admonition} Shown\n:class: tip\n" + words + "\n```",
+            "## Reproducibility",
+            words,
+            "## Exercises",
+            words,
+        ]
+    )
     opened = chapter_facts.reading_minutes(chapter_facts.as_it_opens(page))
     assert opened == pytest.approx(4, abs=0.2), "the results, the open admonition, the fold's opening, what follows"
     assert chapter_facts.reading_minutes(page) == pytest.approx(6, abs=0.2)
-    extra = "\n\n".join([
-        "## Results", words,
-        "````{dropdown} Shown\n:open:\n\n" + words + "\n````",  # opens unfolded
-        "```{solution-start} ex-a\n:class: dropdown\n```\n" + words + "\n```{solution-end}\n```",  # lab time
-        "## Reproducibility", words, "```{dropdown} Methods\n" + words + "\n```",  # its opening paragraph shows
-    ])
+    extra = "\n\n".join(
+        [
+            "## Results",
+            words,
+            "````{dropdown} Shown\n:open:\n\n" + words + "\n````",  # opens unfolded
+            "```{solution-start} ex-a\n:class: dropdown\n```\n" + words + "\n```{solution-end}\n```",  # lab time
+            "## Reproducibility",
+            words,
+            "```{dropdown} Methods\n" + words + "\n```",  # its opening paragraph shows
+        ]
+    )
     assert chapter_facts.reading_minutes(chapter_facts.as_it_opens(extra)) == pytest.approx(3, abs=0.2)
     assert chapter_facts.reading_minutes(extra) == pytest.approx(4, abs=0.2), "the solution is not reading time"
 
@@ -129,8 +141,14 @@ def test_ledger_rows_are_read_from_the_ledger():
 
     row = "* - {ref}`T1 · a title <ledger-t1>`\n  - The claim.\n  - {bdg-success}`reproduced`\n  - 0.5\n  - Why.\n"
     assert ledger_rows.ledger_rows(row) == {
-        "T1": {"label": "ledger-t1", "claim": "The claim.", "verdict": "{bdg-success}`reproduced`", "number": "0.5",
-               "why": "Why.", "title": ""}
+        "T1": {
+            "label": "ledger-t1",
+            "claim": "The claim.",
+            "verdict": "{bdg-success}`reproduced`",
+            "number": "0.5",
+            "why": "Why.",
+            "title": "",
+        }
     }
     glance = "{bdg-ref-success}`T1 · a title <ledger-t1>`\n\n## The claims\n\n"
     assert ledger_rows.ledger_rows(glance + row)["T1"]["title"] == "a title"
@@ -145,8 +163,13 @@ def test_ledger_rows_are_read_from_the_ledger():
 def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     import ledger_rows
 
-    row = {"label": "ledger-t1", "verdict": "{bdg-success}`reproduced`", "number": "0.5", "why": "Why.",
-           "title": "a title"}
+    row = {
+        "label": "ledger-t1",
+        "verdict": "{bdg-success}`reproduced`",
+        "number": "0.5",
+        "why": "Why.",
+        "title": "a title",
+    }
     full = ledger_rows.verdict_line("T1", row)
     assert full == "{bdg-success}`reproduced` **a title**: 0.5 ({ref}`ledger row T1 <ledger-t1>`). Why."
     plain = ledger_rows.verdict_line("T1", row, plain=True)
@@ -156,8 +179,17 @@ def test_a_plain_verdict_line_leaves_the_number_and_the_reason_out():
     )
 
 
-REAL_TEXT = ("03_text_geometry", "03_real_text", "03b_estimating", "05b_sinusoid.ipynb::ch05b_k", "07_stress",
-             "07_encodings", "10_your_corpus", "SST-2", "IMDB")
+REAL_TEXT = (
+    "03_text_geometry",
+    "03_real_text",
+    "03b_estimating",
+    "05b_sinusoid.ipynb::ch05b_k",
+    "07_stress",
+    "07_encodings",
+    "10_your_corpus",
+    "SST-2",
+    "IMDB",
+)
 
 
 def _names_its_resolution(number: str) -> bool:
@@ -233,8 +265,9 @@ def _build_folded(tmp_path: Path, builder: str) -> str:
     )
     (src / "index.rst").write_text(FOLDED)
     out = tmp_path / builder
-    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), builder, status=None, warning=None,
-           freshenv=True).build()
+    Sphinx(
+        str(src), str(src), str(out), str(tmp_path / "doctrees"), builder, status=None, warning=None, freshenv=True
+    ).build()
     return (out / "index.html").read_text()
 
 
@@ -265,8 +298,10 @@ def test_unnumbered_pages_number_their_figures_on_their_own():
     changed = figure_numbers.prefix_numbers(fignumbers, secnumbers, figure_numbers.PREFIXES)
     assert sorted(changed) == ["book/appendix_ntk", "book/primer_encodings"]
     assert fignumbers["book/01_necessity"] == {"figure": {"f3": (3, 1)}}, "a numbered chapter keeps its numbers"
-    assert fignumbers["book/primer_encodings"] == {"figure": {"p1": ("P", 1), "p2": ("P", 2)},
-                                                   "exercise": {"e1": ("P", 1)}}
+    assert fignumbers["book/primer_encodings"] == {
+        "figure": {"p1": ("P", 1), "p2": ("P", 2)},
+        "exercise": {"e1": ("P", 1)},
+    }
     assert fignumbers["book/appendix_ntk"] == {"figure": {"a1": ("A", 1)}, "exercise": {"e1": ("A", 1), "e2": ("A", 2)}}
 
 
@@ -284,8 +319,9 @@ def _numbered_book(tmp_path, pages: dict[str, str]):
     for path, text in pages.items():
         (src / path).write_text(text)
     out = tmp_path / "html"
-    Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
-           freshenv=True).build()
+    Sphinx(
+        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
+    ).build()
     return out
 
 
@@ -293,15 +329,20 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
     """Sphinx joins a number's parts with dots wherever it prints one: ("A", 1) is Fig. A.1 in a caption and a ref."""
     pytest.importorskip("sphinx_exercise")
     figure = ".. figure:: /pic.png\n   :name: {name}\n\n   A caption.\n"
-    out = _numbered_book(tmp_path, {
-        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n"
-        "   book/primer_encodings\n   book/appendix_ntk\n\n"
-        "See :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n",
-        "book/chapter.rst": "Chapter\n=======\n\n" + figure.format(name="fig-c1"),
-        "book/primer_encodings.rst": "Primer\n======\n\n" + figure.format(name="fig-p1") + "\n"
-        + figure.format(name="fig-p2"),
-        "book/appendix_ntk.rst": "Appendix\n========\n\n" + figure.format(name="fig-a1"),
-    })
+    out = _numbered_book(
+        tmp_path,
+        {
+            "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/chapter\n\n.. toctree::\n\n"
+            "   book/primer_encodings\n   book/appendix_ntk\n\n"
+            "See :numref:`fig-p2`, :numref:`fig-a1` and :numref:`fig-c1`.\n",
+            "book/chapter.rst": "Chapter\n=======\n\n" + figure.format(name="fig-c1"),
+            "book/primer_encodings.rst": "Primer\n======\n\n"
+            + figure.format(name="fig-p1")
+            + "\n"
+            + figure.format(name="fig-p2"),
+            "book/appendix_ntk.rst": "Appendix\n========\n\n" + figure.format(name="fig-a1"),
+        },
+    )
     index = (out / "index.html").read_text()
     assert "Fig. P.2" in index and "Fig. A.1" in index and "Fig. 1.1" in index, index
     assert "Fig. A.1" in (out / "book" / "appendix_ntk.html").read_text()
@@ -310,10 +351,14 @@ def test_a_figure_numbered_with_a_letter_reads_as_such(tmp_path):
 def test_a_companion_section_is_numbered_as_itself():
     import figure_numbers
 
-    fignumbers = {"book/03_text_geometry": {"figure": {"f1": (3, 1)}},
-                  "book/03b_estimating_distances": {"figure": {"g2": (3, 3), "g1": (3, 2)}}}
-    secnumbers = {"book/03_text_geometry": {"": (3,), "#ex": (3, 8)},
-                  "book/03b_estimating_distances": {"": (3, 9), "#why": (3, 9, 1), "#flat": (3, 9, 2)}}
+    fignumbers = {
+        "book/03_text_geometry": {"figure": {"f1": (3, 1)}},
+        "book/03b_estimating_distances": {"figure": {"g2": (3, 3), "g1": (3, 2)}},
+    }
+    secnumbers = {
+        "book/03_text_geometry": {"": (3,), "#ex": (3, 8)},
+        "book/03b_estimating_distances": {"": (3, 9), "#why": (3, 9, 1), "#flat": (3, 9, 2)},
+    }
     changed = figure_numbers.companion_numbers(fignumbers, secnumbers, figure_numbers.COMPANIONS)
     assert changed == ["book/03b_estimating_distances"]
     assert secnumbers["book/03b_estimating_distances"] == {"": ("3b",), "#why": ("3b", 1), "#flat": ("3b", 2)}
@@ -322,13 +367,17 @@ def test_a_companion_section_is_numbered_as_itself():
 
 
 def test_a_companion_reads_3b_in_its_headings_the_toctree_and_references(tmp_path):
-    out = _numbered_book(tmp_path, {
-        "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/03_text_geometry\n\nSee :numref:`fig-g1`.\n",
-        "book/03_text_geometry.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n   A caption.\n\n"
-        "Exercises\n---------\n\n.. toctree::\n\n   03b_estimating_distances\n",
-        "book/03b_estimating_distances.rst": "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n"
-        "   :name: fig-g1\n\n   Another caption.\n",
-    })
+    out = _numbered_book(
+        tmp_path,
+        {
+            "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   book/03_text_geometry\n\n"
+            "See :numref:`fig-g1`.\n",
+            "book/03_text_geometry.rst": "Chapter\n=======\n\n.. figure:: /pic.png\n   :name: fig-c1\n\n"
+            "   A caption.\n\nExercises\n---------\n\n.. toctree::\n\n   03b_estimating_distances\n",
+            "book/03b_estimating_distances.rst": "Companion\n=========\n\nWhy\n---\n\n.. figure:: /pic.png\n"
+            "   :name: fig-g1\n\n   Another caption.\n",
+        },
+    )
     companion = (out / "book" / "03b_estimating_distances.html").read_text()
     assert "3b.1. " in companion and "Fig. 3b.1" in companion, companion
     # without the renumbering the companion's headings would be numbered 1.1.1 and on, its figure Fig. 1.2
@@ -421,17 +470,34 @@ def test_the_sidebar_marks_the_path_in_order():
     assert "'ML ' + (k + 1)" in script and ".bd-sidenav a.reference.internal" in script
 
 
-def test_the_theme_buttons_follow_the_sidebar():
-    """The theme's previous/next buttons follow the table of contents, as the sidebar does: the extension does not
-    rewrite them and the stylesheet does not hide them; the path's own box is labelled as the path's."""
+def test_the_theme_buttons_are_styled_not_hidden():
+    """The theme's previous/next buttons stay (they follow the table of contents, as the sidebar does): no rule of the
+    stylesheet that names them hides them; the path's strip and box have their style."""
     import reading_path
 
-    source = Path(reading_path.__file__).read_text(encoding="utf-8")
     css = (EXT.parents[1] / "_static" / "posgeom.css").read_text(encoding="utf-8")
-    assert "html-page-context" not in source, "the extension rewrites the theme's previous/next buttons"
-    assert ".prev-next-area" not in css, "the stylesheet hides or restyles the theme's previous/next buttons"
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules = re.findall(r"([^{}]*prev-next[^{}]*)\{([^}]*)\}", css)
+    assert rules, "the stylesheet no longer sets the theme's subtitles' case (see _static/posgeom.css)"
+    hiding = [sel.strip() for sel, body in rules if re.search(r"display:\s*none|visibility:\s*hidden|order:", body)]
+    assert not hiding, f"the stylesheet hides or reorders the theme's previous/next buttons: {hiding}"
     assert f"div.{reading_path.BOX_CLASS}" in css, "the path's box has no style"
-    assert "Machine-learning path, step " in source
+    assert f"div.{reading_path.STRIP_CLASS}" in css, "the path's strip has no style"
+
+
+def test_the_renamed_words_are_the_themes_subtitles():
+    """The words that the path's pages rename are the ones the theme's previous/next buttons are subtitled with."""
+    import importlib.util
+
+    import reading_path as rp
+
+    theme = importlib.util.find_spec("pydata_sphinx_theme")
+    if theme is None:
+        pytest.skip("pydata-sphinx-theme is not installed")
+    template = Path(theme.origin).parent / "theme" / "pydata_sphinx_theme" / "components" / "prev-next.html"
+    subtitles = re.findall(r'<p class="prev-next-subtitle">\{\{ _\("(\w+)"\) \}\}</p>', template.read_text())
+    assert subtitles == ["previous", "next"], f"the theme's buttons are no longer subtitled as expected: {subtitles}"
+    assert rp.BOOK_ORDER == {"previous": "previous in book order", "next": "next in book order"}
 
 
 CARD_TEXT = """:::{grid-item-card} Machine-learning path
@@ -465,13 +531,14 @@ def test_a_title_reads_as_the_sidebar_numbers_it():
     assert rp.numbered("Key results", None) == "Key results"
 
 
-def _box(k: int):
+def _box(k: int, make: str = "path_box"):
+    """The box (or, with ``make="path_strip"``, the strip) of the k-th step of a path a → b → c, and its links."""
     import reading_path as rp
 
     steps = [rp.Step("book/a", ""), rp.Step("book/b", "its first sections"), rp.Step("book/c", "the recap")]
     titles = {"book/a": "Page A", "book/b": "2. Page B", "book/c": "Page C"}
     uris = {"book/a": "a.html", "book/b": "b.html", "book/c": "c.html"}
-    box = rp.path_box(steps, k, titles, uris, back="index.html#machine-learning-path")
+    box = getattr(rp, make)(steps, k, titles, uris, back="index.html#machine-learning-path")
     return box, {ref.astext(): ref["refuri"] for ref in box.findall(rp.nodes.reference)}
 
 
@@ -491,6 +558,44 @@ def test_the_box_names_each_steps_neighbours_on_the_path():
         "the end of the path: back to the path on the index"
     )
     assert links == {"2. Page B": "b.html", "back to the path on the index": "index.html#machine-learning-path"}
+
+
+def test_the_strip_names_the_next_step_as_the_box_does():
+    """The strip under the title: the step and the next one (no previous, no note), or the way back to the card on
+    the last step; its links are the box's."""
+    import reading_path as rp
+
+    first, links = _box(0, "path_strip")
+    assert first["classes"] == [rp.STRIP_CLASS]
+    assert first.astext() == "Machine-learning path · step 1 of 3 · next: 2. Page B →"
+    assert links == {"2. Page B": "b.html"}
+    middle, links = _box(1, "path_strip")
+    assert middle.astext() == "Machine-learning path · step 2 of 3 · next: Page C →", "no previous, no note"
+    assert links == {"Page C": "c.html"}
+    last, links = _box(2, "path_strip")
+    assert last.astext() == "Machine-learning path · step 3 of 3 · the last step: back to the path on the index"
+    assert links == {"back to the path on the index": "index.html#machine-learning-path"}
+    for k in range(3):
+        assert _box(k, "path_strip")[1].items() <= _box(k)[1].items(), "the strip links where the box does"
+
+
+def test_the_strip_goes_right_after_the_pages_title():
+    import reading_path as rp
+    from docutils import nodes
+
+    def section(title, *body):
+        return nodes.section("", nodes.title("", title), *body)
+
+    doc = nodes.document(None, None)
+    doc += [nodes.paragraph("", "A cell before the title."), section("Page", nodes.paragraph("", "Text."))]
+    doc[1] += section("A section")
+    strip = nodes.container("", classes=[rp.STRIP_CLASS])
+    assert rp.add_after_title(doc, strip)
+    assert doc[1][1] is strip and doc[1][0].astext() == "Page", "not right after the page's title"
+    assert [type(n).__name__ for n in doc[1].children] == ["title", "container", "paragraph", "section"]
+    untitled = nodes.document(None, None)
+    untitled += nodes.paragraph("", "No title.")
+    assert not rp.add_after_title(untitled, strip) and len(untitled.children) == 1
 
 
 def test_the_index_card_of_the_path_gets_its_anchor():
@@ -518,8 +623,10 @@ PATH_BOOK = {
 }
 
 
-def _path_book(tmp_path: Path, builder: str = "html", edits: dict[str, str] | None = None) -> Path:
+def _path_book(tmp_path: Path, builder: str = "html", edits: dict[str, str] | None = None, theme: str = "") -> Path:
     """Build (or build again, after ``edits``) a small MyST book whose index's path, a → b → c, is not its order."""
+    if theme:
+        pytest.importorskip(theme)
     pytest.importorskip("myst_parser")
     pytest.importorskip("sphinx_design")
     import os
@@ -532,6 +639,7 @@ def _path_book(tmp_path: Path, builder: str = "html", edits: dict[str, str] | No
         (src / "conf.py").write_text(
             f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\nroot_doc = 'book/index'\n"
             "extensions = ['myst_parser', 'sphinx_design', 'reading_path']\nmyst_enable_extensions = ['colon_fence']\n"
+            + (f"html_theme = {theme!r}\n" if theme else "")
         )
         for path, text in PATH_BOOK.items():
             (src / path).write_text(text)
@@ -552,9 +660,9 @@ def _path_book(tmp_path: Path, builder: str = "html", edits: dict[str, str] | No
     return out
 
 
-def _box_of(html: str) -> tuple[str, dict[str, str]]:
-    """The path box's text and its links (text -> href) in a page; ('', {}) without one."""
-    m = re.search(r'<div class="pg-path-nav[^"]*">(.*?)</div>', html, re.S)
+def _box_of(html: str, kind: str = "pg-path-nav") -> tuple[str, dict[str, str]]:
+    """The path box's (or strip's, ``kind="pg-path-strip"``) text and its links (text -> href); ('', {}) without one."""
+    m = re.search(rf'<div class="{kind}[^"]*">(.*?)</div>', html, re.S)
     if m is None:
         return "", {}
     links = {re.sub(r"<[^>]+>", "", t): h for h, t in re.findall(r'<a [^>]*href="([^"]*)"[^>]*>(.*?)</a>', m[1])}
@@ -579,16 +687,62 @@ def test_a_built_page_of_the_path_ends_with_its_box(tmp_path):
     assert "'ML ' + (k + 1)" in page, "the sidebar script is still added"
 
 
+def test_a_built_page_of_the_path_opens_with_its_strip(tmp_path):
+    """In the book whose table of contents reads c, b, a: right after each path page's title (its h1), one strip with
+    its step and the link to the next step on the path a → b → c; the last links to the card; no strip elsewhere."""
+    out = _path_book(tmp_path)
+    page = (out / "book" / "b.html").read_text()
+    assert page.count("pg-path-strip") == 1, "one strip"
+    assert re.search(r'</h1>\s*<div class="pg-path-strip', page), "the strip is not right after the page's title"
+    assert _box_of(page, "pg-path-strip") == (
+        "Machine-learning path · step 2 of 3 · next: 1. Page C →",
+        {"1. Page C": "c.html"},
+    )
+    first = _box_of((out / "book" / "a.html").read_text(), "pg-path-strip")
+    assert first == ("Machine-learning path · step 1 of 3 · next: 2. Page B →", {"2. Page B": "b.html"})
+    text, links = _box_of((out / "book" / "c.html").read_text(), "pg-path-strip")
+    assert text == "Machine-learning path · step 3 of 3 · the last step: back to the path on the index", text
+    assert links == {"back to the path on the index": "index.html#machine-learning-path"}
+    for off in ("d", "index"):
+        assert "pg-path-strip" not in (out / "book" / f"{off}.html").read_text(), f"{off}.html is off the path"
+
+
+def _subtitles(html: str) -> list[tuple[str, str]]:
+    """The theme's previous/next buttons on a built page: (where each leads, its subtitle)."""
+    return re.findall(
+        r'<a class="(?:left-prev|right-next)"\s+href="([^"]*)".*?<p class="prev-next-subtitle">([^<]*)</p>', html, re.S
+    )
+
+
+def test_the_theme_buttons_are_named_book_order_on_the_path(tmp_path):
+    """With the book's theme: on the pages of the path the theme's buttons read "previous in book order" and "next in
+    book order" and still follow the table of contents (c, b, a, d); elsewhere they read "previous" and "next"."""
+    out = _path_book(tmp_path, theme="sphinx_book_theme")
+    page = (out / "book" / "b.html").read_text()
+    assert _subtitles(page) == [("c.html", "previous in book order"), ("a.html", "next in book order")]
+    assert _subtitles((out / "book" / "d.html").read_text()) == [("a.html", "previous")], "d is off the path"
+    assert _subtitles((out / "book" / "index.html").read_text()) == [("c.html", "next")], "the index is off the path"
+    assert 'title="previous page"' in page, "only the subtitles are renamed"
+    assert re.search(r'</h1>\s*<div class="pg-path-strip', page), "with the theme too, the strip follows the title"
+
+
 def test_a_renamed_step_is_renamed_in_its_neighbours_boxes(tmp_path):
     _path_book(tmp_path)
     out = _path_book(tmp_path, edits={"book/c.md": "# Page C renamed\n\nText of C.\n"})
-    assert "next: 1. Page C renamed (the recap)" in _box_of((out / "book" / "b.html").read_text())[0]
+    page = (out / "book" / "b.html").read_text()
+    assert "next: 1. Page C renamed (the recap)" in _box_of(page)[0]
+    assert "next: 1. Page C renamed →" in _box_of(page, "pg-path-strip")[0], "the strip follows the renamed page too"
 
 
 def test_the_printed_single_page_has_no_path_box(tmp_path):
     single = (_path_book(tmp_path, "singlehtml") / "book" / "index.html").read_text()
     assert "Text of B." in single, "the pages are in the single page"
-    assert "pg-path-nav" not in single and "pg-path-step" not in single
+    assert "pg-path-nav" not in single and "pg-path-step" not in single and "pg-path-strip" not in single
+
+
+def test_the_printed_single_page_keeps_the_themes_words(tmp_path):
+    single = (_path_book(tmp_path, "singlehtml", theme="sphinx_book_theme") / "book" / "index.html").read_text()
+    assert "Text of B." in single and "pg-path-strip" not in single and "in book order" not in single
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -613,9 +767,11 @@ def test_plain_markdown_rewrites_each_kind_of_role():
         "and {cite}`press2022alibi`; {glue:text}`missing:d` stays; {glue:text}`07_x.ipynb::k:d` is another page's."
     )
     out = reader_notebooks.plain_markdown(
-        text, {"lead": "0.0561", "mass": "0.46", "07_x.ipynb::k": "38"},
+        text,
+        {"lead": "0.0561", "mass": "0.46", "07_x.ipynb::k": "38"},
         titles={"07_stress_of_encodings": "Stress of the encodings we use"},
-        numbers={"fig-a": "Fig. 7.1", "prop-x": "Proposition 7.1"}, sections={"sec-why": "Why ALiBi wins"},
+        numbers={"fig-a": "Fig. 7.1", "prop-x": "Proposition 7.1"},
+        sections={"sec-why": "Why ALiBi wins"},
     )
     assert out == (
         "On IMDB 0.056 (46% of the text), see Stress of the encodings we use, Fig. 7.1, why, Why ALiBi wins, "
@@ -640,8 +796,9 @@ def _code(text):
 def test_the_student_editions_notebooks_leave_out_every_solution():
     cells = [
         _md("```{exercise} ★\n:label: ex-a\n\nHow many?\n```\n\n```{solution} ex-a\n:class: dropdown\n\nSix.\n```\n"),
-        _md("```{exercise} ★★\n:label: ex-b\n\nWhy?\n```\n\n"
-            "```{solution-start} ex-b\n:class: dropdown\n```\n\nBecause"),
+        _md(
+            "```{exercise} ★★\n:label: ex-b\n\nWhy?\n```\n\n```{solution-start} ex-b\n:class: dropdown\n```\n\nBecause"
+        ),
         _code("answer = 42"),
         _md("so it is.\n\n```{solution-end}\n```\n\n## Next section\n\nMore text."),
         _code("kept = True"),

@@ -138,9 +138,16 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--window-size={WIDTH},1600", f"--user-data-dir={profile}",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--window-size={WIDTH},1600",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -171,7 +178,6 @@ const deadline = Date.now() + 30000;
   }
 })();
 """
-
 
 
 def _open(browser, server: str, page: Path):
@@ -246,7 +252,7 @@ def _folds(html: str) -> list[tuple[int | None, int, int]]:
     the fold and those left outside it."""
     found = []
     for sec in re.finditer(r'<section id="reproducibility[^"]*">', html):
-        section = html[sec.start():_closing(html, sec.start(), "section")]
+        section = html[sec.start() : _closing(html, sec.start(), "section")]
         m = re.search(r'<details class="[^"]*pg-reproducibility[^"]*">.*?summary-text">([^<]*)</span>', section, re.S)
         if m is None:
             found.append((None, 0, _ticks(section)))
@@ -254,15 +260,18 @@ def _folds(html: str) -> list[tuple[int | None, int, int]]:
         end = _closing(section, m.start(), "details")
         said = re.search(r"the (\d+) checks|(the check)", m.group(1))
         count = 0 if said is None else int(said.group(1)) if said.group(1) else 1
-        found.append((count, _ticks(section[m.start():end]), _ticks(section[:m.start()] + section[end:])))
+        found.append((count, _ticks(section[m.start() : end]), _ticks(section[: m.start()] + section[end:])))
     return found
 
 
 def test_the_fold_reader_finds_checks_left_outside():
-    inside = ('<details class="pg-reproducibility"><summary>'
-              '<span class="summary-text">Show the 1 checks</span></summary>')
-    html = ('<section id="reproducibility"><p>x</p>' + inside + '<details><pre><span></span>✓ a</pre></details>'
-            '</details><pre><span></span>✓ b</pre></section>')
+    inside = (
+        '<details class="pg-reproducibility"><summary><span class="summary-text">Show the 1 checks</span></summary>'
+    )
+    html = (
+        '<section id="reproducibility"><p>x</p>' + inside + "<details><pre><span></span>✓ a</pre></details>"
+        "</details><pre><span></span>✓ b</pre></section>"
+    )
     assert _folds(html) == [(1, 1, 1)]
     assert _folds('<section id="reproducibility"><pre><span></span>✓ a</pre></section>') == [(None, 0, 1)]
 
@@ -300,8 +309,9 @@ def test_downloaded_notebooks_read_without_myst_roles(notebook):
     """The download button's notebook shows numbers and plain text in Jupyter and Colab, not MyST roles."""
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    left = sorted(set(re.findall(r"\{(?:glue:text|glue|term|doc|numref|ref|prf:ref|func|class|meth|cite)\}`[^`]*`",
-                                 markdown)))
+    left = sorted(
+        set(re.findall(r"\{(?:glue:text|glue|term|doc|numref|ref|prf:ref|func|class|meth|cite)\}`[^`]*`", markdown))
+    )
     assert not left, f"{notebook.name}: {len(left)} MyST roles left in the downloadable notebook: {left[:5]}"
     code = [c for c in cells if c["cell_type"] == "code"]
     assert code and all(not c.get("outputs") for c in code), "the code cells are the source's, unexecuted"
@@ -356,6 +366,36 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
     assert box is not None, "no path box in the page's article"
     assert box["text"].startswith(f"Machine-learning path, step 3 of {len(path)}"), box["text"]
     assert box["height"] > 0 and not box["overflows"] and box["aboveFooter"], box
+    strip = browser.execute_script(
+        "const h = document.querySelector('article.bd-article h1'), s = h && h.nextElementSibling;"
+        f"if (!s || !s.classList.contains('{reading_path.STRIP_CLASS}')) return null;"
+        "const r = s.getBoundingClientRect();"
+        "return {text: s.innerText, height: r.height, overflows: s.scrollWidth > s.clientWidth + 1};"
+    )
+    assert strip is not None, "the page's title is not followed by the path's strip"
+    assert strip["text"].startswith(f"Machine-learning path · step 3 of {len(path)} · next: "), strip["text"]
+    assert strip["height"] > 0 and not strip["overflows"], strip
+    assert _footer_subtitles(browser) == [
+        ("previous in book order", "Previous in book order"),
+        ("next in book order", "Next in book order"),
+    ], "on a page of the path, the theme's buttons are not named for the book's order"
+    stems = {d.split("/")[-1] for d in path}
+    with_both = [p for p in CONTENT_PAGES if p.read_text(encoding="utf-8").count('class="prev-next-subtitle"') == 2]
+    off = next((p for p in with_both if p.parent == SITE / "book" and p.stem not in stems), None)
+    assert off is not None, "no page off the path with both of the theme's buttons"
+    _open(browser, server, off)
+    assert _footer_subtitles(browser) == [("previous", "Previous"), ("next", "Next")], f"{off.name}, off the path"
+
+
+def _footer_subtitles(browser) -> list[tuple[str, str]]:
+    """The subtitles of the theme's previous/next buttons on the open page: (their text, as shown)."""
+    return [
+        tuple(pair)
+        for pair in browser.execute_script(
+            "return Array.from(document.querySelectorAll('footer.prev-next-footer .prev-next-subtitle'))"
+            ".map(p => [p.textContent.trim(), p.innerText.trim()]);"
+        )
+    ]
 
 
 def _sidebar_titles(html: str) -> dict[str, str]:
@@ -368,10 +408,10 @@ def _sidebar_titles(html: str) -> dict[str, str]:
     }
 
 
-def _path_boxes(html: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The path boxes on a built page: each one's text and its links (href, text), in order."""
+def _path_boxes(html: str, kind: str = "pg-path-nav") -> list[tuple[str, list[tuple[str, str]]]]:
+    """The path boxes (or strips, ``kind="pg-path-strip"``) on a built page: each one's text and links (href, text)."""
     found = []
-    for box in re.findall(r'<div class="pg-path-nav[^"]*">(.*?)</div>', html, re.S):
+    for box in re.findall(rf'<div class="{kind}[^"]*">(.*?)</div>', html, re.S):
         links = [
             (h, " ".join(re.sub(r"<[^>]+>", "", t).split()))
             for h, t in re.findall(r'<a [^>]*href="([^"]*)"[^>]*>(.*?)</a>', box, re.S)
@@ -393,6 +433,14 @@ def test_the_path_box_reader_finds_the_box():
         )
     ]
     assert _path_boxes("<div class='other'></div>") == []
+    strip = (
+        '</h1>\n<div class="pg-path-strip docutils container">\n<p><strong>Machine-learning path · step 2 of 3</strong>'
+        ' · next: <a class="reference internal" href="c.html">C</a> →</p>\n</div>'
+    )
+    assert _path_boxes(strip, "pg-path-strip") == [
+        ("Machine-learning path · step 2 of 3 · next: C →", [("c.html", "C")])
+    ]
+    assert _path_boxes(strip) == [], "a strip is not a box"
 
 
 def _card_anchor(card_id: str) -> str:
@@ -435,6 +483,54 @@ def test_each_page_of_the_path_ends_with_a_box_to_its_neighbours():
             assert not note or f"{label} ({note})" in text, f"{page.name}: the card's note on {target.name} is missing"
     others = [p for p in CONTENT_PAGES if p not in files and _path_boxes(p.read_text(encoding="utf-8"))]
     assert not others, f"pages off the path with a path box: {others}"
+
+
+def test_each_page_of_the_path_opens_with_a_strip_to_the_next_step():
+    """Right after the title (the h1) of every page of the machine-learning path, one strip gives its step and links
+    to the path's next page, named as the sidebar names it, as the box at its end does; the last links back to the
+    index's card. No other page has a strip (book/_ext/reading_path.py)."""
+    reading_path, steps = _reading_path()
+    files = [SITE / f"book/{s.doc}.html" for s in steps]
+    n = len(steps)
+    for k, page in enumerate(files):
+        html = page.read_text(encoding="utf-8")
+        strips = _path_boxes(html, reading_path.STRIP_CLASS)
+        assert len(strips) == 1, f"{page.name}: {len(strips)} path strips, not one"
+        title_end = html.index("</h1>", html.index('<article class="bd-article"')) + len("</h1>")  # the page's h1
+        after_title = re.match(rf'\s*<div class="{reading_path.STRIP_CLASS}[ "]', html[title_end:])
+        assert after_title, f"{page.name}: the strip is not right after the page's title"
+        text, links = strips[0]
+        assert text.startswith(f"Machine-learning path · step {k + 1} of {n} · "), f"{page.name}: {text}"
+        assert len(links) == 1, f"{page.name}: the strip links to {links}, not to one page"
+        href, label = links[0]
+        target = (page.parent / unquote(urldefrag(href)[0])).resolve()
+        if k == n - 1:
+            assert "the last step" in text and target == (SITE / "book" / "index.html").resolve(), (
+                f"{page.name}: {text}"
+            )
+            assert _card_anchor(urldefrag(href)[1]).startswith("Machine-learning path"), f"{href} is not the card"
+        else:
+            assert target == files[k + 1].resolve(), f"{page.name}: the strip leads to {href}, not {files[k + 1].name}"
+            assert label == _sidebar_titles(html)[files[k + 1].name], f"{page.name}: {label!r} is not the sidebar's"
+            assert text.endswith(f"next: {label} →"), f"{page.name}: {text}"
+        assert (href, label) in _path_boxes(html)[0][1], f"{page.name}: the strip and the box lead to different pages"
+    others = [p for p in CONTENT_PAGES if p not in files and reading_path.STRIP_CLASS in p.read_text(encoding="utf-8")]
+    assert not others, f"pages off the path with a path strip: {others}"
+
+
+def test_the_theme_buttons_name_the_books_order_on_the_path():
+    """On the pages of the machine-learning path, the theme's previous/next buttons (which follow the book's order)
+    are subtitled "previous in book order" and "next in book order"; elsewhere "previous" and "next"."""
+    reading_path, steps = _reading_path()
+    files = {(SITE / f"book/{s.doc}.html").resolve() for s in steps}
+    for page in CONTENT_PAGES:
+        subtitles = re.findall(r'<p class="prev-next-subtitle">([^<]*)</p>', page.read_text(encoding="utf-8"))
+        words = [reading_path.BOOK_ORDER[w] for w in ("previous", "next")]
+        on_path = page.resolve() in files
+        assert set(subtitles) <= set(words if on_path else ["previous", "next"]), (
+            f"{page.relative_to(SITE)}: {subtitles}"
+        )
+        assert subtitles or not on_path, f"{page.relative_to(SITE)}: no previous/next buttons on a page of the path"
 
 
 def test_screenshots(browser, server):
@@ -591,8 +687,11 @@ def test_no_raw_pipe_tables(page, reader):
 
 def _matches(text: str, patterns) -> list[str]:
     """Each match of the ``(label, pattern)`` pairs in ``text``, labelled and shown in its context."""
-    return [f"{label}: ...{_context(text, m.start(), m.end())}..." for label, pattern in patterns
-            for m in pattern.finditer(text)]
+    return [
+        f"{label}: ...{_context(text, m.start(), m.end())}..."
+        for label, pattern in patterns
+        for m in pattern.finditer(text)
+    ]
 
 
 @pytest.mark.parametrize("page", CONTENT_PAGES, **_ids)
@@ -630,8 +729,10 @@ def test_no_horizontal_overflow(page, reader):
     if report["pageWidth"] > report["innerWidth"]:
         problems.append(f"the page is {report['pageWidth']} px wide in a {report['innerWidth']} px window")
     if report["overflow"]:
-        problems.append(f"{len(report['overflow'])} code cells, outputs, tables or equations wider than their box: "
-                        f"{report['overflow'][:5]}")
+        problems.append(
+            f"{len(report['overflow'])} code cells, outputs, tables or equations wider than their box: "
+            f"{report['overflow'][:5]}"
+        )
     assert not problems, f"horizontal scrolling at {WIDTH} px: {'; '.join(problems)}"
 
 
@@ -653,6 +754,7 @@ def test_chapter_has_a_launch_button(page, reader):
 
 # ---------------------------------------------------------------------------------------------------------------
 # The readers' standard, as rendered, on the chapters rebuilt to it (their list lives with the notebook-level test)
+
 
 def _standard_chapters() -> list[str]:
     import importlib.util
@@ -744,8 +846,10 @@ def test_figures_are_legible_at_their_displayed_size(page, reader):
         ratio, limit = img["natural"] / img["shown"], max_shrink(png_dpi(path))
         if ratio > limit:
             tick = TICK_PT * png_dpi(path) / 72 / ratio
-            small.append(f"{path.name} in #{img['section']}: {img['natural']} px shown at {img['shown']:.0f} px "
-                         f"(ratio {ratio:.2f} > {limit:.2f}; tick labels {tick:.1f} px)")
+            small.append(
+                f"{path.name} in #{img['section']}: {img['natural']} px shown at {img['shown']:.0f} px "
+                f"(ratio {ratio:.2f} > {limit:.2f}; tick labels {tick:.1f} px)"
+            )
     assert not small, (
         f"{len(small)} figures whose tick labels are under {MIN_TICK_PX} px on screen at {WIDTH} px (make the figure "
         f"narrower in inches, or split it): {small}"
