@@ -113,6 +113,7 @@ document.addEventListener('DOMContentLoaded', function () {
     mark.textContent = 'ML ' + (k + 1);
     mark.title = 'Machine-learning path, step ' + (k + 1) + ' of ' + path.length;
     a.appendChild(mark);
+    for (var d = a.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;  // a step in a section
   });
 });
 """
@@ -129,7 +130,8 @@ def step_script(path: list[str]) -> str:
     Returns
     -------
     str
-        JavaScript that adds "ML k" to each sidebar link to the k-th page (matched on its HTML file's name).
+        JavaScript that adds "ML k" to each sidebar link to the k-th page (matched on its HTML file's name) and opens
+        the sidebar's folded sections that hold one.
     """
     return _MARK_STEPS % json.dumps([d.split("/")[-1] + ".html" for d in path])
 

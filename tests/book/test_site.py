@@ -350,6 +350,12 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
     )
     steps = {href.split("#")[0]: text for href, text in marks}
     assert len(marks) == len(path), f"{len(marks)} marks for a path of {len(path)} pages (a page marked twice?)"
+    hidden = browser.execute_script(  # a step inside a chapter's folded section is shown, its section opened
+        "return Array.from(document.querySelectorAll('.bd-sidenav .pg-path-step'))"
+        ".filter(m => { for (let d = m.closest('details'); d; d = d.parentElement.closest('details'))"
+        " if (!d.open) return true; return false; }).map(m => m.textContent);"
+    )
+    assert not hidden, f"path steps hidden in folded sidebar sections: {hidden}"
     assert steps == {f"{d.split('/')[-1]}.html": f"ML {k + 1}" for k, d in enumerate(path)}, steps
     _open(browser, server, SITE / "book" / f"{path[2].split('/')[-1]}.html")  # a page on the path: its own link
     own = browser.execute_script(
