@@ -1,17 +1,17 @@
-"""The machine-learning path: read from the index's card, marked in the sidebar, shown at each page's top and end.
+"""The core reading path: read from the index's card, marked in the sidebar, shown at each page's top and end.
 
 * :func:`steps_from_index` (and :func:`path_from_index`, its page names only) reads the path from the index page's
-  "Machine-learning path" card: its ``{doc}`` links in order, each with the note in brackets that follows it, such as
+  "The core" card: its ``{doc}`` links in order, each with the note in brackets that follows it, such as
   "(its first sections)" for a step that is part of a page. The path is written once, on the index.
-* :func:`step_script` is a small script that marks each page of the path in the sidebar with its step ("ML 5",
-  titled "Machine-learning path, step 5 of 12").
+* :func:`step_script` is a small script that marks each page of the path in the sidebar with its step ("Core 5",
+  titled "The core, step 5 of 12").
 * :func:`path_box` is the box added at the end of each page of the path, before the theme's previous/next buttons
-  (which keep following the table of contents, the order of the sidebar): "Machine-learning path, step 5 of 12 ·
+  (which keep following the table of contents, the order of the sidebar): "The core, step 5 of 12 ·
   ← previous: … · next: … →", naming the neighbouring steps by the titles the sidebar gives them
   (:func:`numbered`) and by their notes. The last step's box leads back to the card on the index, which is given
   the anchor ``CARD_ID`` (:func:`mark_card`).
 * :func:`path_strip` is the muted line put right after each path page's title (:func:`add_after_title`), with the
-  same links as the box: "Machine-learning path · step 5 of 12 · next: … →", or back to the card on the last step.
+  same links as the box: "The core · step 5 of 12 · next: … →", or back to the card on the last step.
 * On the pages of the path, the theme's buttons are named for their order, "previous in book order" and "next in
   book order" (``BOOK_ORDER``): the page's template translates the theme's two words so (:func:`_name_book_order`).
 * When the index or a page of the path is read again, every page of the path (the old path's too) is written again,
@@ -33,14 +33,14 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-CARD_TITLE = "Machine-learning path"
-CARD_ID = "machine-learning-path"
+CARD_TITLE = "The core"
+CARD_ID = "the-core"
 BOX_CLASS = "pg-path-nav"
 STRIP_CLASS = "pg-path-strip"
 # the theme's subtitles of its previous/next buttons (pydata-sphinx-theme's components/prev-next.html), renamed on
 # the pages of the path, where two orders meet
 BOOK_ORDER = {"previous": "previous in book order", "next": "next in book order"}
-CARD = re.compile(r":::\{grid-item-card\} Machine-learning path\n(.*?)\n\nThe rest of the argument", re.S)
+CARD = re.compile(r":::\{grid-item-card\} The core\n(.*?)\n\nGoing further", re.S)
 DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?([\w/.-]+?)>?`")
 # a {doc} link and the note in brackets right after it, if any
 STEP = re.compile(DOC.pattern + r"(?:\s*\(([^()]*)\))?")
@@ -60,7 +60,7 @@ def _plain(note: str) -> str:
 
 
 def steps_from_index(text: str) -> list[Step]:
-    """The steps of the machine-learning path, in order, read from the index page's card.
+    """The steps of the core path, in order, read from the index page's card.
 
     Parameters
     ----------
@@ -76,16 +76,16 @@ def steps_from_index(text: str) -> list[Step]:
     Raises
     ------
     ValueError
-        If the index has no "Machine-learning path" card ending before "The rest of the argument".
+        If the index has no "The core" card ending before "Going further".
     """
     card = CARD.search(text)
     if card is None:
-        raise ValueError("the index has no 'Machine-learning path' card ending before 'The rest of the argument'")
+        raise ValueError("the index has no 'The core' card ending before 'Going further'")
     return [Step(doc, _plain(note)) for doc, note in STEP.findall(card.group(1))]
 
 
 def path_from_index(text: str) -> list[str]:
-    """The documents of the machine-learning path, in order (names relative to the index's folder).
+    """The documents of the core path, in order (names relative to the index's folder).
 
     Parameters
     ----------
@@ -110,8 +110,8 @@ document.addEventListener('DOMContentLoaded', function () {
     if (k < 0 || a.querySelector('.pg-path-step')) return;
     var mark = document.createElement('span');
     mark.className = 'pg-path-step';
-    mark.textContent = 'ML ' + (k + 1);
-    mark.title = 'Machine-learning path, step ' + (k + 1) + ' of ' + path.length;
+    mark.textContent = 'Core ' + (k + 1);
+    mark.title = 'The core, step ' + (k + 1) + ' of ' + path.length;
     a.appendChild(mark);
     for (var d = a.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;  // a step in a section
   });
@@ -130,7 +130,7 @@ def step_script(path: list[str]) -> str:
     Returns
     -------
     str
-        JavaScript that adds "ML k" to each sidebar link to the k-th page (matched on its HTML file's name) and opens
+        JavaScript that adds "Core k" to each sidebar link to the k-th page (matched on its HTML file's name) and opens
         the sidebar's folded sections that hold one.
     """
     return _MARK_STEPS % json.dumps([d.split("/")[-1] + ".html" for d in path])
@@ -201,7 +201,7 @@ def path_box(steps: list[Step], k: int, titles: dict[str, str], uris: dict[str, 
     Returns
     -------
     docutils.nodes.container
-        "Machine-learning path, step k of N · ← previous: <title> · next: <title> (note) →"; the first step has no
+        "The core, step k of N · ← previous: <title> · next: <title> (note) →"; the first step has no
         previous, the last says that the path ends there and links back to its card.
     """
     head = f"{CARD_TITLE}, step {k + 1} of {len(steps)}"
@@ -220,7 +220,7 @@ def path_strip(steps: list[Step], k: int, titles: dict[str, str], uris: dict[str
     Returns
     -------
     docutils.nodes.container
-        "Machine-learning path · step k of N · next: <title> →", without the previous step and the card's notes
+        "The core · step k of N · next: <title> →", without the previous step and the card's notes
         (the box at the page's end gives them); the last step says so and links back to the path's card.
     """
     head = f"{CARD_TITLE} · step {k + 1} of {len(steps)}"
@@ -251,7 +251,7 @@ def add_after_title(doctree: nodes.Node, node: nodes.Node) -> bool:
 
 
 def mark_card(doctree: nodes.Node) -> bool:
-    """Give the index's "Machine-learning path" card the anchor ``CARD_ID``.
+    """Give the index's "The core" card the anchor ``CARD_ID``.
 
     Parameters
     ----------
@@ -324,7 +324,7 @@ def _on_resolved(app, doctree, docname):
     back = f"{app.builder.get_relative_uri(docname, app.config.root_doc)}#{CARD_ID}"
     k, titles = app.reading_path.index(docname), _sidebar_titles(app)
     if not add_after_title(doctree, path_strip(app.reading_steps, k, titles, uris, back)):
-        logger.warning(f"{docname}: no title to put the machine-learning path's strip after")
+        logger.warning(f"{docname}: no title to put the core path's strip after")
     doctree.append(path_box(app.reading_steps, k, titles, uris, back))  # after every section
 
 

@@ -455,7 +455,7 @@ def test_the_reading_path_is_read_from_the_index_card():
     assert path[0] == "primer_encodings" and len(path) == len(set(path)) >= 5
     missing = [d for d in path if not any((EXT.parent / f"{d}{s}").is_file() for s in (".md", ".ipynb"))]
     assert not missing, f"the path names pages that do not exist: {missing}"
-    with pytest.raises(ValueError, match="Machine-learning path"):
+    with pytest.raises(ValueError, match="The core"):
         reading_path.path_from_index("# An index without the card\n")
 
 
@@ -467,7 +467,7 @@ def test_the_sidebar_marks_the_path_in_order():
     script = reading_path.step_script(["book/primer_encodings", "book/01_necessity"])
     listed = json.loads(script.split("var path = ", 1)[1].split(";", 1)[0])
     assert listed == ["primer_encodings.html", "01_necessity.html"]
-    assert "'ML ' + (k + 1)" in script and ".bd-sidenav a.reference.internal" in script
+    assert "'Core ' + (k + 1)" in script and ".bd-sidenav a.reference.internal" in script
 
 
 def test_the_theme_buttons_are_styled_not_hidden():
@@ -500,14 +500,14 @@ def test_the_renamed_words_are_the_themes_subtitles():
     assert rp.BOOK_ORDER == {"previous": "previous in book order", "next": "next in book order"}
 
 
-CARD_TEXT = """:::{grid-item-card} Machine-learning path
+CARD_TEXT = """:::{grid-item-card} The core
 What an encoding must do.
 
 {doc}`a` → {doc}`Second <b>` (its first
 three sections: the {term}`corpora <corpus>`) →
 {doc}`c` (the recap)
 
-The rest of the argument, in any order: {doc}`d` (not on the path).
+Going further, in any order: {doc}`d` (not on the path).
 :::
 """
 
@@ -538,7 +538,7 @@ def _box(k: int, make: str = "path_box"):
     steps = [rp.Step("book/a", ""), rp.Step("book/b", "its first sections"), rp.Step("book/c", "the recap")]
     titles = {"book/a": "Page A", "book/b": "2. Page B", "book/c": "Page C"}
     uris = {"book/a": "a.html", "book/b": "b.html", "book/c": "c.html"}
-    box = getattr(rp, make)(steps, k, titles, uris, back="index.html#machine-learning-path")
+    box = getattr(rp, make)(steps, k, titles, uris, back="index.html#the-core")
     return box, {ref.astext(): ref["refuri"] for ref in box.findall(rp.nodes.reference)}
 
 
@@ -547,17 +547,17 @@ def test_the_box_names_each_steps_neighbours_on_the_path():
 
     first, links = _box(0)
     assert first["classes"] == [rp.BOX_CLASS]
-    assert first.astext() == "Machine-learning path, step 1 of 3 · next: 2. Page B (its first sections) →"
+    assert first.astext() == "The core, step 1 of 3 · next: 2. Page B (its first sections) →"
     assert links == {"2. Page B": "b.html"}, "the first step has no previous one"
     middle, links = _box(1)
-    assert middle.astext() == "Machine-learning path, step 2 of 3 · ← previous: Page A · next: Page C (the recap) →"
+    assert middle.astext() == "The core, step 2 of 3 · ← previous: Page A · next: Page C (the recap) →"
     assert links == {"Page A": "a.html", "Page C": "c.html"}
     last, links = _box(2)
     assert last.astext() == (
-        "Machine-learning path, step 3 of 3 · ← previous: 2. Page B (its first sections) · "
+        "The core, step 3 of 3 · ← previous: 2. Page B (its first sections) · "
         "the end of the path: back to the path on the index"
     )
-    assert links == {"2. Page B": "b.html", "back to the path on the index": "index.html#machine-learning-path"}
+    assert links == {"2. Page B": "b.html", "back to the path on the index": "index.html#the-core"}
 
 
 def test_the_strip_names_the_next_step_as_the_box_does():
@@ -567,14 +567,14 @@ def test_the_strip_names_the_next_step_as_the_box_does():
 
     first, links = _box(0, "path_strip")
     assert first["classes"] == [rp.STRIP_CLASS]
-    assert first.astext() == "Machine-learning path · step 1 of 3 · next: 2. Page B →"
+    assert first.astext() == "The core · step 1 of 3 · next: 2. Page B →"
     assert links == {"2. Page B": "b.html"}
     middle, links = _box(1, "path_strip")
-    assert middle.astext() == "Machine-learning path · step 2 of 3 · next: Page C →", "no previous, no note"
+    assert middle.astext() == "The core · step 2 of 3 · next: Page C →", "no previous, no note"
     assert links == {"Page C": "c.html"}
     last, links = _box(2, "path_strip")
-    assert last.astext() == "Machine-learning path · step 3 of 3 · the last step: back to the path on the index"
-    assert links == {"back to the path on the index": "index.html#machine-learning-path"}
+    assert last.astext() == "The core · step 3 of 3 · the last step: back to the path on the index"
+    assert links == {"back to the path on the index": "index.html#the-core"}
     for k in range(3):
         assert _box(k, "path_strip")[1].items() <= _box(k)[1].items(), "the strip links where the box does"
 
@@ -607,7 +607,7 @@ def test_the_index_card_of_the_path_gets_its_anchor():
         return nodes.container("", nodes.container("", heading, design_component="card-body"), design_component="card")
 
     doc = nodes.document(None, None)
-    doc += [card("Statistics path"), card("Machine-learning path")]
+    doc += [card("Statistics path"), card("The core")]
     assert rp.mark_card(doc) and rp.mark_card(doc), "marking twice is harmless"
     assert [c["ids"] for c in doc.children] == [[], [rp.CARD_ID]]
     assert not rp.mark_card(nodes.document(None, None))
@@ -676,15 +676,15 @@ def test_a_built_page_of_the_path_ends_with_its_box(tmp_path):
     out = _path_book(tmp_path)
     page = (out / "book" / "b.html").read_text()
     text, links = _box_of(page)
-    assert text == "Machine-learning path, step 2 of 3 · ← previous: 3. Alpha · next: 1. Page C (the recap) →", text
+    assert text == "The core, step 2 of 3 · ← previous: 3. Alpha · next: 1. Page C (the recap) →", text
     assert links == {"3. Alpha": "a.html", "1. Page C": "c.html"}
     assert page.index("More of B.") < page.index("pg-path-nav"), "the box comes after the page's content"
-    assert _box_of((out / "book" / "a.html").read_text())[0].startswith("Machine-learning path, step 1 of 3 · next:")
+    assert _box_of((out / "book" / "a.html").read_text())[0].startswith("The core, step 1 of 3 · next:")
     text, links = _box_of((out / "book" / "c.html").read_text())
-    assert links["back to the path on the index"] == "index.html#machine-learning-path", links
-    assert 'id="machine-learning-path"' in (out / "book" / "index.html").read_text()
+    assert links["back to the path on the index"] == "index.html#the-core", links
+    assert 'id="the-core"' in (out / "book" / "index.html").read_text()
     assert _box_of((out / "book" / "d.html").read_text()) == ("", {}), "a page off the path has no box"
-    assert "'ML ' + (k + 1)" in page, "the sidebar script is still added"
+    assert "'Core ' + (k + 1)" in page, "the sidebar script is still added"
 
 
 def test_a_built_page_of_the_path_opens_with_its_strip(tmp_path):
@@ -695,14 +695,14 @@ def test_a_built_page_of_the_path_opens_with_its_strip(tmp_path):
     assert page.count("pg-path-strip") == 1, "one strip"
     assert re.search(r'</h1>\s*<div class="pg-path-strip', page), "the strip is not right after the page's title"
     assert _box_of(page, "pg-path-strip") == (
-        "Machine-learning path · step 2 of 3 · next: 1. Page C →",
+        "The core · step 2 of 3 · next: 1. Page C →",
         {"1. Page C": "c.html"},
     )
     first = _box_of((out / "book" / "a.html").read_text(), "pg-path-strip")
-    assert first == ("Machine-learning path · step 1 of 3 · next: 2. Page B →", {"2. Page B": "b.html"})
+    assert first == ("The core · step 1 of 3 · next: 2. Page B →", {"2. Page B": "b.html"})
     text, links = _box_of((out / "book" / "c.html").read_text(), "pg-path-strip")
-    assert text == "Machine-learning path · step 3 of 3 · the last step: back to the path on the index", text
-    assert links == {"back to the path on the index": "index.html#machine-learning-path"}
+    assert text == "The core · step 3 of 3 · the last step: back to the path on the index", text
+    assert links == {"back to the path on the index": "index.html#the-core"}
     for off in ("d", "index"):
         assert "pg-path-strip" not in (out / "book" / f"{off}.html").read_text(), f"{off}.html is off the path"
 

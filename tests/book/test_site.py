@@ -331,7 +331,7 @@ def test_page_renders_in_a_browser(page, browser, server):
 
 
 def _reading_path():
-    """The machine-learning path's steps, from the index card, as book/_ext/reading_path.py reads them."""
+    """The core path's steps, from the index card, as book/_ext/reading_path.py reads them."""
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
     import reading_path
 
@@ -339,7 +339,7 @@ def _reading_path():
 
 
 def test_the_sidebar_marks_each_page_of_the_path(browser, server):
-    """On the index, every page of the machine-learning path carries its step in the sidebar, in the path's order
+    """On the index, every page of the core path carries its step in the sidebar, in the path's order
     (book/_ext/reading_path.py); on a page of the path, its box at the end is shown above the theme's buttons."""
     reading_path, steps = _reading_path()
     path = [s.doc for s in steps]
@@ -356,12 +356,12 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
         " if (!d.open) return true; return false; }).map(m => m.textContent);"
     )
     assert not hidden, f"path steps hidden in folded sidebar sections: {hidden}"
-    assert steps == {f"{d.split('/')[-1]}.html": f"ML {k + 1}" for k, d in enumerate(path)}, steps
+    assert steps == {f"{d.split('/')[-1]}.html": f"Core {k + 1}" for k, d in enumerate(path)}, steps
     _open(browser, server, SITE / "book" / f"{path[2].split('/')[-1]}.html")  # a page on the path: its own link
     own = browser.execute_script(
         "const m = document.querySelector('.bd-sidenav a.current .pg-path-step'); return m && m.textContent;"
     )
-    assert own == "ML 3", f"the current page's own sidebar link is marked {own!r}, not 'ML 3'"
+    assert own == "Core 3", f"the current page's own sidebar link is marked {own!r}, not 'Core 3'"
     box = browser.execute_script(
         f"const b = document.querySelector('article .{reading_path.BOX_CLASS}'), "
         "f = document.querySelector('footer.prev-next-footer');"
@@ -370,7 +370,7 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
         " aboveFooter: !f || r.bottom <= f.getBoundingClientRect().top};"
     )
     assert box is not None, "no path box in the page's article"
-    assert box["text"].startswith(f"Machine-learning path, step 3 of {len(path)}"), box["text"]
+    assert box["text"].startswith(f"The core, step 3 of {len(path)}"), box["text"]
     assert box["height"] > 0 and not box["overflows"] and box["aboveFooter"], box
     strip = browser.execute_script(
         "const h = document.querySelector('article.bd-article h1'), s = h && h.nextElementSibling;"
@@ -379,7 +379,7 @@ def test_the_sidebar_marks_each_page_of_the_path(browser, server):
         "return {text: s.innerText, height: r.height, overflows: s.scrollWidth > s.clientWidth + 1};"
     )
     assert strip is not None, "the page's title is not followed by the path's strip"
-    assert strip["text"].startswith(f"Machine-learning path · step 3 of {len(path)} · next: "), strip["text"]
+    assert strip["text"].startswith(f"The core · step 3 of {len(path)} · next: "), strip["text"]
     assert strip["height"] > 0 and not strip["overflows"], strip
     assert _footer_subtitles(browser) == [
         ("previous in book order", "Previous in book order"),
@@ -428,23 +428,23 @@ def _path_boxes(html: str, kind: str = "pg-path-nav") -> list[tuple[str, list[tu
 
 def test_the_path_box_reader_finds_the_box():
     html = (
-        '<div class="pg-path-nav docutils container">\n<p><strong>Machine-learning path, step 2 of 3</strong> · '
+        '<div class="pg-path-nav docutils container">\n<p><strong>The core, step 2 of 3</strong> · '
         '← previous: <a class="reference internal" href="a.html">1. A</a> · next: '
         '<a class="reference internal" href="c.html">C</a><span class="pg-path-note"> (the recap)</span> →</p>\n</div>'
     )
     assert _path_boxes(html) == [
         (
-            "Machine-learning path, step 2 of 3 · ← previous: 1. A · next: C (the recap) →",
+            "The core, step 2 of 3 · ← previous: 1. A · next: C (the recap) →",
             [("a.html", "1. A"), ("c.html", "C")],
         )
     ]
     assert _path_boxes("<div class='other'></div>") == []
     strip = (
-        '</h1>\n<div class="pg-path-strip docutils container">\n<p><strong>Machine-learning path · step 2 of 3</strong>'
+        '</h1>\n<div class="pg-path-strip docutils container">\n<p><strong>The core · step 2 of 3</strong>'
         ' · next: <a class="reference internal" href="c.html">C</a> →</p>\n</div>'
     )
     assert _path_boxes(strip, "pg-path-strip") == [
-        ("Machine-learning path · step 2 of 3 · next: C →", [("c.html", "C")])
+        ("The core · step 2 of 3 · next: C →", [("c.html", "C")])
     ]
     assert _path_boxes(strip) == [], "a strip is not a box"
 
@@ -457,7 +457,7 @@ def _card_anchor(card_id: str) -> str:
 
 
 def test_each_page_of_the_path_ends_with_a_box_to_its_neighbours():
-    """Every page of the machine-learning path ends, after its last section and before the theme's previous/next
+    """Every page of the core path ends, after its last section and before the theme's previous/next
     buttons, with one box giving its step in the index card's order and linking to the path's previous and next pages,
     named as the sidebar names them and followed by the card's note on them; the last links back to the card.
     No other page has a box (book/_ext/reading_path.py)."""
@@ -469,7 +469,7 @@ def test_each_page_of_the_path_ends_with_a_box_to_its_neighbours():
         boxes = _path_boxes(html)
         assert len(boxes) == 1, f"{page.name}: {len(boxes)} path boxes, not one"
         text, links = boxes[0]
-        assert text.startswith(f"Machine-learning path, step {k + 1} of {n} · "), f"{page.name}: {text}"
+        assert text.startswith(f"The core, step {k + 1} of {n} · "), f"{page.name}: {text}"
         at, footer = html.index(f'class="{reading_path.BOX_CLASS}'), html.find('class="prev-next-footer')
         assert footer < 0 or at < footer, f"{page.name}: the box comes after the theme's previous/next buttons"
         assert "</section>" not in html[at:footer], f"{page.name}: the box is not after the page's last section"
@@ -480,7 +480,7 @@ def test_each_page_of_the_path_ends_with_a_box_to_its_neighbours():
             href, label = links[-1]
             assert "the end of the path" in text and "#" in href, f"{page.name}: the last step does not end the path"
             assert targets[-1] == (SITE / "book" / "index.html").resolve(), f"{page.name}: {href} is not the index"
-            assert _card_anchor(urldefrag(href)[1]).startswith("Machine-learning path"), f"{href} is not the card"
+            assert _card_anchor(urldefrag(href)[1]).startswith("The core"), f"{href} is not the card"
             links, targets = links[:-1], targets[:-1]
         assert targets == [p.resolve() for p in expected], f"{page.name}: links {links}, expected {expected}"
         for (_, label), target in zip(links, expected):
@@ -492,7 +492,7 @@ def test_each_page_of_the_path_ends_with_a_box_to_its_neighbours():
 
 
 def test_each_page_of_the_path_opens_with_a_strip_to_the_next_step():
-    """Right after the title (the h1) of every page of the machine-learning path, one strip gives its step and links
+    """Right after the title (the h1) of every page of the core path, one strip gives its step and links
     to the path's next page, named as the sidebar names it, as the box at its end does; the last links back to the
     index's card. No other page has a strip (book/_ext/reading_path.py)."""
     reading_path, steps = _reading_path()
@@ -506,7 +506,7 @@ def test_each_page_of_the_path_opens_with_a_strip_to_the_next_step():
         after_title = re.match(rf'\s*<div class="{reading_path.STRIP_CLASS}[ "]', html[title_end:])
         assert after_title, f"{page.name}: the strip is not right after the page's title"
         text, links = strips[0]
-        assert text.startswith(f"Machine-learning path · step {k + 1} of {n} · "), f"{page.name}: {text}"
+        assert text.startswith(f"The core · step {k + 1} of {n} · "), f"{page.name}: {text}"
         assert len(links) == 1, f"{page.name}: the strip links to {links}, not to one page"
         href, label = links[0]
         target = (page.parent / unquote(urldefrag(href)[0])).resolve()
@@ -514,7 +514,7 @@ def test_each_page_of_the_path_opens_with_a_strip_to_the_next_step():
             assert "the last step" in text and target == (SITE / "book" / "index.html").resolve(), (
                 f"{page.name}: {text}"
             )
-            assert _card_anchor(urldefrag(href)[1]).startswith("Machine-learning path"), f"{href} is not the card"
+            assert _card_anchor(urldefrag(href)[1]).startswith("The core"), f"{href} is not the card"
         else:
             assert target == files[k + 1].resolve(), f"{page.name}: the strip leads to {href}, not {files[k + 1].name}"
             assert label == _sidebar_titles(html)[files[k + 1].name], f"{page.name}: {label!r} is not the sidebar's"
@@ -525,7 +525,7 @@ def test_each_page_of_the_path_opens_with_a_strip_to_the_next_step():
 
 
 def test_the_theme_buttons_name_the_books_order_on_the_path():
-    """On the pages of the machine-learning path, the theme's previous/next buttons (which follow the book's order)
+    """On the pages of the core path, the theme's previous/next buttons (which follow the book's order)
     are subtitled "previous in book order" and "next in book order"; elsewhere "previous" and "next"."""
     reading_path, steps = _reading_path()
     files = {(SITE / f"book/{s.doc}.html").resolve() for s in steps}
