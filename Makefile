@@ -1,4 +1,5 @@
-# Two entry points: `make book` builds the executed HTML book into _build/html; `make test` builds it and its PDF, and
+# Two entry points: `make book` builds the executed HTML book into _build/html (its student edition, without
+# solutions, in _build/html/student); `make test` builds it and its PDF, and
 # runs the unit tests and the Colab path (nbval on every chapter). Both create .venv (if missing) and install
 # everything into it.
 PYTHON ?= python3
@@ -37,10 +38,14 @@ $(WHEEL): $(STAMP) pyproject.toml $(shell find src -name '*.py' -o -name '*.toml
 
 book: $(STAMP) $(WHEEL)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
+	$(MAKE) --no-print-directory student
+	rm -rf _build/html/student.partial && cp -r _build/student/_build/html _build/html/student.partial
+	rm -rf _build/html/student && mv _build/html/student.partial _build/html/student
 
 # The student edition: the same book without the solutions to the exercises (book/_ext/student_edition.py, switched on
 # by POSGEOM_EDITION=student), written to _build/student/_build/html. It takes the executed chapters from the cache of
-# `make book`, so after `make book` nothing is executed again.
+# `make book`, so after `make book` nothing is executed again. `make book` runs it too and publishes it with the book, in
+# _build/html/student (whole or not at all: copied beside, then moved into place).
 student: $(STAMP) $(WHEEL)
 	POSGEOM_EDITION=student $(BIN)/jupyter-book build . --all --path-output _build/student --warningiserror --keep-going
 

@@ -6,6 +6,9 @@ and so is everything from a ``{solution-start}`` to its ``{solution-end}`` (a ga
 outputs ``hide_solutions`` alone would leave on the page); every page says which edition it is, and the chapters are
 taken from the execution cache of the full edition (``_build/.jupyter_cache``), so they are not executed again when
 that build has run. Any other value, or none, builds the full edition.
+
+``make book`` publishes the student edition beside the book, in ``student/``. The role ``{student-edition}`text``
+links a page of the full edition to the same page there; in the student edition it is the text alone.
 """
 
 from __future__ import annotations
@@ -63,6 +66,16 @@ def _gated_start_directive():
     return StudentSolutionStart
 
 
+def student_edition_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{student-edition}`text```: the same page in the student edition (full edition), or the text alone (student)."""
+    env = inliner.document.settings.env
+    if is_student_edition() or env.app.builder.name != "html":  # the PDF's single page has no edition beside it
+        return [nodes.Text(text)], []
+    docname = env.docname
+    uri = "../" * docname.count("/") + f"student/{docname}.html"  # the site's root, then the student edition
+    return [nodes.reference(rawtext, text, refuri=uri, classes=["pg-student-edition"])], []
+
+
 def _configure(app, config):
     if not is_student_edition():
         return
@@ -77,4 +90,5 @@ def _configure(app, config):
 
 def setup(app):
     app.connect("config-inited", _configure, priority=900)
+    app.add_role("student-edition", student_edition_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

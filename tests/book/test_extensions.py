@@ -39,7 +39,7 @@ Sixty-four, from a gated solution.
 
 .. solution-end::
 
-After the exercises.
+After the exercises. Hand out :student-edition:`this page without solutions`.
 """
 
 
@@ -70,6 +70,8 @@ def test_full_edition_keeps_the_solutions(tmp_path, monkeypatch):
     html = _build(tmp_path, None, monkeypatch)
     assert "How many positions?" in html and "Thirty-two, the window." in html
     assert "Sixty-four, from a gated solution." in html
+    link = re.search(r'<a [^>]*href="([^"]+)"[^>]*>this page without solutions</a>', html)
+    assert link and link.group(1) == "student/index.html", "the full edition links the page in the student edition"
 
 
 def test_student_edition_drops_the_solutions_only(tmp_path, monkeypatch):
@@ -79,6 +81,7 @@ def test_student_edition_drops_the_solutions_only(tmp_path, monkeypatch):
     assert "Sixty-four" not in html, "a gated solution (solution-start ... solution-end) is left in the student edition"
     assert "And twice the window?" in html and "After the exercises." in html, "the text around it must stay"
     assert "student edition" in html
+    assert "this page without solutions" in html and "student/index.html" not in html, "the student edition's own text"
 
 
 def test_an_unknown_edition_is_an_error(monkeypatch):

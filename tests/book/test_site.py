@@ -43,7 +43,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
+SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static", "student", "student.partial"}  # student: below
 WIDTH = 1280  # the reader's window, in CSS pixels
 
 
@@ -284,6 +284,28 @@ def test_reproducibility_is_one_fold_counting_its_checks(page):
         assert said is not None, "a Reproducibility section without its fold"
         assert outside == 0, f"{outside} checks outside the fold"
         assert said == inside, f"the fold's title says {said} checks, it holds {inside}"
+
+
+STUDENT = SITE / "student"  # the student edition, published with the book by `make book`
+
+
+def test_the_student_edition_is_published_with_the_book_without_solutions():
+    """`make book` publishes the student edition in student/: every page of the full edition, titled "student
+    edition", each exercise kept and every solution left out; the full edition's links to it resolve."""
+    assert (STUDENT / "book" / "index.html").is_file(), "no student edition in the built site: run `make book`"
+    assert not (SITE / "student.partial").exists(), "a half-copied student edition is left beside the book"
+    exercises = 0
+    for page in CONTENT_PAGES:
+        rel = page.relative_to(SITE)
+        assert (STUDENT / rel).is_file(), f"{rel} is missing from the student edition"
+        full, student = page.read_text(encoding="utf-8"), (STUDENT / rel).read_text(encoding="utf-8")
+        assert "student edition" in student, f"{rel}: the student edition's page does not say which edition it is"
+        assert 'class="solution' not in student, f"{rel}: a solution is left in the student edition"
+        assert student.count('class="exercise') == full.count('class="exercise'), f"{rel}: an exercise went missing"
+        exercises += full.count('class="exercise')
+        for href in re.findall(r'href="([^"#]*student/[^"#]*)"', full):
+            assert (page.parent / unquote(href)).resolve().is_file(), f"{rel}: the link {href} leads nowhere"
+    assert exercises > 0, "no exercise in the book: the check above would pass on an empty edition"
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
