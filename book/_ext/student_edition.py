@@ -7,6 +7,11 @@ outputs ``hide_solutions`` alone would leave on the page); every page says which
 taken from the execution cache of the full edition (``_build/.jupyter_cache``), so they are not executed again when
 that build has run. Any other value, or none, builds the full edition.
 
+Two more things stay out of the student edition: the output of every notebook cell tagged ``answer-output`` (a lab
+test that prints the numbers an exercise asks for), and the body of every page named in the config value
+``student_edition_withheld`` (the lecturer's pages, whose in-class questions carry their answers), which keeps its
+title and says where the page is.
+
 ``make book`` publishes the student edition beside the book, in ``student/``. The role ``{student-edition}`text``
 links a page of the full edition to the same page there; in the student edition it is the text alone.
 """
@@ -54,6 +59,29 @@ class DropGatedSolutions(SphinxTransform):
             del parent[first : last + 1]
 
 
+ANSWER_TAG = "answer-output"  # a notebook cell tag; myst-nb gives the cell the class tag_answer-output
+
+
+class DropAnswers(SphinxTransform):
+    """Remove the outputs of the cells tagged ``answer-output``, and the body of a withheld (lecturer's) page."""
+
+    default_priority = 12
+
+    def apply(self, **kwargs):
+        for cell in list(self.document.findall(nodes.container)):
+            if f"tag_{ANSWER_TAG}" in cell["classes"]:
+                for output in list(cell.findall(nodes.container)):
+                    if "cell_output" in output["classes"] and output.parent is not None:
+                        output.parent.remove(output)
+        if self.env.docname in self.config.student_edition_withheld:
+            section = next(iter(self.document.findall(nodes.section)), None)
+            if section is None:
+                raise ExtensionError(f"{self.env.docname}: a withheld page needs a title to keep")
+            del section[1:]  # the title stays
+            section += nodes.paragraph(text="This page is for lecturers: its questions carry their answers. It is "
+                                            "in the full edition of the book, not in this one.")
+
+
 def _gated_start_directive():
     """sphinx-exercise's ``solution-start``, leaving a marker where ``hide_solutions`` leaves nothing."""
     from sphinx_exercise.directive import SolutionStartDirective
@@ -83,12 +111,14 @@ def _configure(app, config):
     if "sphinx_exercise" in app.extensions:
         app.add_directive("solution-start", _gated_start_directive(), override=True)
         app.add_transform(DropGatedSolutions)
+    app.add_transform(DropAnswers)
     config.html_title = f"{config.html_title or config.project} (student edition)"
     if "nb_execution_cache_path" in config and CACHE.is_dir():
         config.nb_execution_cache_path = str(CACHE)
 
 
 def setup(app):
+    app.add_config_value("student_edition_withheld", [], "env")
     app.connect("config-inited", _configure, priority=900)
     app.add_role("student-edition", student_edition_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

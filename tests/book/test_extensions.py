@@ -43,7 +43,7 @@ After the exercises. Hand out :student-edition:`this page without solutions`.
 """
 
 
-def _build(tmp_path: Path, edition: str | None, monkeypatch) -> str:
+def _build(tmp_path: Path, edition: str | None, monkeypatch, pages: dict | None = None, conf: str = "") -> str:
     pytest.importorskip("sphinx_exercise")
     from sphinx.application import Sphinx
 
@@ -55,9 +55,11 @@ def _build(tmp_path: Path, edition: str | None, monkeypatch) -> str:
     src.mkdir()
     (src / "conf.py").write_text(
         f"import sys\nsys.path.insert(0, {str(EXT)!r})\nproject = 'mini'\n"
-        "extensions = ['sphinx_exercise', 'student_edition']\n"
+        "extensions = ['sphinx_exercise', 'student_edition']\n" + conf
     )
     (src / "index.rst").write_text(PAGE)
+    for name, text in (pages or {}).items():
+        (src / f"{name}.rst").write_text(text)
     out = tmp_path / "html"
     app = Sphinx(
         str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
@@ -82,6 +84,20 @@ def test_student_edition_drops_the_solutions_only(tmp_path, monkeypatch):
     assert "And twice the window?" in html and "After the exercises." in html, "the text around it must stay"
     assert "student edition" in html
     assert "this page without solutions" in html and "student/index.html" not in html, "the student edition's own text"
+
+
+LECTURER = "Lecturer\n========\n\n.. toctree::\n   :hidden:\n\nWhat is the answer? (Forty-two.)\n"
+
+
+@pytest.mark.parametrize("edition", [None, "student"])
+def test_a_withheld_page_keeps_only_its_title_in_the_student_edition(tmp_path, monkeypatch, edition):
+    _build(tmp_path, edition, monkeypatch, {"lecturer": LECTURER}, "student_edition_withheld = ['lecturer']\n")
+    html = (tmp_path / "html" / "lecturer.html").read_text()
+    assert "Lecturer" in html
+    if edition is None:
+        assert "Forty-two" in html, "the full edition keeps the lecturer's page whole"
+    else:
+        assert "Forty-two" not in html and "for lecturers" in html, "the student edition keeps only the title"
 
 
 def test_an_unknown_edition_is_an_error(monkeypatch):

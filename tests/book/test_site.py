@@ -308,6 +308,28 @@ def test_the_student_edition_is_published_with_the_book_without_solutions():
     assert exercises > 0, "no exercise in the book: the check above would pass on an empty edition"
 
 
+def _tagged_cells(html: str, tag: str) -> list[str]:
+    """The HTML of each notebook cell carrying ``tag`` (from its opening to the next cell's)."""
+    starts = [m.start() for m in re.finditer(r'<div class="cell[ "]', html)] + [len(html)]
+    chunks = [html[a:b] for a, b in zip(starts, starts[1:])]
+    return [c for c in chunks if re.match(rf'<div class="cell[^"]*\btag_{re.escape(tag)}\b', c)]
+
+
+def test_the_student_edition_withholds_the_answers():
+    """In the student edition a lecturer's page keeps only its title (its questions carry their answers), and the
+    cells tagged answer-output (the lab's tests, which print the numbers its exercises ask for) show no output; the
+    full edition keeps both (book/_ext/student_edition.py)."""
+    full, student = ((d / "book" / "unit_two_lectures.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
+    assert "Expected answer" in full and "Model answer" in full, "the full edition's unit lost its answers"
+    assert "Expected answer" not in student and "Model answer" not in student, "the student edition shows answers"
+    assert "for lecturers" in student, "the withheld page does not say where it is"
+    full, student = ((d / "book" / "lab_numpy.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
+    shown, hidden = _tagged_cells(full, "answer-output"), _tagged_cells(student, "answer-output")
+    assert shown and len(shown) == len(hidden), f"{len(shown)} tagged cells in the full lab, {len(hidden)} in the other"
+    assert all("cell_output" in c for c in shown), "the full edition shows every tagged cell's output"
+    assert not any("cell_output" in c for c in hidden), "a tagged cell shows its output in the student edition"
+
+
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
 
 
