@@ -8,9 +8,8 @@ taken from the execution cache of the full edition (``_build/.jupyter_cache``), 
 that build has run. Any other value, or none, builds the full edition.
 
 Two more things stay out of the student edition: the output of every notebook cell tagged ``answer-output`` (a lab
-test that prints the numbers an exercise asks for), and the body of every page named in the config value
-``student_edition_withheld`` (the lecturer's pages, whose in-class questions carry their answers), which keeps its
-title and says where the page is.
+test that prints the numbers an exercise asks for), and every container of class ``pg-lecturer`` (a lecturer's class
+plan, expected answers and rubric, written ``:::{container} pg-lecturer`` on the page).
 
 ``make book`` publishes the student edition beside the book, in ``student/``. The role ``{student-edition}`text``
 links a page of the full edition to the same page there; in the student edition it is the text alone.
@@ -60,26 +59,24 @@ class DropGatedSolutions(SphinxTransform):
 
 
 ANSWER_TAG = "answer-output"  # a notebook cell tag; myst-nb gives the cell the class tag_answer-output
+LECTURER_CLASS = "pg-lecturer"  # a container for the lecturer's eyes only
 
 
 class DropAnswers(SphinxTransform):
-    """Remove the outputs of the cells tagged ``answer-output``, and the body of a withheld (lecturer's) page."""
+    """Remove the outputs of the cells tagged ``answer-output`` and every ``pg-lecturer`` container."""
 
     default_priority = 12
 
     def apply(self, **kwargs):
-        for cell in list(self.document.findall(nodes.container)):
-            if f"tag_{ANSWER_TAG}" in cell["classes"]:
-                for output in list(cell.findall(nodes.container)):
+        for node in list(self.document.findall(nodes.container)):
+            if node.parent is None:  # inside a container removed already
+                continue
+            if LECTURER_CLASS in node["classes"]:
+                node.parent.remove(node)
+            elif f"tag_{ANSWER_TAG}" in node["classes"]:
+                for output in list(node.findall(nodes.container)):
                     if "cell_output" in output["classes"] and output.parent is not None:
                         output.parent.remove(output)
-        if self.env.docname in self.config.student_edition_withheld:
-            section = next(iter(self.document.findall(nodes.section)), None)
-            if section is None:
-                raise ExtensionError(f"{self.env.docname}: a withheld page needs a title to keep")
-            del section[1:]  # the title stays
-            section += nodes.paragraph(text="This page is for lecturers: its questions carry their answers. It is "
-                                            "in the full edition of the book, not in this one.")
 
 
 def _gated_start_directive():
@@ -118,7 +115,6 @@ def _configure(app, config):
 
 
 def setup(app):
-    app.add_config_value("student_edition_withheld", [], "env")
     app.connect("config-inited", _configure, priority=900)
     app.add_role("student-edition", student_edition_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -316,13 +316,16 @@ def _tagged_cells(html: str, tag: str) -> list[str]:
 
 
 def test_the_student_edition_withholds_the_answers():
-    """In the student edition a lecturer's page keeps only its title (its questions carry their answers), and the
-    cells tagged answer-output (the lab's tests, which print the numbers its exercises ask for) show no output; the
-    full edition keeps both (book/_ext/student_edition.py)."""
+    """In the student edition the unit keeps its objectives, readings, activities and problem set but not the
+    lecturer's containers (class plans, expected answers, rubric), and the cells tagged answer-output (the lab's tests,
+    which print the numbers its exercises ask for) show no output; the full edition keeps both
+    (book/_ext/student_edition.py)."""
     full, student = ((d / "book" / "unit_two_lectures.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
-    assert "Expected answer" in full and "Model answer" in full, "the full edition's unit lost its answers"
-    assert "Expected answer" not in student and "Model answer" not in student, "the student edition shows answers"
-    assert "for lecturers" in student, "the withheld page does not say where it is"
+    for said in ("Expected answer", "Model answer", "Marking rubric", "In class, 50 minutes"):
+        assert said in full, f"the full edition's unit lost its {said!r}"
+        assert said not in student, f"the student edition's unit shows {said!r}"
+    for kept in ("Objectives.", "Before class", "Activity.", "Problem set", "Question 6"):
+        assert kept in student, f"the student edition's unit lost its {kept!r}"
     full, student = ((d / "book" / "lab_numpy.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
     shown, hidden = _tagged_cells(full, "answer-output"), _tagged_cells(student, "answer-output")
     assert shown and len(shown) == len(hidden), f"{len(shown)} tagged cells in the full lab, {len(hidden)} in the other"
