@@ -68,14 +68,12 @@ class DropAnswers(SphinxTransform):
     default_priority = 12
 
     def apply(self, **kwargs):
-        for node in list(self.document.findall(nodes.container)):
-            if node.parent is None:  # inside a container removed already
-                continue
+        for node in list(self.document.findall(nodes.container)):  # a removed node keeps its own parent
             if LECTURER_CLASS in node["classes"]:
                 node.parent.remove(node)
             elif f"tag_{ANSWER_TAG}" in node["classes"]:
                 for output in list(node.findall(nodes.container)):
-                    if "cell_output" in output["classes"] and output.parent is not None:
+                    if "cell_output" in output["classes"]:
                         output.parent.remove(output)
 
 
