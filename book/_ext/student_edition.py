@@ -7,9 +7,11 @@ outputs ``hide_solutions`` alone would leave on the page); every page says which
 taken from the execution cache of the full edition (``_build/.jupyter_cache``), so they are not executed again when
 that build has run. Any other value, or none, builds the full edition.
 
-Two more things stay out of the student edition: the output of every notebook cell tagged ``answer-output`` (a lab
-test that prints the numbers an exercise asks for), and every container of class ``pg-lecturer`` (a lecturer's class
-plan, expected answers and rubric, written ``:::{container} pg-lecturer`` on the page).
+Three more things stay out of the student edition: the output of every notebook cell tagged ``answer-output`` (a lab
+test that prints the numbers an exercise asks for), every notebook cell tagged ``answer-cell``, code and output (a
+cell whose code itself states the answers, such as the lab's tests and their checks), and every container of class
+``pg-lecturer`` (a lecturer's class plan, expected answers and rubric, written ``:::{container} pg-lecturer`` on the
+page).
 
 ``make book`` publishes the student edition beside the book, in ``student/``. The role ``{student-edition}`text``
 links a page of the full edition to the same page there; in the student edition it is the text alone.
@@ -59,17 +61,19 @@ class DropGatedSolutions(SphinxTransform):
 
 
 ANSWER_TAG = "answer-output"  # a notebook cell tag; myst-nb gives the cell the class tag_answer-output
+ANSWER_CELL_TAG = "answer-cell"  # a notebook cell tag: the whole cell stays out of the student edition
 LECTURER_CLASS = "pg-lecturer"  # a container for the lecturer's eyes only
 
 
 class DropAnswers(SphinxTransform):
-    """Remove the outputs of the cells tagged ``answer-output`` and every ``pg-lecturer`` container."""
+    """Remove the outputs of the cells tagged ``answer-output``, the cells tagged ``answer-cell`` and every
+    ``pg-lecturer`` container."""
 
     default_priority = 12
 
     def apply(self, **kwargs):
         for node in list(self.document.findall(nodes.container)):  # a removed node keeps its own parent
-            if LECTURER_CLASS in node["classes"]:
+            if LECTURER_CLASS in node["classes"] or f"tag_{ANSWER_CELL_TAG}" in node["classes"]:
                 node.parent.remove(node)
             elif f"tag_{ANSWER_TAG}" in node["classes"]:
                 for output in list(node.findall(nodes.container)):

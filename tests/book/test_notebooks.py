@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
 INSTALL_MARKER = "# On Colab or Binder without posgeom, install the book's package (nothing else)."
-LAB_DEPENDENCIES = "numpy scipy numba matplotlib threadpoolctl"  # what the lab's imports of posgeom need
+LAB_DEPENDENCIES = "numpy scipy numba matplotlib threadpoolctl ipython"  # what the lab's imports of posgeom need
 
 
 def _repository_url() -> str:

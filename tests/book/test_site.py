@@ -317,8 +317,9 @@ def _tagged_cells(html: str, tag: str) -> list[str]:
 
 def test_the_student_edition_withholds_the_answers():
     """In the student edition the unit keeps its objectives, readings, activities and problem set but not the
-    lecturer's containers (class plans, expected answers, rubric), and the cells tagged answer-output (the lab's tests,
-    which print the numbers its exercises ask for) show no output; the full edition keeps both
+    lecturer's containers (class plans, expected answers, rubric), the cells tagged answer-output (the lab's tests,
+    which print the numbers its exercises ask for) show no output, and the cells tagged answer-cell (whose code states
+    the answers) are left out; the full edition keeps them all
     (book/_ext/student_edition.py)."""
     full, student = ((d / "book" / "unit_two_lectures.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
     for said in ("Expected answer", "Model answer", "Marking rubric", "In class, 50 minutes"):
@@ -331,6 +332,11 @@ def test_the_student_edition_withholds_the_answers():
     assert shown and len(shown) == len(hidden), f"{len(shown)} tagged cells in the full lab, {len(hidden)} in the other"
     assert all("cell_output" in c for c in shown), "the full edition shows every tagged cell's output"
     assert not any("cell_output" in c for c in hidden), "a tagged cell shows its output in the student edition"
+    whole = _tagged_cells(full, "answer-cell")
+    assert whole, "no cell of the full lab is tagged answer-cell (its tests state the answers)"
+    assert not _tagged_cells(student, "answer-cell"), "a cell tagged answer-cell is left in the student edition"
+    for answer in ("1/13", "14/17"):  # Exercise L.6's answers, written in the tests' code
+        assert answer in full and answer not in student, f"the student edition's lab gives away {answer}"
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))

@@ -14,8 +14,7 @@ from ._crossfit import squared_from_gram
 
 __all__ = ["Resolution", "choose_resolution", "resolved_estimand"]
 
-# Splits redrawn at most this often when a half holds fewer than m* texts at a position (rare: see choose_resolution).
-_MAX_REDRAWS = 200
+_MAX_REDRAWS = 200  # redraws of a split whose half holds fewer than m* texts at a position (rare: choose_resolution)
 
 
 @dataclass(frozen=True)
@@ -79,9 +78,10 @@ class Resolution:
         Examples
         --------
         >>> Resolution(tokens=(0,), texts_per_position=9, vocab_size=3).describe()
-        '1 most frequent tokens + other, 9 texts per position and half'
+        'K = 1 most frequent tokens + other, m* = 9 texts per position and half'
         """
-        return f"{len(self.tokens)} most frequent tokens + other, {self.texts_per_position} texts per position and half"
+        return (f"K = {len(self.tokens)} most frequent tokens + other, "
+                f"m* = {self.texts_per_position:,} texts per position and half")
 
 
 def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, min_expected: float = 5.0,
