@@ -78,9 +78,9 @@ class Resolution:
         Examples
         --------
         >>> Resolution(tokens=(0,), texts_per_position=9, vocab_size=3).describe()
-        'K = 1 most frequent tokens + other, m* = 9 texts per position and half'
+        'K = 1 most frequent token + other, m* = 9 texts per position and half'
         """
-        return (f"K = {len(self.tokens)} most frequent tokens + other, "
+        return (f"K = {len(self.tokens)} most frequent token{'s' * (len(self.tokens) != 1)} + other, "
                 f"m* = {self.texts_per_position:,} texts per position and half")
 
 
