@@ -343,7 +343,8 @@ DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
 
 
 def test_the_handout_archive_holds_every_chapter_without_solutions():
-    """The full edition's student-notebooks.zip: one notebook per downloadable chapter, no solution in any."""
+    """The full edition's student-notebooks.zip: one notebook per downloadable chapter, no solution in any, and no
+    hand answer in the lab's test code."""
     archive = SITE / "_static" / "student-notebooks.zip"
     assert archive.is_file(), "no student-notebooks.zip in the built site"
     with zipfile.ZipFile(archive) as z:
@@ -353,6 +354,9 @@ def test_the_handout_archive_holds_every_chapter_without_solutions():
     solution = re.compile(r"\{solution|\*\*Solution( to [^*]+)?\*\*")  # a directive, or the plain lead it becomes
     leaks = [n for n, t in texts.items() if solution.search(t)]
     assert not leaks, f"solutions in the handout notebooks: {leaks}"
+    lab = texts["student-notebooks/lab_numpy.ipynb"]
+    for answer in ("1/13", "1 / 13", "14/17", "2 sqrt 2", "2 * np.sqrt(2)"):  # the lab's hand answers
+        assert answer not in lab, f"the handout lab's code gives away {answer!r} (test against posgeom instead)"
     full = [p for p in DOWNLOADS if solution.search(p.read_text(encoding="utf-8"))]
     assert full, "the full edition's own downloads keep their solutions (the archive is what leaves them out)"
 
@@ -496,9 +500,7 @@ def test_the_path_box_reader_finds_the_box():
         '</h1>\n<div class="pg-path-strip docutils container">\n<p><strong>The core · step 2 of 3</strong>'
         ' · next: <a class="reference internal" href="c.html">C</a> →</p>\n</div>'
     )
-    assert _path_boxes(strip, "pg-path-strip") == [
-        ("The core · step 2 of 3 · next: C →", [("c.html", "C")])
-    ]
+    assert _path_boxes(strip, "pg-path-strip") == [("The core · step 2 of 3 · next: C →", [("c.html", "C")])]
     assert _path_boxes(strip) == [], "a strip is not a box"
 
 
