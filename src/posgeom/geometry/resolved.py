@@ -89,7 +89,7 @@ def choose_resolution(incidence: SequenceIncidence, *, fraction: float = 1.0, mi
     """The stated rule that picks the resolved estimand's parameters from a corpus.
 
     With ``r`` the texts reaching the least-reached position in the planned (sub)sample, ``m* = floor(r/2 - 2
-    sqrt(r))``, about three standard deviations of a half's count below its mean; ``K`` counts the tokens whose
+    sqrt(r))``, 3 bootstrap (4 split) SDs of a half's count below its mean; ``K`` counts the tokens whose
     corpus-wide frequency ``f`` has ``m* f >= min_expected``, ranked on the whole incidence (ties by id).
 
     Parameters
