@@ -319,8 +319,8 @@ def test_the_student_edition_withholds_the_answers():
     """In the student edition the unit keeps its objectives, readings, activities and problem set but not the
     lecturer's containers (class plans, expected answers, rubric), the cells tagged answer-output (the lab's tests,
     which print the numbers its exercises ask for) show no output, and the cells tagged answer-cell (whose code states
-    the answers) are left out; the full edition keeps them all
-    (book/_ext/student_edition.py)."""
+    the answers) are left out, as is the lab's figure of Exercise L.6's stresses (in that exercise's solution); the
+    full edition keeps them all (book/_ext/student_edition.py)."""
     full, student = ((d / "book" / "unit_two_lectures.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
     for said in ("Expected answer", "Model answer", "Marking rubric", "In class, 50 minutes"):
         assert said in full, f"the full edition's unit lost its {said!r}"
@@ -337,6 +337,9 @@ def test_the_student_edition_withholds_the_answers():
     assert not _tagged_cells(student, "answer-cell"), "a cell tagged answer-cell is left in the student edition"
     for answer in ("1/13", "14/17"):  # Exercise L.6's answers, written in the tests' code
         assert answer in full and answer not in student, f"the student edition's lab gives away {answer}"
+    # Fig L.1 draws Exercise L.6's three stresses: it belongs to the exercise's solution
+    assert 'id="fig-lab-floor"' in full, "the full lab lost its figure of Exercise L.6's stresses"
+    assert 'id="fig-lab-floor"' not in student, "the student edition's lab draws Exercise L.6's stresses"
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
