@@ -24,6 +24,7 @@ PREFIXES = {
     "book/primer_estimation": "E",
     "book/appendix_ntk": "A",
     "book/lab_numpy": "L",
+    "book/lab_attention": "T",
 }
 COMPANIONS = {"book/03_real_text": "3a", "book/03b_estimating_distances": "3b", "book/03c_checking_the_verdict": "3c",
               "book/05b_sinusoid": "5b", "book/07_stress_of_encodings": "7a",

@@ -50,7 +50,7 @@ def test_first_code_cell_installs_the_package_from_the_configured_repository(pat
     first = "".join(code[0]["source"])
     assert first.startswith(INSTALL_MARKER), f"{path.name}: the first code cell must be the Colab install cell"
     assert f"git+{_repository_url()}" in first, f"{path.name}: install cell URL differs from _config.yml repository.url"
-    if path.stem.startswith("lab_"):  # a NumPy lab: the package alone, then only what its functions import
+    if path.stem == "lab_numpy":  # the NumPy lab: the package alone, then only what its functions import
         assert '"posgeom @ {REPOSITORY}"' in first and "--no-deps" in first, (
             f"{path.name}: the lab's install cell must install posgeom without its dependencies (no torch)"
         )

@@ -52,6 +52,7 @@ STANDARD = [
     "primer_attention",
     "primer_estimation",
     "lab_numpy",
+    "lab_attention",
 ]
 
 _OPEN = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}(.*)$")

@@ -28,6 +28,7 @@ LABS = {  # notebook -> how its lab's title begins
     "10_your_corpus": "Chapter 10 ·",
     "appendix_ntk": "Appendix ·",
     "lab_numpy": "Lab · the geometry in NumPy",
+    "lab_attention": "Lab · position inside attention, in PyTorch",
 }
 
 
