@@ -239,13 +239,15 @@ def _module_bindings(node: ast.AST) -> set[str]:
 
 def drop_solutions(cells: list[dict]) -> list[dict]:
     """The cells without the exercises' solutions: ``{solution}`` blocks, and every cell or part of one from a
-    ``{solution-start}`` to its ``{solution-end}`` (a gated solution's code cells included), as the student edition;
-    then every later code cell that reads a name only a dropped cell bound, so that the notebook still runs."""
+    ``{solution-start}`` to its ``{solution-end}`` (a gated solution's code cells included), and every code cell tagged
+    ``answer-cell`` (its code states answers), as the student edition; then every later code cell that reads a name
+    only a dropped cell bound, so that the notebook still runs."""
     out, inside, lost = [], False, set()
     for cell in cells:
         if cell["cell_type"] != "markdown":
             bound, read = _names("".join(cell["source"]))
-            if inside or read & lost:
+            answers = "answer-cell" in cell.get("metadata", {}).get("tags", [])
+            if inside or answers or read & lost:
                 lost |= bound
             else:
                 lost -= bound
@@ -284,12 +286,24 @@ def _glue_store(path: Path) -> dict[str, str]:
     return {key: item["data"]["text/plain"] for key, item in items if "text/plain" in item.get("data", {})}
 
 
+_EDITION = re.compile(r"^(`{3,}|:{3,})\{container\} pg-(lecturer|student)[ \t]*\n(.*?)^\1[ \t]*$\n?",
+                      flags=re.M | re.S)
+
+
+def for_edition(text: str, *, student: bool) -> str:
+    """Markdown as one edition reads it: a ``pg-lecturer`` container's text kept in the full edition and dropped in
+    the student one, a ``pg-student`` container's the other way round; the fences go."""
+    def keep(m):
+        return m.group(3) if (m.group(2) == "student") == student else ""
+    return _EDITION.sub(keep, text)
+
+
 def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, student: bool, **labels) -> dict:
     """A copy of ``notebook`` as a reader downloads it: a first cell saying what it is, plain Markdown, and (for
     students) no solutions."""
     cells = drop_solutions(notebook["cells"]) if student else list(notebook["cells"])
-    cells = [{**c, "source": plain_directives(plain_markdown("".join(c["source"]), glue, **labels),
-                                               labels.get("numbers"))
+    cells = [{**c, "source": plain_directives(plain_markdown(for_edition("".join(c["source"]), student=student), glue,
+                                                             **labels), labels.get("numbers"))
               .splitlines(keepends=True)} if c["cell_type"] == "markdown" else c for c in cells]
     note = NOTE.format(title=title) + (STUDENT_NOTE if student else "")
     first = {"cell_type": "markdown", "id": "reader-note", "metadata": {}, "source": note.splitlines(keepends=True)}

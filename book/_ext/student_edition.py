@@ -11,7 +11,9 @@ Three more things stay out of the student edition: the output of every notebook 
 test that prints the numbers an exercise asks for), every notebook cell tagged ``answer-cell``, code and output (a
 cell whose code itself states the answers, such as the lab's tests and their checks), and every container of class
 ``pg-lecturer`` (a lecturer's class plan, expected answers and rubric, written ``:::{container} pg-lecturer`` on the
-page).
+page). A container of class ``pg-student`` is the other way round: in the student edition only (a lab's result box
+that names its target without giving its answer). The downloaded notebooks follow the same rule
+(``reader_notebooks.for_edition``).
 
 ``make book`` publishes the student edition beside the book, in ``student/``. The role ``{student-edition}`text``
 links a page of the full edition to the same page there; in the student edition it is the text alone.
@@ -63,6 +65,7 @@ class DropGatedSolutions(SphinxTransform):
 ANSWER_TAG = "answer-output"  # a notebook cell tag; myst-nb gives the cell the class tag_answer-output
 ANSWER_CELL_TAG = "answer-cell"  # a notebook cell tag: the whole cell stays out of the student edition
 LECTURER_CLASS = "pg-lecturer"  # a container for the lecturer's eyes only
+STUDENT_CLASS = "pg-student"  # a container for the student edition only
 
 
 class DropAnswers(SphinxTransform):
@@ -79,6 +82,19 @@ class DropAnswers(SphinxTransform):
                 for output in list(node.findall(nodes.container)):
                     if "cell_output" in output["classes"]:
                         output.parent.remove(output)
+
+
+class DropStudentOnly(SphinxTransform):
+    """Remove every ``pg-student`` container from the full edition (a no-op in the student edition)."""
+
+    default_priority = 12
+
+    def apply(self, **kwargs):
+        if is_student_edition():
+            return
+        for node in list(self.document.findall(nodes.container)):
+            if STUDENT_CLASS in node["classes"]:
+                node.parent.remove(node)
 
 
 def _gated_start_directive():
@@ -118,5 +134,6 @@ def _configure(app, config):
 
 def setup(app):
     app.connect("config-inited", _configure, priority=900)
+    app.add_transform(DropStudentOnly)
     app.add_role("student-edition", student_edition_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -901,3 +901,48 @@ def test_directives_lead_with_the_numbers_the_book_prints():
         "*Fig. 3.1:*\n\nA caption.\n\n**Proposition 3.4 (Stress).**\n\nStatement.\n\n"
         "**Exercise ★**\n\nAnother."
     )
+
+
+def test_a_downloaded_notebook_keeps_its_own_editions_containers_only():
+    """``pg-lecturer`` text stays in the full edition's notebooks only, ``pg-student`` text in the student's only;
+    the fences go in both, and text outside the containers is untouched."""
+    text = "Before.\n\n::::{container} pg-lecturer\nThe answer is 89%.\n::::\n\n" \
+           ":::{container} pg-student\nFind the answer.\n:::\nAfter."
+    full = reader_notebooks.for_edition(text, student=False)
+    student = reader_notebooks.for_edition(text, student=True)
+    assert "89%" in full and "Find the answer" not in full
+    assert "89%" not in student and "Find the answer" in student
+    for out in (full, student):
+        assert out.startswith("Before.") and out.endswith("After.") and "container" not in out
+
+
+STUDENT_ONLY = """Student only
+============
+
+.. toctree::
+   :hidden:
+
+What comes first?
+
+.. container:: pg-student
+
+   Work it out yourself.
+"""
+
+
+@pytest.mark.parametrize("edition", [None, "student"])
+def test_the_student_containers_stay_out_of_the_full_edition(tmp_path, monkeypatch, edition):
+    _build(tmp_path, edition, monkeypatch, {"studentonly": STUDENT_ONLY})
+    html = (tmp_path / "html" / "studentonly.html").read_text()
+    assert "What comes first?" in html, "the question stays in both editions"
+    assert ("Work it out yourself" in html) == (edition == "student"), "a pg-student container is the student's only"
+
+
+def test_a_cell_that_states_answers_stays_out_of_the_handout():
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": ["x = 1\n"]},
+        {"cell_type": "code", "metadata": {"tags": ["answer-cell"]}, "source": ["answer = 13\n"]},
+        {"cell_type": "code", "metadata": {}, "source": ["print(answer)\n"]},
+    ]
+    kept = ["".join(c["source"]) for c in reader_notebooks.drop_solutions(cells)]
+    assert kept == ["x = 1\n"], "the answer cell, and the cell that reads what it bound, are left out"

@@ -340,6 +340,11 @@ def test_the_student_edition_withholds_the_answers():
     # Fig L.1 draws Exercise L.6's three stresses: it belongs to the exercise's solution
     assert 'id="fig-lab-floor"' in full, "the full lab lost its figure of Exercise L.6's stresses"
     assert 'id="fig-lab-floor"' not in student, "the student edition's lab draws Exercise L.6's stresses"
+    # the result box's number and figure are Exercise L.8's answer: the student edition names the target only
+    figure = 'id="fig-lab-imdb"'
+    assert figure in full and figure not in student, "the student lab's box gives L.8's answer"
+    said = "leaves the number and its figure for you to find"
+    assert said in student and said not in full, "each edition's lab box is its own"
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
@@ -358,6 +363,9 @@ def test_the_handout_archive_holds_every_chapter_without_solutions():
     leaks = [n for n, t in texts.items() if solution.search(t)]
     assert not leaks, f"solutions in the handout notebooks: {leaks}"
     lab = texts["student-notebooks/lab_numpy.ipynb"]
+    assert "leaves the number and its figure" in lab, "the handout lab's box is not the student edition's"
+    assert "pg-lecturer" not in lab and "pg-student" not in lab, "the handout lab keeps an edition container's fence"
+    assert "def mistakes" not in lab, "the handout lab keeps its Reproducibility cell's classic mistakes"
     for answer in ("1/13", "1 / 13", "14/17", "2 sqrt 2", "2 * np.sqrt(2)"):  # the lab's hand answers
         assert answer not in lab, f"the handout lab's code gives away {answer!r} (test against posgeom instead)"
     full = [p for p in DOWNLOADS if solution.search(p.read_text(encoding="utf-8"))]
