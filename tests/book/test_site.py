@@ -345,6 +345,10 @@ def test_the_student_edition_withholds_the_answers():
     assert figure in full and figure not in student, "the student lab's box gives L.8's answer"
     said = "leaves the number and its figure for you to find"
     assert said in student and said not in full, "each edition's lab box is its own"
+    full, student = ((d / "book" / "lab_attention.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
+    figure, said = 'id="fig-lt-result"', "leaves the numbers and the figure"
+    assert figure in full and figure not in student, "the student PyTorch lab's box gives Exercise T.4's answer"
+    assert said in student and said not in full, "each edition's PyTorch lab box is its own"
 
 
 DOWNLOADS = sorted((SITE / "_sources").rglob("*.ipynb"))
