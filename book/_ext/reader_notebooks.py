@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from student_edition import is_student_edition
+from student_edition import ANSWER_CELL_TAG, LECTURER_CLASS, STUDENT_CLASS, is_student_edition
 
 logger = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ def drop_solutions(cells: list[dict]) -> list[dict]:
     for cell in cells:
         if cell["cell_type"] != "markdown":
             bound, read = _names("".join(cell["source"]))
-            answers = "answer-cell" in cell.get("metadata", {}).get("tags", [])
+            answers = ANSWER_CELL_TAG in cell.get("metadata", {}).get("tags", [])
             if inside or answers or read & lost:
                 lost |= bound
             else:
@@ -286,15 +286,17 @@ def _glue_store(path: Path) -> dict[str, str]:
     return {key: item["data"]["text/plain"] for key, item in items if "text/plain" in item.get("data", {})}
 
 
-_EDITION = re.compile(r"^(`{3,}|:{3,})\{container\} pg-(lecturer|student)[ \t]*\n(.*?)^\1[ \t]*$\n?",
-                      flags=re.M | re.S)
+_EDITION = re.compile(  # an edition's container, whole: its fence, class, text and closing fence
+    rf"^(`{{3,}}|:{{3,}})\{{container\}} ({LECTURER_CLASS}|{STUDENT_CLASS})[ \t]*\n(.*?)^\1[ \t]*$\n?",
+    flags=re.M | re.S,
+)
 
 
 def for_edition(text: str, *, student: bool) -> str:
     """Markdown as one edition reads it: a ``pg-lecturer`` container's text kept in the full edition and dropped in
     the student one, a ``pg-student`` container's the other way round; the fences go."""
     def keep(m):
-        return m.group(3) if (m.group(2) == "student") == student else ""
+        return m.group(3) if (m.group(2) == STUDENT_CLASS) == student else ""
     return _EDITION.sub(keep, text)
 
 

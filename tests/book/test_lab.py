@@ -24,17 +24,17 @@ from reader_notebooks import drop_solutions  # noqa: E402
 _STUB = re.compile(r"^(def (\w+)\(.*?\):\n    \"\"\".*?\"\"\"\n)    return None.*$", flags=re.M | re.S)
 
 
-def _path(lab=None):
-    return ROOT / "book" / f"{lab}.ipynb" if lab else LAB
+def _path(lab):
+    return ROOT / "book" / f"{lab}.ipynb"
 
 
-def _student_cells(lab=None):
+def _student_cells(lab):
     """The lab as the student notebooks hand it out, without its install cell (the package is installed here)."""
     cells = drop_solutions(json.loads(_path(lab).read_text(encoding="utf-8"))["cells"])
     return [c for c in cells if "%pip" not in "".join(c["source"])]
 
 
-def _solutions(lab=None):
+def _solutions(lab):
     """Each exercise's solution function, by the name of its stub: the body of ``<name>_solution``."""
     out = {}
     for cell in json.loads(_path(lab).read_text(encoding="utf-8"))["cells"]:
