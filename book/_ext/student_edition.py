@@ -85,13 +85,12 @@ class DropAnswers(SphinxTransform):
 
 
 class DropStudentOnly(SphinxTransform):
-    """Remove every ``pg-student`` container from the full edition (a no-op in the student edition)."""
+    """Remove every ``pg-student`` container (registered in the full edition only, as ``DropAnswers`` in the student
+    one)."""
 
     default_priority = 12
 
     def apply(self, **kwargs):
-        if is_student_edition():
-            return
         for node in list(self.document.findall(nodes.container)):
             if STUDENT_CLASS in node["classes"]:
                 node.parent.remove(node)
@@ -121,6 +120,7 @@ def student_edition_role(name, rawtext, text, lineno, inliner, options=None, con
 
 def _configure(app, config):
     if not is_student_edition():
+        app.add_transform(DropStudentOnly)
         return
     config.hide_solutions = True
     if "sphinx_exercise" in app.extensions:
@@ -134,6 +134,5 @@ def _configure(app, config):
 
 def setup(app):
     app.connect("config-inited", _configure, priority=900)
-    app.add_transform(DropStudentOnly)
     app.add_role("student-edition", student_edition_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
