@@ -14,7 +14,8 @@ Directives become plain Markdown (:func:`plain_directives`): a figure's caption,
 under a bold lead; a target label's line, ``(sec-name)=``, goes; code blocks and the rest stay as they are. Code cells
 are not touched, so a downloaded chapter runs as the book's does. In the student edition the solutions are left out of
 the notebook too (:func:`drop_solutions`), as they are of its pages; either edition also offers every chapter's
-notebook without solutions in one archive, ``_static/student-notebooks.zip``, for a course to hand out.
+notebook without solutions in one archive, ``_static/student-notebooks.zip``, for a course to hand out. The student
+edition's Markdown pages are downloaded as students read them too (:func:`student_markdown`).
 """
 
 from __future__ import annotations
@@ -300,6 +301,15 @@ def for_edition(text: str, *, student: bool) -> str:
     return _EDITION.sub(keep, text)
 
 
+_SOLUTION = re.compile(r"^(`{3,}|:{3,})\{solution\}.*?^\1[ \t]*$\n?", flags=re.M | re.S)
+
+
+def student_markdown(text: str) -> str:
+    """A Markdown page's source as the student edition offers it for download: no ``pg-lecturer`` container, no
+    solution (whole or gated)."""
+    return _SOLUTION.sub("", _outside_solutions(for_edition(text, student=True), False)[0])
+
+
 def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, student: bool, **labels) -> dict:
     """A copy of ``notebook`` as a reader downloads it: a first cell saying what it is, plain Markdown, and (for
     students) no solutions."""
@@ -345,6 +355,13 @@ def rewrite_sources(app, exception) -> None:
         handout = outdir / "_static" / "student-notebooks" / copy.name  # in either edition
         _write(handout, reader if student else _reader_notebook(source, glue, title=title, student=True, **labels))
         handouts.append(handout)
+    for docname in sorted(env.found_docs) if student else ():  # a Markdown page's download, as students read it
+        copy = outdir / "_sources" / f"{docname}.md"
+        if copy.is_file():
+            original = Path(env.doc2path(docname)).read_text(encoding="utf-8")
+            tmp = copy.with_name(copy.name + ".tmp")
+            tmp.write_text(student_markdown(original), encoding="utf-8")
+            os.replace(tmp, copy)
     if handouts:
         archive = outdir / STUDENT_ZIP
         tmp = archive.with_name(archive.name + ".tmp")

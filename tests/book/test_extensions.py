@@ -946,3 +946,14 @@ def test_a_cell_that_states_answers_stays_out_of_the_handout():
     ]
     kept = ["".join(c["source"]) for c in reader_notebooks.drop_solutions(cells)]
     assert kept == ["x = 1\n"], "the answer cell, and the cell that reads what it bound, are left out"
+
+
+def test_a_downloaded_markdown_page_leaves_out_answers_in_the_student_edition():
+    """The student edition's Markdown downloads keep the questions and drop the lecturer's containers and every
+    solution, whole or gated."""
+    text = ("# Unit\n\nWhat comes first?\n\n:::{container} pg-lecturer\n```{dropdown} Expected answer\nThe cat.\n```\n"
+            ":::\n\n```{exercise}\n:label: ex-a\nHow many?\n```\n\n```{solution} ex-a\n:class: dropdown\nThirty-two.\n"
+            "```\n\n```{solution-start} ex-a\n```\nSixty-four.\n```{solution-end}\n```\nAfter.\n")
+    out = reader_notebooks.student_markdown(text)
+    assert "What comes first?" in out and "How many?" in out and out.rstrip().endswith("After.")
+    assert not any(s in out for s in ("The cat", "Thirty-two", "Sixty-four", "pg-lecturer")), out

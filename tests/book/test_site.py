@@ -327,6 +327,12 @@ def test_the_student_edition_withholds_the_answers():
         assert said not in student, f"the student edition's unit shows {said!r}"
     for kept in ("Objectives.", "Before class", "Activity.", "Problem set", "Question 1"):
         assert kept in student, f"the student edition's unit lost its {kept!r}"
+    # the page's download button offers its source: the student edition's holds what its page shows
+    full, student = ((d / "_sources" / "book" / "unit_two_lectures.md").read_text(encoding="utf-8")
+                     for d in (SITE, STUDENT))
+    for said in ("Expected answer", "Model answer", "Marking rubric"):
+        assert said in full and said not in student, f"the student edition's downloaded unit gives {said!r}"
+    assert "Problem set" in student, "the student edition's downloaded unit lost its problem set"
     full, student = ((d / "book" / "lab_numpy.html").read_text(encoding="utf-8") for d in (SITE, STUDENT))
     shown, hidden = _tagged_cells(full, "answer-output"), _tagged_cells(student, "answer-output")
     assert shown and len(shown) == len(hidden), f"{len(shown)} tagged cells in the full lab, {len(hidden)} in the other"
