@@ -45,7 +45,8 @@ A figure appears here as its caption; its picture is on the book's page, or in t
 """
 #: Where the full edition puts every chapter's notebook without solutions, zipped, for a course's students.
 STUDENT_ZIP = "_static/student-notebooks.zip"
-STUDENT_NOTE = "This is the student edition: the exercises' solutions are left out.\n"
+STUDENT_NOTE = ("This is the student edition: the exercises' solutions are left out, and so are the numbers an "
+                "exercise asks you to find.\n")
 _WRAPPED = re.compile(r"^(?:np|numpy)\.\w+\((.*)\)$", flags=re.S)  # np.float64(0.25), numpy's repr since 2.0
 
 

@@ -16,7 +16,9 @@ that names its target without giving its answer). The downloaded notebooks follo
 (``reader_notebooks.for_edition``).
 
 ``make book`` publishes the student edition beside the book, in ``student/``. The role ``{student-edition}`text``
-links a page of the full edition to the same page there; in the student edition it is the text alone.
+links a page of the full edition to the same page there; in the student edition it is the text alone. The student
+edition has no launch buttons (they would open the repository's notebooks, solutions included) and says so in its
+announcement.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class DropGatedSolutions(SphinxTransform):
             del parent[first : last + 1]
 
 
+ANNOUNCEMENT = ("The student edition: the exercises without their solutions. Each page's download button gives its "
+                "notebook without them; the page \"Running the book\" offers the package as a wheel to install.")
 ANSWER_TAG = "answer-output"  # a notebook cell tag; myst-nb gives the cell the class tag_answer-output
 ANSWER_CELL_TAG = "answer-cell"  # a notebook cell tag: the whole cell stays out of the student edition
 LECTURER_CLASS = "pg-lecturer"  # a container for the lecturer's eyes only
@@ -128,6 +132,8 @@ def _configure(app, config):
         app.add_transform(DropGatedSolutions)
     app.add_transform(DropAnswers)
     config.html_title = f"{config.html_title or config.project} (student edition)"
+    # launch buttons would open the repository's notebooks, solutions included: the download button stays
+    config.html_theme_options = {**config.html_theme_options, "launch_buttons": {}, "announcement": ANNOUNCEMENT}
     if "nb_execution_cache_path" in config and CACHE.is_dir():
         config.nb_execution_cache_path = str(CACHE)
 

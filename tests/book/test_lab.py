@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LAB = ROOT / "book" / "lab_numpy.ipynb"
 #: Each lab, with the first function its exercises ask for and the ✓ lines its tests print without the solutions
 #: (one per property tested; the Reproducibility cell's checks are not handed out).
-LABS = {"lab_numpy": ("positional_distributions", 16), "lab_attention": ("rope", 7)}
+LABS = {"lab_numpy": ("positional_distributions", 16), "lab_attention": ("rope", 9)}
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from reader_notebooks import drop_solutions  # noqa: E402
 

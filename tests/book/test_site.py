@@ -301,11 +301,15 @@ def test_the_student_edition_is_published_with_the_book_without_solutions():
         full, student = page.read_text(encoding="utf-8"), (STUDENT / rel).read_text(encoding="utf-8")
         assert "student edition" in student, f"{rel}: the student edition's page does not say which edition it is"
         assert 'class="solution' not in student, f"{rel}: a solution is left in the student edition"
+        # a launch button opens the repository's notebook, solutions included: the student edition has none
+        assert "colab.research.google.com" not in student and "mybinder.org" not in student, f"{rel}: a launch button"
         assert student.count('class="exercise') == full.count('class="exercise'), f"{rel}: an exercise went missing"
         exercises += full.count('class="exercise')
         for href in re.findall(r'href="([^"#]*student/[^"#]*)"', full):
             assert (page.parent / unquote(href)).resolve().is_file(), f"{rel}: the link {href} leads nowhere"
     assert exercises > 0, "no exercise in the book: the check above would pass on an empty edition"
+    chapter = (SITE / "book" / "lab_attention.html").read_text(encoding="utf-8")
+    assert "colab.research.google.com" in chapter, "the full edition lost its launch buttons: the check above is void"
 
 
 def _tagged_cells(html: str, tag: str) -> list[str]:
