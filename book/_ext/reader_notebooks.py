@@ -302,13 +302,10 @@ def for_edition(text: str, *, student: bool) -> str:
     return _EDITION.sub(keep, text)
 
 
-_SOLUTION = re.compile(r"^(`{3,}|:{3,})\{solution\}.*?^\1[ \t]*$\n?", flags=re.M | re.S)
-
-
 def student_markdown(text: str) -> str:
     """A Markdown page's source as the student edition offers it for download: no ``pg-lecturer`` container, no
-    solution (whole or gated)."""
-    return _SOLUTION.sub("", _outside_solutions(for_edition(text, student=True), False)[0])
+    solution (whole or gated), as :func:`drop_solutions` reads a Markdown cell."""
+    return _outside_solutions(_SOLUTION.sub("", for_edition(text, student=True)), False)[0]
 
 
 def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, student: bool, **labels) -> dict:
@@ -323,17 +320,23 @@ def _reader_notebook(notebook: dict, glue: dict[str, str], *, title: str, studen
     return {**notebook, "cells": [first, *cells]}
 
 
-def _write(path: Path, notebook: dict) -> None:
-    """Write a notebook whole or not at all (a temporary file, then a rename)."""
+def _write_text(path: Path, text: str) -> None:
+    """Write a file whole or not at all (a temporary file, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 
+def _write(path: Path, notebook: dict) -> None:
+    """Write a notebook whole or not at all."""
+    _write_text(path, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+
+
 def rewrite_sources(app, exception) -> None:
-    """Rewrite every notebook copied to ``_sources`` for readers (HTML builds only), and write the notebooks without
-    solutions to ``_static/student-notebooks``, zipped as ``STUDENT_ZIP``."""
+    """Rewrite every notebook copied to ``_sources`` for readers (HTML builds only), and in the student edition every
+    Markdown page's copy too; write the notebooks without solutions to ``_static/student-notebooks``, zipped as
+    ``STUDENT_ZIP``."""
     if exception is not None or app.builder.name != "html" or not app.config.html_copy_source:
         return
     env, outdir = app.env, Path(app.outdir)
@@ -346,23 +349,19 @@ def rewrite_sources(app, exception) -> None:
     every = {f"{d.split('/')[-1]}.ipynb::{k}": v for d, values in stores.items() for k, v in values.items()}
     handouts = []
     for docname in sorted(env.found_docs):
+        original = Path(env.doc2path(docname))  # not the copy, which an earlier build may have rewritten
+        page = outdir / "_sources" / f"{docname}.md"
+        if student and page.is_file():  # a Markdown page's download, as students read it
+            _write_text(page, student_markdown(original.read_text(encoding="utf-8")))
         copy = outdir / "_sources" / f"{docname}.ipynb"
         if not copy.is_file():
             continue
-        original = Path(env.doc2path(docname))  # not the copy, which an earlier build may have rewritten
         glue, source = {**every, **stores[docname]}, json.loads(original.read_text(encoding="utf-8"))
         reader = _reader_notebook(source, glue, title=title, student=student, **labels)
         _write(copy, reader)
         handout = outdir / "_static" / "student-notebooks" / copy.name  # in either edition
         _write(handout, reader if student else _reader_notebook(source, glue, title=title, student=True, **labels))
         handouts.append(handout)
-    for docname in sorted(env.found_docs) if student else ():  # a Markdown page's download, as students read it
-        copy = outdir / "_sources" / f"{docname}.md"
-        if copy.is_file():
-            original = Path(env.doc2path(docname)).read_text(encoding="utf-8")
-            tmp = copy.with_name(copy.name + ".tmp")
-            tmp.write_text(student_markdown(original), encoding="utf-8")
-            os.replace(tmp, copy)
     if handouts:
         archive = outdir / STUDENT_ZIP
         tmp = archive.with_name(archive.name + ".tmp")
